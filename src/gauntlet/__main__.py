@@ -1,0 +1,7 @@
+"""``python -m gauntlet`` runs the command line."""
+
+import sys
+
+from gauntlet.cli import main
+
+sys.exit(main())

@@ -1,0 +1,45 @@
+"""Ingest: turn files (logs, findings documents) into :class:`~gauntlet.models.Finding` s.
+
+Streaming and bounded: logs are read line by line, structured files are capped
+in size, and every reader obeys :class:`~gauntlet.ingest.limits.Limits`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from gauntlet.errors import InputError
+from gauntlet.ingest.formats import FORMATS, Format, detect_format, reader_for
+from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
+from gauntlet.models import Finding
+
+__all__ = ["FORMATS", "Format", "Limits", "ingest_file", "ingest_paths"]
+
+
+def ingest_file(path: Path, fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS) -> Iterator[Finding]:
+    """Yield the findings of one file.
+
+    :param path: the file to read.
+    :param fmt: its format, or ``auto`` to detect it from the content.
+    :raises InputError: the file cannot be read or is not valid in its format.
+    """
+    try:
+        stream = path.open("rb")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    with stream:
+        if fmt == "auto":
+            fmt = detect_format(stream.read(64 * 1024))
+            stream.seek(0)
+        yield from reader_for(fmt)(stream, str(path), limits)
+
+
+def ingest_paths(
+    paths: Iterable[Path], fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS
+) -> list[Finding]:
+    """Read every file and return all findings, in file order."""
+    findings: list[Finding] = []
+    for path in paths:
+        findings.extend(ingest_file(path, fmt, limits))
+    return findings

@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     ingest.set_defaults(handler=_ingest)
 
+    sandbox = commands.add_parser("sandbox", help="a local GitHub stand-in for tests and the demo", add_help=False)
+    sandbox.add_argument("sandbox_args", nargs=argparse.REMAINDER)
+    sandbox.set_defaults(handler=_sandbox)
+
     return parser
 
 
@@ -64,3 +68,9 @@ def _ingest(args: argparse.Namespace) -> int:
                 where = f"{finding.path}:{finding.line}" if finding.line else (finding.path or "-")
                 print(f"{finding.severity:8} {finding.kind:12} {where}  {finding.message}")
     return 0
+
+
+def _sandbox(args: argparse.Namespace) -> int:
+    from gauntlet.sandbox.cli import main as sandbox_main
+
+    return sandbox_main(args.sandbox_args)

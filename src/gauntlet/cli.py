@@ -10,10 +10,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gauntlet import __version__
 from gauntlet.errors import GauntletError
+
+if TYPE_CHECKING:
+    from gauntlet.report import RunReport
+    from gauntlet.settings import Settings
 
 __all__ = ["main"]
 
@@ -50,11 +56,120 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     ingest.set_defaults(handler=_ingest)
 
+    run = commands.add_parser("run", help="run one gauntlet iteration for an event")
+    _state_options(run)
+    run.add_argument("--event-name", help="GitHub event name (pull_request, push, workflow_run, ...)")
+    run.add_argument("--event-path", type=Path, help="the event payload JSON (GITHUB_EVENT_PATH)")
+    run.add_argument("--logs", action="append", default=[], metavar="GLOB", help="CI log files (repeatable)")
+    run.add_argument("--findings", action="append", default=[], metavar="GLOB", help="findings files (repeatable)")
+    run.add_argument("--config", type=Path, default=Path(".github/gauntlet.yml"), help="configuration file")
+    run.add_argument("--dry-run", action="store_true", help="decide and report, change nothing")
+    run.add_argument("--json", action="store_true", help="print the run report as JSON")
+    run.set_defaults(handler=_run)
+
+    status = commands.add_parser("status", help="summarise the stored state")
+    _state_options(status)
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(handler=_status)
+
+    demo = commands.add_parser("demo", help="play a whole story on built-in inputs (no token, no network)")
+    demo.add_argument("--out", type=Path, default=None, help="keep the demo's state and bodies in this folder")
+    demo.set_defaults(handler=_demo)
+
     sandbox = commands.add_parser("sandbox", help="a local GitHub stand-in for tests and the demo", add_help=False)
     sandbox.add_argument("sandbox_args", nargs=argparse.REMAINDER)
     sandbox.set_defaults(handler=_sandbox)
 
     return parser
+
+
+def _state_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--state-dir", type=Path, default=Path(".gauntlet"), help="local state folder")
+    parser.add_argument("--state-branch", default=None, help="state branch (in GitHub Actions)")
+    parser.add_argument("--now", type=_timestamp, default=None, help="fix the clock (ISO 8601)")
+
+
+def _timestamp(text: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from exc
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from gauntlet.settings import Settings
+
+    settings = Settings(
+        event_name=args.event_name,
+        event_path=args.event_path,
+        logs=tuple(args.logs),
+        findings=tuple(args.findings),
+        config=args.config,
+        state_dir=args.state_dir,
+        state_branch=args.state_branch,
+        dry_run=args.dry_run,
+        now=args.now,
+    )
+    return _run_local(settings, as_json=args.json)
+
+
+def _run_local(settings: Settings, *, as_json: bool) -> int:
+    import time
+
+    from gauntlet.config import load_config
+    from gauntlet.effects.base import Backend
+    from gauntlet.effects.dryrun import DryRunBackend
+    from gauntlet.effects.local import LocalBackend
+    from gauntlet.pipeline import observe, run
+    from gauntlet.state.local import LocalStore
+
+    config = load_config(settings.config)
+    observation = observe(settings, config)
+    state_dir = settings.state_dir or Path(".gauntlet")
+    backend: Backend = DryRunBackend() if settings.dry_run else LocalBackend(state_dir / "out")
+    report = run(
+        observation,
+        config,
+        LocalStore(state_dir),
+        backend,
+        now=settings.now or datetime.now(UTC),
+        commit=not settings.dry_run,
+        sleep=time.sleep,
+        clock=time.monotonic,
+    )
+    if as_json:
+        print(report.model_dump_json())
+    else:
+        print(_describe(report))
+    return 1 if report.check_failed and settings.fail_step else 0
+
+
+def _describe(report: RunReport) -> str:
+    lines = []
+    if report.decision:
+        d = report.decision
+        lines.append(
+            f"iteration {d.iteration}: {d.action} ({d.criticals} critical, {d.majors} major, {d.minors} minor)"
+        )
+    lines.append(f"recovery: {report.recovery.action} ({report.recovery.reason})")
+    lines.append(f"health: {report.health.status}" + "".join(f"; {r}" for r in report.health.reasons))
+    lines.extend(f"  {e.status:9} {e.type:15} {e.key}" for e in report.effects)
+    return "\n".join(lines)
+
+
+def _status(args: argparse.Namespace) -> int:
+    from gauntlet.status import summarise
+
+    summary = summarise(args.state_dir)
+    print(summary.model_dump_json(indent=2) if args.json else summary.text())
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from gauntlet.demo import play
+
+    return play(args.out)
 
 
 def _ingest(args: argparse.Namespace) -> int:

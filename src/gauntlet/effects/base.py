@@ -1,0 +1,59 @@
+"""Applying a plan: the shared find-then-perform logic every backend relies on.
+
+A backend supplies only :meth:`Backend.find` (the earlier result of an effect,
+by key) and :meth:`Backend.perform` (act, given what was found). :func:`apply`
+runs them in plan order, so re-running a plan is a no-op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from gauntlet.effects.models import Effect
+
+__all__ = ["Backend", "EffectResult", "Existing", "Status", "apply"]
+
+Status = Literal["created", "updated", "unchanged", "planned", "skipped", "failed"]
+
+
+class Existing(BaseModel):
+    """What an effect already produced: its number or id, address and current body."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int | None = None
+    url: str | None = None
+    body: str | None = None
+
+
+class EffectResult(BaseModel):
+    """The outcome of one effect, as the run report lists it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: str
+    key: str
+    status: Status
+    number: int | None = None
+    url: str | None = None
+    detail: str = ""
+
+
+class Backend(Protocol):
+    """Where effects land: GitHub, a local folder, or nowhere (dry run)."""
+
+    def find(self, effect: Effect) -> Existing | None:
+        """Return the earlier result of ``effect`` (found by its key), or ``None``."""
+        ...
+
+    def perform(self, effect: Effect, existing: Existing | None) -> EffectResult:
+        """Carry out ``effect``; update ``existing`` in place of creating a second one."""
+        ...
+
+
+def apply(effects: Iterable[Effect], backend: Backend) -> list[EffectResult]:
+    """Apply effects in order, each found first so a repeat creates nothing new."""
+    return [backend.perform(effect, backend.find(effect)) for effect in effects]

@@ -1,0 +1,43 @@
+"""The engine's single entry point: route an observation to the step that handles it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+
+from gauntlet.config import Config
+from gauntlet.effects.models import Plan
+from gauntlet.engine.branch import step_branch
+from gauntlet.engine.pull_request import step_pull_request
+from gauntlet.models import Observation
+from gauntlet.state.models import Scope, State
+
+__all__ = ["decide", "scope_of"]
+
+
+def scope_of(obs: Observation) -> Scope:
+    """The state files an observation needs: its PR's, or its branch's."""
+    if obs.pr is not None:
+        return Scope(pr=obs.pr)
+    return Scope(branch=obs.branch or obs.default_branch)
+
+
+def decide(
+    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator
+) -> tuple[State, Plan]:
+    """Return the new state and the plan for one observation.
+
+    Pure: the same arguments (and an equally seeded ``rng``) give the same result.
+    ``state`` is not modified.
+
+    :param state: the slice of state :func:`scope_of` names, as loaded.
+    :param obs: what the run saw.
+    :param config: the repository configuration.
+    :param now: the time of the run (never read from a clock here).
+    :param rng: the only source of randomness (the rule bandit draws from it).
+    """
+    del rng  # the rule bandit is its first user
+    if obs.pr is not None:
+        return step_pull_request(state, obs, config, now)
+    return step_branch(state, obs, config, now)

@@ -1,0 +1,112 @@
+"""The gauntlet loop (DESIGN §3): criticals must be fixed, majors and minors are human checkpoints.
+
+Theory of operation: every distinct head SHA of a PR is an iteration; observations
+of the same SHA merge into it. The current iteration's findings, minus accepted
+risks, are counted by severity and give the action::
+
+    criticals > 0  -> fix_criticals
+    majors    > 0  -> checkpoint_majors
+    minors    > 0  -> checkpoint_minors
+    otherwise      -> clean            (nitpicks count for nothing)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from gauntlet.config import FailOn
+from gauntlet.engine.verdicts import Decision
+from gauntlet.models import SEVERITY_ORDER, Finding
+from gauntlet.state.base import keep_last
+from gauntlet.state.pr import MAX_ITERATIONS_KEPT, FindingRecord, GauntletAction, IterationRecord, PRRecord
+
+__all__ = ["decide_iteration", "fails_check", "gauntlet_action", "merge_observation"]
+
+_FAIL_ON_LEVEL: dict[FailOn, int | None] = {
+    "criticals": SEVERITY_ORDER["critical"],
+    "majors": SEVERITY_ORDER["major"],
+    "minors": SEVERITY_ORDER["minor"],
+    "never": None,
+}
+
+
+def gauntlet_action(criticals: int, majors: int, minors: int) -> GauntletAction:
+    """The loop's action for the given counts."""
+    if criticals:
+        return "fix_criticals"
+    if majors:
+        return "checkpoint_majors"
+    if minors:
+        return "checkpoint_minors"
+    return "clean"
+
+
+def decide_iteration(iteration: IterationRecord, accepted: Iterable[str]) -> Decision:
+    """Count the open findings of ``iteration`` (accepted risks excluded) and decide."""
+    waived = set(accepted)
+    counts = {"critical": 0, "major": 0, "minor": 0, "nitpick": 0}
+    for finding in iteration.findings:
+        if finding.fingerprint not in waived:
+            counts[finding.severity] += 1
+    return Decision(
+        action=gauntlet_action(counts["critical"], counts["major"], counts["minor"]),
+        iteration=iteration.number,
+        criticals=counts["critical"],
+        majors=counts["major"],
+        minors=counts["minor"],
+    )
+
+
+def fails_check(decision: Decision, fail_on: FailOn) -> bool:
+    """True when something at or above ``fail_on`` is still open."""
+    level = _FAIL_ON_LEVEL[fail_on]
+    if level is None:
+        return False
+    worst = (
+        SEVERITY_ORDER["critical"]
+        if decision.criticals
+        else SEVERITY_ORDER["major"]
+        if decision.majors
+        else SEVERITY_ORDER["minor"]
+        if decision.minors
+        else -1
+    )
+    return worst >= level
+
+
+def merge_observation(
+    pr: PRRecord, observation_id: str, head_sha: str, findings: Iterable[Finding], now: datetime
+) -> PRRecord:
+    """Fold one observation into the PR's iterations and return the new record.
+
+    The same SHA extends the current iteration; a new SHA starts the next one.
+    New / still open / fixed are always relative to the previous iteration.
+    """
+    records = [FindingRecord.of(f) for f in findings]
+    current = pr.current
+    if current is not None and current.head_sha == head_sha:
+        known = {f.fingerprint for f in current.findings}
+        merged = current.findings + [r for r in records if r.fingerprint not in known]
+        previous = pr.iterations[-2] if len(pr.iterations) > 1 else None
+        iteration = _compare(current.model_copy(update={"findings": merged}), previous)
+        iteration.observations.append(observation_id)
+        return pr.model_copy(update={"iterations": [*pr.iterations[:-1], iteration]})
+    number = pr.iteration_count + 1
+    fresh = IterationRecord(number=number, head_sha=head_sha, observations=[observation_id], findings=records, at=now)
+    iteration = _compare(fresh, current)
+    iterations = keep_last([*pr.iterations, iteration], MAX_ITERATIONS_KEPT)
+    return pr.model_copy(update={"iterations": iterations, "iteration_count": number})
+
+
+def _compare(iteration: IterationRecord, previous: IterationRecord | None) -> IterationRecord:
+    now_open = [f.fingerprint for f in iteration.findings]
+    before = [f.fingerprint for f in previous.findings] if previous else []
+    return iteration.model_copy(
+        update={
+            "observations": list(iteration.observations),
+            "new": [fp for fp in now_open if fp not in before],
+            "still_open": [fp for fp in now_open if fp in before],
+            "fixed": [fp for fp in before if fp not in now_open],
+        }
+    )

@@ -1,0 +1,130 @@
+"""One gauntlet iteration for a pull request: fold the observation in, decide, plan the report."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from gauntlet.config import Config
+from gauntlet.effects.models import CheckAnnotation, Plan, SetCheck, UpsertComment, WriteSummary
+from gauntlet.effects.views import RunView
+from gauntlet.engine import health, recovery
+from gauntlet.engine.loop import decide_iteration, fails_check, merge_observation
+from gauntlet.engine.verdicts import Decision, RecoveryVerdict
+from gauntlet.models import Observation, Severity
+from gauntlet.state.base import keep_last
+from gauntlet.state.events import Event
+from gauntlet.state.models import State
+from gauntlet.state.pr import Attempt, FindingRecord, IterationRecord, PRRecord
+
+__all__ = ["MAX_ANNOTATIONS", "MAX_ATTEMPTS_KEPT", "step_pull_request"]
+
+MAX_ATTEMPTS_KEPT = 50
+#: Check runs take at most 50 annotations per request; more than a few hundred helps nobody.
+MAX_ANNOTATIONS = 200
+
+_LEVEL: dict[Severity, Literal["notice", "warning", "failure"]] = {
+    "critical": "failure",
+    "major": "failure",
+    "minor": "warning",
+    "nitpick": "notice",
+}
+
+
+def step_pull_request(state: State, obs: Observation, config: Config, now: datetime) -> tuple[State, Plan]:
+    """Run one gauntlet iteration for ``obs.pr`` and plan the comment, check and summary.
+
+    A redelivered observation leaves the state as it was and plans the same effects.
+    """
+    assert state.pr is not None and obs.pr is not None
+    pr = state.pr
+    seen = any(obs.id in iteration.observations for iteration in pr.iterations)
+    if not seen:
+        pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)
+    current = pr.current
+    assert current is not None
+    decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
+    earlier = [a for a in pr.attempts if a.observation != obs.id]
+    verdict = recovery.assess(current.findings, earlier, "pr", config.recovery)
+    status = health.assess_pr(current.number, config.gauntlet.max_iterations, verdict, config.health)
+    events = list(state.events)
+    if not seen:
+        current = current.model_copy(update={"action": decision.action})
+        pr = pr.model_copy(update={"iterations": [*pr.iterations[:-1], current]})
+        pr = _record_attempt(pr, obs, verdict, current, now)
+        events.append(Event(at=now, kind="iteration", key=f"pr:{obs.pr}", data=decision.model_dump()))
+    view = _view(obs, pr, current, decision, config).model_copy(
+        update={"recovery": verdict, "health": status, "attempts": tuple(pr.attempts[-3:])}
+    )
+    failing = fails_check(decision, config.gauntlet.fail_on) or status.status == "block"
+    plan = Plan(
+        decision=decision,
+        recovery=verdict,
+        health=status,
+        effects=(
+            UpsertComment(pr=obs.pr, view=view),
+            SetCheck(
+                head_sha=obs.head_sha,
+                conclusion="failure" if failing else "success",
+                title=_title(decision),
+                view=view,
+                annotations=_annotations(current.findings),
+            ),
+            WriteSummary(view=view),
+        ),
+    )
+    return state.model_copy(update={"pr": pr, "events": events}), plan
+
+
+def _record_attempt(
+    pr: PRRecord, obs: Observation, verdict: RecoveryVerdict, current: IterationRecord, now: datetime
+) -> PRRecord:
+    if verdict.failure_type is None:
+        return pr
+    attempt = Attempt(
+        at=now,
+        observation=obs.id,
+        head_sha=obs.head_sha,
+        failure_type=verdict.failure_type,
+        action=verdict.action,
+        reason=verdict.reason,
+        fingerprints=sorted(f.fingerprint for f in current.findings if f.severity in ("critical", "major")),
+    )
+    return pr.model_copy(update={"attempts": keep_last([*pr.attempts, attempt], MAX_ATTEMPTS_KEPT)})
+
+
+def _view(obs: Observation, pr: PRRecord, current: IterationRecord, decision: Decision, config: Config) -> RunView:
+    previous = pr.iterations[-2] if len(pr.iterations) > 1 else None
+    by_fp = {f.fingerprint: f for f in current.findings}
+    before = {f.fingerprint: f for f in previous.findings} if previous else {}
+    return RunView(
+        repository=obs.repository,
+        pr=obs.pr,
+        head_sha=obs.head_sha,
+        decision=decision,
+        fail_on=config.gauntlet.fail_on,
+        new=tuple(by_fp[fp] for fp in current.new),
+        still_open=tuple(by_fp[fp] for fp in current.still_open),
+        fixed=tuple(before[fp] for fp in current.fixed if fp in before),
+        accepted=tuple(pr.accepted_risks),
+    )
+
+
+def _title(decision: Decision) -> str:
+    counts = f"{decision.criticals} critical, {decision.majors} major, {decision.minors} minor"
+    return f"Iteration {decision.iteration}: {decision.action.replace('_', ' ')} ({counts})"
+
+
+def _annotations(findings: list[FindingRecord]) -> tuple[CheckAnnotation, ...]:
+    located = [f for f in findings if f.path and f.line]
+    return tuple(
+        CheckAnnotation(
+            path=f.path or "",
+            start_line=f.line or 1,
+            end_line=f.line or 1,
+            annotation_level=_LEVEL[f.severity],
+            title=f"{f.severity}: {f.kind}" + (f" ({f.rule})" if f.rule else ""),
+            message=f.message,
+        )
+        for f in located[:MAX_ANNOTATIONS]
+    )

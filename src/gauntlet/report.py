@@ -1,0 +1,50 @@
+"""The run report: what ``gauntlet run --json`` prints and the action's ``report`` output (DESIGN §8)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from gauntlet.effects.base import EffectResult
+from gauntlet.effects.models import Plan
+from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
+
+__all__ = ["EffectLine", "RunReport"]
+
+
+class EffectLine(BaseModel):
+    """One effect as the report lists it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: str
+    key: str
+    status: str
+    url: str | None = None
+
+
+class RunReport(BaseModel):
+    """One run's outcome: ``decision``, ``recovery``, ``health``, ``proposals``, ``effects``, ``api_calls``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    decision: Decision | None
+    recovery: RecoveryVerdict
+    health: HealthVerdict
+    proposals: tuple[str, ...] = ()
+    effects: tuple[EffectLine, ...] = ()
+    api_calls: int = 0
+    check_failed: bool = False
+
+    @classmethod
+    def of(cls, plan: Plan, results: list[EffectResult], *, api_calls: int = 0) -> RunReport:
+        """Build the report from the engine's plan and the effects' results."""
+        failed = any(getattr(effect, "conclusion", None) == "failure" for effect in plan.effects)
+        return cls(
+            decision=plan.decision,
+            recovery=plan.recovery,
+            health=plan.health,
+            proposals=plan.proposals,
+            effects=tuple(EffectLine(type=r.type, key=r.key, status=r.status, url=r.url) for r in results),
+            api_calls=api_calls,
+            check_failed=failed,
+        )

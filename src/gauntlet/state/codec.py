@@ -1,0 +1,72 @@
+"""Bytes on the state branch <-> state models: deterministic JSON, so equal state is equal bytes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from gauntlet.errors import InputError
+from gauntlet.state.branch import BranchRecord
+from gauntlet.state.events import Event
+from gauntlet.state.models import SHARED_FILES, Scope, State, branch_path, pr_path
+from gauntlet.state.pr import PRRecord
+
+__all__ = ["README", "decode_state", "encode_events", "encode_file", "needed_paths"]
+
+M = TypeVar("M", bound=BaseModel)
+
+README = """# Gauntlet state
+
+This branch holds the state of [Gauntlet](https://github.com/) for this repository: pull request
+iterations, branch history, learned rules and the audit log. Gauntlet writes it with fast-forward
+commits only. Never edit it by hand; delete the branch to reset Gauntlet.
+"""
+
+
+def encode_file(model: BaseModel) -> bytes:
+    """Serialise one state file (stable key order, trailing newline)."""
+    return (model.model_dump_json(indent=1) + "\n").encode()
+
+
+def encode_events(events: list[Event]) -> bytes:
+    """Serialise audit events as JSON lines."""
+    return b"".join(event.model_dump_json().encode() + b"\n" for event in events)
+
+
+def needed_paths(scope: Scope) -> list[str]:
+    """The files a run with ``scope`` reads (and may write)."""
+    paths = list(SHARED_FILES.values())
+    if scope.pr is not None:
+        paths.append(pr_path(scope.pr))
+    if scope.branch is not None:
+        paths.append(branch_path(scope.branch))
+    return paths
+
+
+def decode_state(scope: Scope, blobs: Mapping[str, bytes | None]) -> State:
+    """Build the :class:`State` for ``scope`` from the stored bytes (``None`` for a missing file).
+
+    :raises InputError: a stored file is not valid; nothing is overwritten.
+    """
+    fields: dict[str, BaseModel] = {}
+    for name, path in SHARED_FILES.items():
+        model_type = State.model_fields[name].annotation
+        assert isinstance(model_type, type) and issubclass(model_type, BaseModel)
+        fields[name] = _decode(path, blobs.get(path), model_type) or model_type()
+    if scope.pr is not None:
+        fields["pr"] = _decode(pr_path(scope.pr), blobs.get(pr_path(scope.pr)), PRRecord) or PRRecord(number=scope.pr)
+    if scope.branch is not None:
+        path = branch_path(scope.branch)
+        fields["branch"] = _decode(path, blobs.get(path), BranchRecord) or BranchRecord(name=scope.branch)
+    return State.model_validate(fields)
+
+
+def _decode(path: str, data: bytes | None, model_type: type[M]) -> M | None:
+    if data is None:
+        return None
+    try:
+        return model_type.model_validate_json(data)
+    except ValidationError as exc:
+        raise InputError(f"state file {path} is invalid: {exc.errors()[0]['msg']}") from exc

@@ -1,0 +1,97 @@
+"""``v1/prs/<number>.json``: one pull request's gauntlet history."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from gauntlet.models import Finding, Kind, Severity, Source
+from gauntlet.state.base import Record, StateFile
+
+__all__ = [
+    "MAX_ITERATIONS_KEPT",
+    "AcceptedRisk",
+    "Attempt",
+    "FindingRecord",
+    "GauntletAction",
+    "IterationRecord",
+    "PRRecord",
+]
+
+GauntletAction = Literal["fix_criticals", "checkpoint_majors", "checkpoint_minors", "clean"]
+
+#: Older iterations are dropped from the file (the iteration counter keeps counting).
+MAX_ITERATIONS_KEPT = 20
+
+
+class FindingRecord(Record):
+    """What state keeps of a finding: enough to report it, without the bulky excerpt."""
+
+    fingerprint: str
+    source: Source
+    tool: str | None = None
+    kind: Kind
+    severity: Severity
+    path: str | None = None
+    line: int | None = None
+    test_id: str | None = None
+    rule: str | None = None
+    message: str
+
+    @classmethod
+    def of(cls, finding: Finding) -> FindingRecord:
+        """Keep the reportable fields of ``finding``."""
+        return cls.model_validate(finding.model_dump(include=set(cls.model_fields)))
+
+
+class IterationRecord(Record):
+    """One distinct head SHA of the PR; observations of the same SHA merge into it."""
+
+    number: int
+    head_sha: str
+    observations: list[str] = []
+    findings: list[FindingRecord] = []
+    new: list[str] = []
+    still_open: list[str] = []
+    fixed: list[str] = []
+    action: GauntletAction = "clean"
+    at: datetime
+
+
+class Attempt(Record):
+    """One recovery attempt: what failed, what Gauntlet decided, and why."""
+
+    at: datetime
+    observation: str
+    head_sha: str
+    failure_type: str
+    action: str
+    reason: str
+    fingerprints: list[str] = []
+
+
+class AcceptedRisk(Record):
+    """A finding a maintainer accepted with ``/gauntlet accept-risk``."""
+
+    fingerprint: str
+    by: str
+    reason: str = ""
+    at: datetime
+    issue: int | None = None
+
+
+class PRRecord(StateFile):
+    """Iterations, attempts, accepted risks and the sticky comment of one PR."""
+
+    number: int
+    iteration_count: int = 0
+    iterations: list[IterationRecord] = []
+    attempts: list[Attempt] = []
+    accepted_risks: list[AcceptedRisk] = []
+    comment_id: int | None = None
+    closed: bool = False
+
+    @property
+    def current(self) -> IterationRecord | None:
+        """The latest iteration, if any."""
+        return self.iterations[-1] if self.iterations else None

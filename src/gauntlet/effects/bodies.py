@@ -2,18 +2,42 @@
 
 from __future__ import annotations
 
-from gauntlet.effects.models import Effect, SetCheck, UpsertComment, WriteSummary
+from gauntlet.effects.models import (
+    CloseIssue,
+    Effect,
+    FileIssue,
+    OpenProposalPR,
+    OpenRevertPR,
+    React,
+    ReplyToComment,
+    RerunFailedJobs,
+    SetCheck,
+    UpsertComment,
+    WriteSummary,
+)
 from gauntlet.effects.render import render
 
 __all__ = ["body_of"]
 
 
 def body_of(effect: Effect) -> str:
-    """Render the body an effect writes (a comment, a check summary, a job summary, outputs)."""
+    """Render the body an effect writes (comment, check or job summary, issue, PR, reply)."""
     match effect:
         case UpsertComment():
-            return render("pr_comment.md.j2", view=effect.view, key=effect.key.split(":", 1)[1])
+            return render("pr_comment.md.j2", view=effect.view, key=str(effect.pr))
         case SetCheck():
             return render("check.md.j2", view=effect.view)
         case WriteSummary():
             return render("summary.md.j2", view=effect.view)
+        case FileIssue():
+            return render("issue.md.j2", view=effect.view, kind=effect.kind, ident=effect.ident)
+        case OpenRevertPR():
+            return render("revert_pr.md.j2", view=effect.view, key=effect.culprit[:12])
+        case OpenProposalPR():
+            return render("proposal_pr.md.j2", view=effect.view, rollback_of=effect.rollback_of)
+        case ReplyToComment():
+            return render("reply.md.j2", view=effect.view, key=effect.key.split(":", 1)[1])
+        case CloseIssue():
+            return render("close_issue.md.j2", reason=effect.reason)
+        case React() | RerunFailedJobs():
+            return ""

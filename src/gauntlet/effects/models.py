@@ -11,10 +11,28 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gauntlet.effects.views import RunView
+from gauntlet.effects.views import IssueView, ProposalView, ReplyView, RevertView, RunView
 from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
 
-__all__ = ["CheckAnnotation", "Effect", "Plan", "SetCheck", "UpsertComment", "WriteSummary"]
+__all__ = [
+    "CheckAnnotation",
+    "CloseIssue",
+    "Effect",
+    "FileIssue",
+    "IssueKind",
+    "OpenProposalPR",
+    "OpenRevertPR",
+    "Plan",
+    "React",
+    "ReplyToComment",
+    "RerunFailedJobs",
+    "SetCheck",
+    "UpsertComment",
+    "WriteSummary",
+]
+
+#: Marker kinds of issues Gauntlet files (DESIGN §5).
+IssueKind = Literal["risk", "needs-human"]
 
 
 class _Effect(BaseModel):
@@ -78,7 +96,116 @@ class WriteSummary(_Effect):
         return "summary"
 
 
-Effect = Annotated[UpsertComment | SetCheck | WriteSummary, Field(discriminator="type")]
+class FileIssue(_Effect):
+    """An accepted-risk or needs-human issue; a recurrence comments on (and reopens) the existing one."""
+
+    type: Literal["file_issue"] = "file_issue"
+    kind: IssueKind
+    ident: str
+    title: str
+    view: IssueView
+    labels: tuple[str, ...] = ()
+    #: A comment to add when the issue already exists (the recurrence), if any.
+    recurrence_note: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.ident}"
+
+
+class CloseIssue(_Effect):
+    """Close an issue Gauntlet filed (found by its key), with a comment saying why."""
+
+    type: Literal["close_issue"] = "close_issue"
+    kind: IssueKind
+    ident: str
+    reason: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.ident}"
+
+
+class OpenRevertPR(_Effect):
+    """A revert PR for a culprit on the default branch (DESIGN §5): one per culprit, ever."""
+
+    type: Literal["open_revert_pr"] = "open_revert_pr"
+    culprit: str
+    base: str
+    view: RevertView
+
+    @property
+    def key(self) -> str:
+        return f"revert:{self.culprit[:12]}"
+
+
+class OpenProposalPR(_Effect):
+    """A self-healing proposal: learned rules promoted into the agent-rules file."""
+
+    type: Literal["open_proposal_pr"] = "open_proposal_pr"
+    proposal_id: str
+    base: str
+    rules: tuple[str, ...]
+    view: ProposalView
+    #: Set for a rollback: revert the merged proposal instead of proposing.
+    rollback_of: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"proposal:{self.proposal_id}" + (":rollback" if self.rollback_of else "")
+
+
+class React(_Effect):
+    """A reaction on a comment (👀 on receipt, then 🚀 or 😕)."""
+
+    type: Literal["react"] = "react"
+    comment_id: int
+    content: Literal["eyes", "rocket", "confused", "+1", "-1"]
+
+    @property
+    def key(self) -> str:
+        return f"reaction:{self.comment_id}:{self.content}"
+
+
+class ReplyToComment(_Effect):
+    """A reply to a ``/gauntlet`` command comment on an issue or PR."""
+
+    type: Literal["reply_to_comment"] = "reply_to_comment"
+    issue_number: int
+    comment_id: int
+    index: int = 0
+    view: ReplyView
+
+    @property
+    def key(self) -> str:
+        return f"reply:{self.comment_id}:{self.index}"
+
+
+class RerunFailedJobs(_Effect):
+    """Rerun the failed jobs of a workflow run (infra retries, ``/gauntlet retry``)."""
+
+    type: Literal["rerun_failed_jobs"] = "rerun_failed_jobs"
+    run_id: int
+    attempt: int
+
+    @property
+    def key(self) -> str:
+        return f"rerun:{self.run_id}:{self.attempt}"
+
+
+Effect = Annotated[
+    UpsertComment
+    | SetCheck
+    | WriteSummary
+    | FileIssue
+    | CloseIssue
+    | OpenRevertPR
+    | OpenProposalPR
+    | React
+    | ReplyToComment
+    | RerunFailedJobs,
+    Field(discriminator="type"),
+]
 
 
 class Plan(BaseModel):

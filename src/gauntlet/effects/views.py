@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict
 from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
 from gauntlet.state.pr import AcceptedRisk, Attempt, FindingRecord
 
-__all__ = ["RunView"]
+__all__ = ["IssueView", "ProposalView", "ReplyView", "RevertView", "RunView"]
 
 
 class RunView(BaseModel):
@@ -29,3 +29,61 @@ class RunView(BaseModel):
     health: HealthVerdict = HealthVerdict()
     attempts: tuple[Attempt, ...] = ()
     notes: tuple[str, ...] = ()
+
+
+class IssueView(BaseModel):
+    """An accepted-risk or needs-human issue: what, where, why, and what resolves it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repository: str
+    summary: str
+    severity: str | None = None
+    rule: str | None = None
+    path: str | None = None
+    line: int | None = None
+    commit: str | None = None
+    excerpt: str = ""
+    why: str = ""
+    decision: str = ""
+    evidence: tuple[str, ...] = ()
+    resolve: str = ""
+    accepted_by: str | None = None
+    pr: int | None = None
+
+
+class RevertView(BaseModel):
+    """A revert PR's body: the culprit, the failing runs and the evidence."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repository: str
+    culprit: str
+    subject: str
+    author: str | None = None
+    failing_runs: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+
+
+class ProposalView(BaseModel):
+    """A self-healing proposal PR: which defect, which rules, how it will be verified."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repository: str
+    proposal_id: str
+    level: str
+    component: str
+    defect_type: str
+    rules: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+
+
+class ReplyView(BaseModel):
+    """A reply to a ``/gauntlet`` command: the command quoted, and what was done or why not."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    command: str
+    outcome: str
+    details: tuple[str, ...] = ()

@@ -1,0 +1,144 @@
+"""The command line, called in-process: exit codes, JSON output, determinism and safety of the state folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gauntlet.cli import main
+
+NOW = "2026-11-02T10:00:00+00:00"
+
+
+def _event(tmp_path: Path, sha: str, number: int = 7) -> Path:
+    path = tmp_path / f"event-{sha[:4]}.json"
+    payload = {
+        "number": number,
+        "pull_request": {"number": number, "head": {"sha": sha, "ref": "topic"}, "base": {"sha": "0" * 40}},
+        "repository": {"full_name": "demo/calculator", "default_branch": "main"},
+    }
+    path.write_text(json.dumps(payload))
+    return path
+
+
+def _run(tmp_path: Path, demo_data: Path, *extra: str, sha: str = "a" * 40, iteration: int = 1) -> list[str]:
+    return [
+        "run",
+        "--state-dir",
+        str(tmp_path / "state"),
+        "--event-name",
+        "pull_request",
+        "--event-path",
+        str(_event(tmp_path, sha)),
+        "--logs",
+        str(demo_data / f"pytest-iteration-{iteration}.log"),
+        "--findings",
+        str(demo_data / f"review-iteration-{iteration}.json"),
+        "--now",
+        NOW,
+        *extra,
+    ]
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_ingest_json_prints_one_finding_per_line(demo_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ingest", "--json", str(demo_data / "pytest-iteration-1.log")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    findings = [json.loads(line) for line in lines]
+    assert {f["test_id"] for f in findings} == {
+        "tests/test_calc.py::test_add",
+        "tests/test_calc.py::test_divide_by_zero",
+        "tests/test_calc.py::test_mean_empty",
+    }
+    assert all(f["kind"] == "test_failure" and f["severity"] == "critical" for f in findings)
+
+
+def test_ingest_unreadable_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ingest", str(tmp_path / "missing.log")]) == 2
+    assert "missing.log" in capsys.readouterr().err
+
+
+def test_run_json_reports_the_decision(tmp_path: Path, demo_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*_run(tmp_path, demo_data), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["decision"] == {"action": "fix_criticals", "iteration": 1, "criticals": 3, "majors": 1, "minors": 1}
+    assert set(report) >= {"decision", "recovery", "health", "proposals", "effects", "api_calls"}
+    assert set(report["recovery"]) == {"failure_type", "action", "reason", "attempt", "budget"}
+    assert {e["type"] for e in report["effects"]} >= {"upsert_comment", "set_check", "write_summary"}
+
+
+def test_two_runs_with_the_same_now_write_identical_state(tmp_path: Path, demo_data: Path) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    first.mkdir()
+    second.mkdir()
+    assert main(_run(first, demo_data)) == 0
+    assert main(_run(second, demo_data)) == 0
+    one, two = _snapshot(first / "state"), _snapshot(second / "state")
+    assert one.keys() == two.keys()
+    state_files = [name for name in one if name.startswith("v1/")]
+    assert "v1/prs/7.json" in state_files
+    assert all(one[name] == two[name] for name in state_files)
+
+
+def test_second_iteration_shows_what_the_first_left(
+    tmp_path: Path, demo_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_run(tmp_path, demo_data)) == 0
+    assert main([*_run(tmp_path, demo_data, sha="b" * 40, iteration=2), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert report["decision"]["iteration"] == 2
+    record = json.loads((tmp_path / "state" / "v1" / "prs" / "7.json").read_text())
+    current = record["iterations"][-1]
+    assert len(current["fixed"]) == 3 and len(current["still_open"]) == 3 and current["new"] == []
+    comment = (tmp_path / "state" / "out" / "pr-comment-7.md").read_text()
+    assert "Fixed since the last iteration (3)" in comment and "assert -1 == 5" in comment
+
+
+def test_malformed_input_exits_2_and_leaves_state_untouched(
+    tmp_path: Path, demo_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_run(tmp_path, demo_data)) == 0
+    before = _snapshot(tmp_path / "state")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"issues": [{"severity": "major", "description": ')
+    assert main([*_run(tmp_path, demo_data, sha="c" * 40), "--findings", str(broken)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "broken.json" in error
+    assert _snapshot(tmp_path / "state") == before
+
+
+def test_dry_run_changes_nothing(tmp_path: Path, demo_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*_run(tmp_path, demo_data), "--dry-run", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert {e["status"] for e in report["effects"]} == {"planned"}
+    assert not (tmp_path / "state").exists()
+
+
+def test_redelivered_event_changes_nothing(tmp_path: Path, demo_data: Path) -> None:
+    assert main(_run(tmp_path, demo_data)) == 0
+    before = _snapshot(tmp_path / "state")
+    assert main(_run(tmp_path, demo_data)) == 0
+    assert _snapshot(tmp_path / "state") == before
+
+
+def test_status_summarises_the_state(tmp_path: Path, demo_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(_run(tmp_path, demo_data)) == 0
+    capsys.readouterr()
+    assert main(["status", "--state-dir", str(tmp_path / "state"), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["prs"] == [
+        {"number": 7, "iteration": 1, "action": "fix_criticals", "open_findings": 6, "accepted_risks": 0}
+    ]
+
+
+def test_importing_the_cli_stays_light() -> None:
+    code = "import sys, gauntlet.cli; print(sorted(m for m in ('numpy', 'github', 'jinja2') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

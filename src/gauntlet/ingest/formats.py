@@ -2,7 +2,9 @@
 
 A reader takes an open binary stream, the name to report in errors and the
 limits, and yields findings. Detection looks only at the first bytes, so it is
-cheap on a 1 GB log.
+cheap on a 1 GB log. Readers of formats that carry file paths also accept a
+keyword-only ``root`` (the repository's absolute path) to make absolute paths
+repository-relative.
 """
 
 from __future__ import annotations
@@ -23,34 +25,53 @@ FORMATS: tuple[Format, ...] = get_args(Format)
 Reader = Callable[[BinaryIO, str, Limits], Iterator[Finding]]
 
 _HEAD_BYTES = 64 * 1024
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def detect_format(head: bytes) -> Format:
     """Guess the format of a file from its first bytes; anything unrecognised is a log."""
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(_UTF16_BOMS):
+        head = head[:_HEAD_BYTES].decode("utf-16", "replace").encode("utf-8")
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:_HEAD_BYTES]
     if text.startswith(b"<"):
-        if re.search(rb"<(?:testsuites|testsuite)\b", text[:_HEAD_BYTES]):
-            return "junit"
-        if re.search(rb"<checkstyle\b", text[:_HEAD_BYTES]):
-            return "checkstyle"
-        return "log"
+        return _detect_xml(text)
     if text.startswith((b"{", b"[")):
-        sample = text[:_HEAD_BYTES]
-        if b'"runs"' in sample and (b"sarif" in sample.lower() or b'"tool"' in sample):
-            return "sarif"
-        if b'"diagnostics"' in sample or _looks_like_rdjsonl(sample):
-            return "rdjson"
-        return "review"
+        return _detect_json(text)
     return "log"
+
+
+def _detect_xml(text: bytes) -> Format:
+    # The first element that is not the prolog, a comment or a doctype decides.
+    root = re.search(rb"<(?![?!])([A-Za-z_][\w.:-]*)", text)
+    name = root.group(1).split(b":")[-1] if root else b""
+    if name in (b"testsuites", b"testsuite"):
+        return "junit"
+    if name == b"checkstyle":
+        return "checkstyle"
+    return "log"
+
+
+def _detect_json(text: bytes) -> Format:
+    if re.search(rb'"runs"\s*:', text) and (b"sarif" in text.lower() or re.search(rb'"(?:tool|results)"\s*:', text)):
+        return "sarif"
+    if re.search(rb'"diagnostics"\s*:', text) or _looks_like_rdjsonl(text):
+        return "rdjson"
+    if (
+        re.search(rb'"body"\s*:', text)
+        and re.search(rb'"(?:user|html_url|pull_request_review_id|author_association)"\s*:', text)
+        and not re.search(rb'"description"\s*:', text)
+    ):
+        return "comment"
+    return "review"
 
 
 def _looks_like_rdjsonl(sample: bytes) -> bool:
     first = sample.split(b"\n", 1)[0]
     try:
         value = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
-    return isinstance(value, dict) and "location" in value and "message" in value and "severity" in value
+    return isinstance(value, dict) and "location" in value and "message" in value
 
 
 def reader_for(fmt: Format) -> Reader:
@@ -63,4 +84,24 @@ def reader_for(fmt: Format) -> Reader:
         from gauntlet.ingest.review import read_review
 
         return read_review
-    raise NotImplementedError(f"format {fmt!r} is not supported yet")
+    if fmt == "sarif":
+        from gauntlet.ingest.sarif import read_sarif
+
+        return read_sarif
+    if fmt == "junit":
+        from gauntlet.ingest.junit import read_junit
+
+        return read_junit
+    if fmt == "rdjson":
+        from gauntlet.ingest.rdjson import read_rdjson
+
+        return read_rdjson
+    if fmt == "checkstyle":
+        from gauntlet.ingest.checkstyle import read_checkstyle
+
+        return read_checkstyle
+    if fmt == "comment":
+        from gauntlet.ingest.comment import read_comments
+
+        return read_comments
+    raise ValueError(f"format {fmt!r} has no reader: detect it first")

@@ -1,0 +1,162 @@
+"""Bounded JSON: build a document from a stream without trusting its size or shape.
+
+``json.loads`` would hold the whole text and every object of a SARIF file with a
+million results, and recurses on deep nesting. Here the document is built from
+``ijson`` events (the yajl C backend): the byte count, the nesting depth and the
+number of values are capped, and arrays stop growing at ``max_items`` — the
+dropped items are parsed, counted in :attr:`CappedList.dropped` and forgotten,
+so memory stays bounded whatever the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+import ijson  # type: ignore[import-untyped]
+
+from gauntlet.errors import InputError
+
+__all__ = ["ByteSource", "CappedList", "CountingReader", "load_json", "load_json_lines"]
+
+MAX_DEPTH = 64
+MAX_VALUES = 2_000_000
+
+
+class ByteSource(Protocol):
+    """Anything with a binary ``read``: an open file, ``BytesIO``, a wrapper."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+class CappedList(list[Any]):
+    """A JSON array that kept its first items; ``dropped`` counts the rest."""
+
+    dropped: int = 0
+
+
+class CountingReader:
+    """A read-only stream wrapper that refuses to read past ``limit`` bytes."""
+
+    def __init__(self, stream: ByteSource, name: str, limit: int) -> None:
+        self._stream = stream
+        self._name = name
+        self._limit = limit
+        self.count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        """Read like :meth:`io.RawIOBase.read`; raises :class:`InputError` past the limit."""
+        if size == 0:  # ijson reads 0 bytes to learn whether the stream is binary
+            return b""
+        if size < 0 or size > 64 * 1024:
+            size = 64 * 1024
+        data = self._stream.read(size)
+        self.count += len(data)
+        if self.count > self._limit:
+            raise InputError(f"{self._name}: larger than {self._limit} bytes")
+        return data
+
+
+def load_json(stream: ByteSource, name: str, *, max_bytes: int, max_items: int) -> Any:
+    """Build one JSON document from ``stream`` within bounds.
+
+    :param stream: binary input.
+    :param name: the file name to put in error messages.
+    :param max_bytes: refuse documents larger than this.
+    :param max_items: keep at most this many items of any array (see :class:`CappedList`).
+    :raises InputError: not JSON, too large, nested deeper than 64 or more than 2,000,000 values.
+    """
+    events = ijson.basic_parse(CountingReader(stream, name, max_bytes), use_float=True)
+    try:
+        return _build(events, name, max_items)
+    except ijson.JSONError as exc:
+        raise InputError(f"{name}: not valid JSON: {_one_line(exc)}") from exc
+
+
+def load_json_lines(stream: ByteSource, name: str, *, max_bytes: int, max_line_bytes: int) -> Iterator[Any]:
+    """Yield one parsed value per non-blank line (JSON Lines), each line within ``max_line_bytes``.
+
+    :raises InputError: a line is not JSON or is too long; the document is too large.
+    """
+    reader = CountingReader(stream, name, max_bytes)
+    pending = b""
+    number = 0
+    while True:
+        chunk = reader.read(64 * 1024)
+        pending += chunk
+        lines = pending.split(b"\n")
+        pending = lines.pop() if chunk else b""
+        for raw in lines:
+            number += 1
+            if len(raw) > max_line_bytes:
+                raise InputError(f"{name}: line {number}: longer than {max_line_bytes} bytes")
+            if raw.strip():
+                yield _load_line(raw, name, number)
+        if len(pending) > max_line_bytes:
+            raise InputError(f"{name}: line {number + 1}: longer than {max_line_bytes} bytes")
+        if not chunk:
+            return
+
+
+def _load_line(raw: bytes, name: str, number: int) -> Any:
+    from io import BytesIO
+
+    try:
+        return _build(ijson.basic_parse(BytesIO(raw), use_float=True), name, 10_000)
+    except ijson.JSONError as exc:
+        raise InputError(f"{name}: line {number}: not valid JSON: {_one_line(exc)}") from exc
+
+
+def _build(events: Any, name: str, max_items: int) -> Any:
+    root: Any = None
+    stack: list[Any] = []  # open containers
+    keys: list[str | None] = []  # the pending key of each open map
+    skipping = 0  # nesting level inside an array item that is being dropped
+    values = 0
+    for event, value in events:
+        if skipping:
+            if event in ("start_map", "start_array"):
+                skipping += 1
+            elif event in ("end_map", "end_array"):
+                skipping -= 1
+            continue
+        if event == "map_key":
+            keys[-1] = value
+            continue
+        if event in ("end_map", "end_array"):
+            stack.pop()
+            keys.pop()
+            continue
+        parent = stack[-1] if stack else None
+        if isinstance(parent, CappedList) and len(parent) >= max_items:
+            parent.dropped += 1
+            if event in ("start_map", "start_array"):
+                skipping = 1
+            continue
+        values += 1
+        if values > MAX_VALUES:
+            raise InputError(f"{name}: more than {MAX_VALUES} JSON values")
+        if event == "start_map":
+            node: Any = {}
+        elif event == "start_array":
+            node = CappedList()
+        else:
+            node = value
+        if parent is None:
+            root = node
+        elif isinstance(parent, list):
+            parent.append(node)
+        else:
+            parent[keys[-1]] = node
+        if event in ("start_map", "start_array"):
+            if len(stack) >= MAX_DEPTH:
+                raise InputError(f"{name}: JSON nested deeper than {MAX_DEPTH} levels")
+            stack.append(node)
+            keys.append(None)
+    return root
+
+
+def _one_line(exc: Exception) -> str:
+    detail = exc.args[0] if exc.args else exc
+    text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+    return " ".join(text.split())[:200]

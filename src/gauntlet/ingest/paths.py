@@ -1,0 +1,77 @@
+"""Locations from findings files, made repository-relative.
+
+Tools write paths every way there is: relative (``src/a.py``), absolute
+(``/home/runner/work/repo/repo/src/a.py``), as URIs (``file:///...``) or Windows
+paths. A finding is only useful, and only safe to link, when its path is
+inside the repository, so anything that escapes it (``..``, an absolute path
+under no known root) loses its location instead of being trusted.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from urllib.parse import unquote, urlsplit
+
+__all__ = ["repo_relative"]
+
+_MAX_PATH_CHARS = 1024
+# Where GitHub-hosted and container runners check the repository out
+# (https://docs.github.com/en/actions/reference/variables-reference: GITHUB_WORKSPACE).
+_WORKSPACE_ROOTS = [
+    re.compile(r"^/home/runner/work/[^/]+/[^/]+/"),
+    re.compile(r"^/Users/runner/work/[^/]+/[^/]+/"),
+    re.compile(r"^/__w/[^/]+/[^/]+/"),
+    re.compile(r"^/github/workspace/"),
+    re.compile(r"^[A-Za-z]:/a/[^/]+/[^/]+/"),
+]
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def repo_relative(raw: str | None, *, root: str | None = None) -> str | None:
+    """Return ``raw`` as a normalised repository-relative path, or ``None`` when it is outside the repository.
+
+    :param raw: a path or ``file:`` URI as a tool wrote it.
+    :param root: the repository's absolute path when the caller knows it (a SARIF
+        ``originalUriBaseIds`` entry, the workspace); absolute paths under it are made
+        relative. Absolute paths under a known CI workspace are made relative too.
+    """
+    if not raw or len(raw) > _MAX_PATH_CHARS or _CONTROL.search(raw):
+        return None
+    path = _strip_uri(raw).replace("\\", "/")
+    if _is_absolute(path):
+        inside = _relative_to_root(path, root)
+        if inside is None:
+            return None
+        path = inside
+    path = posixpath.normpath(path)
+    if path in (".", "") or path == ".." or path.startswith("../") or _is_absolute(path):
+        return None
+    return path
+
+
+def _strip_uri(raw: str) -> str:
+    if not raw.lower().startswith("file:"):
+        return raw
+    parts = urlsplit(raw)
+    if parts.netloc not in ("", "localhost"):
+        return "//" + parts.netloc + unquote(parts.path)  # a UNC share: never inside the repository
+    return unquote(parts.path)
+
+
+def _is_absolute(path: str) -> bool:
+    return path.startswith("/") or bool(re.match(r"^/?[A-Za-z]:/", path))
+
+
+def _relative_to_root(path: str, root: str | None) -> str | None:
+    path = re.sub(r"^/([A-Za-z]:/)", r"\1", path)  # file:///C:/x parses as /C:/x
+    if root:
+        base = _strip_uri(root).replace("\\", "/").rstrip("/") + "/"
+        base = re.sub(r"^/([A-Za-z]:/)", r"\1", base)
+        if path.startswith(base):
+            return path[len(base) :]
+    for pattern in _WORKSPACE_ROOTS:
+        match = pattern.match(path)
+        if match:
+            return path[match.end() :]
+    return None

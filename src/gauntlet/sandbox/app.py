@@ -1,0 +1,129 @@
+"""The API application: authentication, permissions, dispatch to routes and response shaping.
+
+Independent of the socket layer (``server.py``): ``App.handle(request)`` takes a parsed request and returns a
+response, which keeps every rule testable and the HTTP server thin.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gauntlet.sandbox import shapes
+from gauntlet.sandbox.http import ApiError, Request, Response, Router, not_found
+from gauntlet.sandbox.store import Repo, Store, permission_at_least
+
+# Observers see (method, template, status, body) for every JSON response; contract tests validate through this.
+Observer = Callable[[str, str, int, Any], None]
+
+RATE_LIMIT = 5000
+FORBIDDEN = "Resource not accessible by integration"
+
+
+@dataclass(kw_only=True)
+class Context:
+    """What a route handler gets: the request, its path parameters and the store."""
+
+    request: Request
+    params: dict[str, str]
+    store: Store
+
+    @property
+    def base(self) -> str:
+        """The sandbox's own ``scheme://host:port`` as the client reached it."""
+        return self.request.base
+
+    @property
+    def login(self) -> str | None:
+        """The authenticated login (the token text), or ``None``."""
+        return self.request.login
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body."""
+        return self.request.json()
+
+    def need_login(self) -> str:
+        """The login, or 401 like GitHub."""
+        if self.login is None:
+            raise ApiError(401, "Requires authentication")
+        return self.login
+
+    def repo(self, need: str = "read", *, users_need: str | None = None) -> Repo:
+        """The repository in the path, checked against the requester's permission.
+
+        :param need: the permission required (``read`` for reads; ``write`` for most writes).
+        :param users_need: a lower requirement for human users: on GitHub anyone who can read a public
+            repository may open issues, comment and react, but an integration token needs the permission.
+        :raises ApiError: 404 when the repository is missing or invisible, 401/403 when the permission is short.
+        """
+        repo = self.store.repo(self.params["owner"], self.params["repo"])
+        if repo is None:
+            raise not_found()
+        have = repo.permission(self.login)
+        if have == "none":
+            raise not_found()
+        if need != "read" and self.login is None:
+            raise ApiError(401, "Requires authentication")
+        if users_need is not None and self.login is not None and self.store.user(self.login).type == "User":
+            need = users_need
+        if not permission_at_least(have, need):
+            raise ApiError(403, FORBIDDEN)
+        return repo
+
+    def number(self, name: str) -> int:
+        """An integer path parameter."""
+        return int(self.params[name])
+
+
+class App:
+    """Routes requests to handlers and shapes their responses."""
+
+    def __init__(self, store: Store, router: Router) -> None:
+        self.store = store
+        self.router = router
+        self.observers: list[Observer] = []
+        self._used: dict[str, int] = {}
+
+    def handle(self, request: Request) -> tuple[Response, str | None]:
+        """Answer one API request; returns the response and the operation's path template (if routed)."""
+        matched = self.router.match(request.method, request.path)
+        if matched is None:
+            return ApiError(404, "Not Found").response(), None
+        route, params = matched
+        if request.login is not None:
+            self.store.user(request.login)
+        try:
+            response = route.handler(Context(request=request, params=params, store=self.store))
+        except ApiError as exc:
+            response = exc.response()
+        if response.raw is None and response.body is not None:
+            response.body = shapes.complete(
+                request.method, route.template, response.status, response.body, request.base
+            )
+        response.headers.update(self._rate_headers(request.login))
+        if response.raw is None and response.body is not None:
+            for observer in list(self.observers):
+                observer(request.method, route.template, response.status, response.body)
+        return response, route.template
+
+    def _rate_headers(self, login: str | None) -> dict[str, str]:
+        # One hourly window per login, like GitHub's primary rate limit for a token.
+        key = login or ""
+        with self.store.lock:
+            used = self._used.get(key, 0) + 1
+            self._used[key] = used
+        reset = (int(time.time()) // 3600 + 1) * 3600
+        return {
+            "X-RateLimit-Limit": str(RATE_LIMIT),
+            "X-RateLimit-Remaining": str(max(0, RATE_LIMIT - used)),
+            "X-RateLimit-Used": str(used),
+            "X-RateLimit-Reset": str(reset),
+            "X-RateLimit-Resource": "core",
+        }
+
+    def rate_used(self, login: str | None) -> int:
+        """Requests counted against ``login`` in this window."""
+        with self.store.lock:
+            return self._used.get(login or "", 0)

@@ -1,0 +1,202 @@
+"""Contents API, commits, comparisons and the pull requests of a commit."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from gauntlet.sandbox.app import Context
+from gauntlet.sandbox.git import GitError, TreeEntry
+from gauntlet.sandbox.http import ApiError, Response, Router, not_found, paginate, validation_failed
+from gauntlet.sandbox.store import Repo
+from gauntlet.sandbox.views import git as views
+from gauntlet.sandbox.writes import commit_files
+
+router = Router()
+
+
+def _resolve(repo: Repo, rev: str | None) -> str:
+    commit = repo.git.resolve_commit(rev or repo.default_branch)
+    if commit is None:
+        raise ApiError(404, f"No commit found for the ref {rev or repo.default_branch}")
+    return commit
+
+
+def _entry(repo: Repo, commit: str, path: str) -> TreeEntry | None:
+    if not path:
+        return None
+    found = repo.git.ls_tree(commit, path=path)
+    return next((e for e in found if e.path == path), None)
+
+
+@router.add("GET", "/repos/{owner}/{repo}/contents/{path}")
+def get_contents(ctx: Context) -> Response:
+    """A file with its bytes, or a directory listing."""
+    repo = ctx.repo()
+    ref = ctx.request.query.get("ref") or repo.default_branch
+    commit = _resolve(repo, ref)
+    path = ctx.params["path"].strip("/")
+    entry = _entry(repo, commit, path)
+    if entry is None:
+        raise not_found()
+    if entry.type == "tree":
+        listing = repo.git.ls_tree(f"{commit}:{path}")
+        items = [views.content_item(ctx.base, repo, f"{path}/{e.path}", e, ref) for e in listing]
+        return Response(body=items)
+    data = repo.git.read_blob(entry.sha)
+    return Response(body=views.content_file(ctx.base, repo, path, entry, ref, data))
+
+
+def _file_commit(ctx: Context, repo: Repo, path: str, sha: str, branch: str, deleted: bool) -> dict[str, Any]:
+    info = repo.git.read_commit(sha)
+    entry = None if deleted else _entry(repo, sha, path)
+    content = None
+    if entry is not None:
+        content = views.content_item(ctx.base, repo, path, entry, branch)
+    return {"content": content, "commit": views.git_commit(ctx.base, repo, info)}
+
+
+@router.add("PUT", "/repos/{owner}/{repo}/contents/{path}")
+def put_contents(ctx: Context) -> Response:
+    """Create or replace a file; replacing needs the current blob ``sha`` (422 if missing, 409 if stale)."""
+    repo = ctx.repo("write")
+    body = ctx.body()
+    path = ctx.params["path"].strip("/")
+    message, content = body.get("message"), body.get("content")
+    if not isinstance(message, str) or not isinstance(content, str):
+        raise validation_failed('Invalid request.\n\n"message" and "content" are required.')
+    try:
+        data = base64.b64decode(content, validate=True)
+    except binascii.Error as exc:
+        raise validation_failed("content is not valid Base64") from exc
+    branch = str(body.get("branch") or repo.default_branch)
+    with ctx.store.lock:
+        head = repo.git.ref(f"refs/heads/{branch}")
+        if head is None and branch != repo.default_branch:
+            raise ApiError(404, f"Branch {branch} not found")
+        existing = _entry(repo, head, path) if head else None
+        given = body.get("sha")
+        if existing is not None and given is None:
+            raise validation_failed('Invalid request.\n\n"sha" wasn\'t supplied.')
+        if existing is not None and given != existing.sha:
+            raise ApiError(409, f"{path} does not match {given}")
+        if existing is None and given is not None:
+            raise ApiError(409, f"{path} does not match {given}")
+        sha = commit_files(repo, branch, {path: data}, message, ctx.need_login(), expect=head)
+    return Response(status=200 if existing else 201, body=_file_commit(ctx, repo, path, sha, branch, False))
+
+
+@router.add("DELETE", "/repos/{owner}/{repo}/contents/{path}")
+def delete_contents(ctx: Context) -> Response:
+    """Delete a file; needs its current blob ``sha`` (422 if missing, 409 if stale, 404 if absent)."""
+    repo = ctx.repo("write")
+    body = ctx.body()
+    path = ctx.params["path"].strip("/")
+    message = body.get("message")
+    if not isinstance(message, str) or not isinstance(body.get("sha"), str):
+        raise validation_failed('Invalid request.\n\n"message" and "sha" are required.')
+    branch = str(body.get("branch") or repo.default_branch)
+    with ctx.store.lock:
+        head = repo.git.ref(f"refs/heads/{branch}")
+        existing = _entry(repo, head, path) if head else None
+        if existing is None:
+            raise not_found()
+        if body["sha"] != existing.sha:
+            raise ApiError(409, f"{path} does not match {body['sha']}")
+        sha = commit_files(repo, branch, {path: None}, message, ctx.need_login(), expect=head)
+    return Response(body=_file_commit(ctx, repo, path, sha, branch, True))
+
+
+@router.add("GET", "/repos/{owner}/{repo}/commits")
+def list_commits(ctx: Context) -> Response:
+    """Commits reachable from ``sha`` (default branch), newest first; ``path`` filters."""
+    repo = ctx.repo()
+    head = _resolve(repo, ctx.request.query.get("sha"))
+    shas = repo.git.rev_list(head)
+    path = ctx.request.query.get("path")
+    if path:
+        shas = repo.git.run("rev-list", head, "--", path).decode().split()
+    page, links = paginate(ctx.request, shas)
+    return Response(body=[views.commit(ctx.base, repo, repo.git.read_commit(s)) for s in page], headers=links)
+
+
+def files_between(ctx: Context, repo: Repo, old: str | None, new: str) -> list[dict[str, Any]]:
+    """``diff-entry`` items from ``old`` to ``new`` with patches."""
+    return [
+        views.diff_entry(ctx.base, repo, change, new, repo.git.patch(old, new, change.path))
+        for change in repo.git.diff(old, new)
+    ]
+
+
+@router.add("GET", "/repos/{owner}/{repo}/commits/{ref}")
+def get_commit(ctx: Context) -> Response:
+    """One commit with its files (diffed against the first parent) and stats."""
+    repo = ctx.repo()
+    sha = _resolve(repo, ctx.params["ref"])
+    info = repo.git.read_commit(sha)
+    files = files_between(ctx, repo, info.parents[0] if info.parents else None, sha)
+    return Response(body=views.commit(ctx.base, repo, info, files))
+
+
+@router.add("GET", "/repos/{owner}/{repo}/compare/{basehead}")
+def compare(ctx: Context) -> Response:
+    """``base...head``: commits on head since the merge base, and the files changed since it."""
+    repo = ctx.repo()
+    base_rev, sep, head_rev = ctx.params["basehead"].partition("...")
+    if not sep:
+        raise not_found()
+    base = _resolve(repo, base_rev.split(":")[-1])
+    head = _resolve(repo, head_rev.split(":")[-1])
+    merge_base = repo.git.merge_base(base, head)
+    if merge_base is None:
+        raise ApiError(404, f"No common ancestor between {base_rev} and {head_rev}.")
+    ahead = repo.git.rev_list(head, merge_base)
+    behind = repo.git.rev_list(base, merge_base)
+    status = (
+        "identical" if not ahead and not behind else "ahead" if not behind else "behind" if not ahead else "diverged"
+    )
+    html = f"{ctx.base}/{repo.full_name}/compare/{ctx.params['basehead']}"
+    body = {
+        "url": f"{views.api(ctx.base, repo)}/compare/{ctx.params['basehead']}",
+        "html_url": html,
+        "permalink_url": html,
+        "diff_url": f"{html}.diff",
+        "patch_url": f"{html}.patch",
+        "base_commit": views.commit(ctx.base, repo, repo.git.read_commit(base)),
+        "merge_base_commit": views.commit(ctx.base, repo, repo.git.read_commit(merge_base)),
+        "status": status,
+        "ahead_by": len(ahead),
+        "behind_by": len(behind),
+        "total_commits": len(ahead),
+        "commits": [views.commit(ctx.base, repo, repo.git.read_commit(s)) for s in reversed(ahead)],
+        "files": files_between(ctx, repo, merge_base, head),
+    }
+    return Response(body=body)
+
+
+@router.add("GET", "/repos/{owner}/{repo}/commits/{commit_sha}/pulls")
+def commit_pulls(ctx: Context) -> Response:
+    """Pull requests whose head contains the commit, or that merged it."""
+    from gauntlet.sandbox.routes.pulls import pull_view, refresh
+
+    repo = ctx.repo()
+    sha = _resolve(repo, ctx.params["commit_sha"])
+    found = []
+    for issue in sorted(repo.issues.values(), key=lambda i: -i.number):
+        if issue.pull is None:
+            continue
+        refresh(repo, issue)
+        data = issue.pull
+        try:
+            in_head = data.head_sha == sha or (
+                not data.merged
+                and repo.git.is_ancestor(sha, data.head_sha)
+                and not repo.git.is_ancestor(sha, data.base_sha)
+            )
+        except GitError:
+            in_head = False
+        if in_head or data.merge_commit_sha == sha:
+            found.append(pull_view(ctx, repo, issue))
+    page, links = paginate(ctx.request, found)
+    return Response(body=page, headers=links)

@@ -1,0 +1,302 @@
+"""Pull requests: create, list, update, files, commits, merge, reviews and review comments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gauntlet.sandbox.app import Context
+from gauntlet.sandbox.http import ApiError, Response, Router, not_found, paginate, validation_failed
+from gauntlet.sandbox.routes.contents import files_between
+from gauntlet.sandbox.routes.issues import update_issue_fields
+from gauntlet.sandbox.store import Issue, PullData, Repo, Review, ReviewComment, now_iso
+from gauntlet.sandbox.views import git as git_views
+from gauntlet.sandbox.views import issues as views
+from gauntlet.sandbox.writes import move_branch, signature
+
+router = Router()
+
+
+def refresh(repo: Repo, issue: Issue) -> None:
+    """Follow the branches of an open pull request (pushes move them behind the API's back)."""
+    data = issue.pull
+    if data is None or issue.state != "open":
+        return
+    head = repo.git.ref(f"refs/heads/{data.head_ref}")
+    base = repo.git.ref(f"refs/heads/{data.base_ref}")
+    if head:
+        data.head_sha = head
+    if base:
+        data.base_sha = base
+
+
+def _stats(repo: Repo, issue: Issue) -> dict[str, int]:
+    data = issue.pull
+    assert data is not None
+    merge_base = repo.git.merge_base(data.base_sha, data.head_sha) or data.base_sha
+    changes = repo.git.diff(merge_base, data.head_sha)
+    mergeable = data.merged or repo.git.merge_trees(data.base_sha, data.head_sha) is not None
+    return {
+        "commits": len(repo.git.rev_list(data.head_sha, merge_base)),
+        "additions": sum(c.additions for c in changes),
+        "deletions": sum(c.deletions for c in changes),
+        "changed_files": len(changes),
+        "mergeable": int(mergeable),
+    }
+
+
+def pull_view(ctx: Context, repo: Repo, issue: Issue, *, full: bool = False) -> dict[str, Any]:
+    """The pull request as JSON (``full`` adds the diff stats a single-PR read has)."""
+    stats = _stats(repo, issue) if full else {}
+    return views.pull(ctx.base, ctx.store, repo, issue, ctx.login, stats)
+
+
+def get_pull(ctx: Context, repo: Repo) -> Issue:
+    """The pull request in the path."""
+    issue = repo.issues.get(ctx.number("pull_number"))
+    if issue is None or issue.pull is None:
+        raise not_found()
+    refresh(repo, issue)
+    return issue
+
+
+@router.add("POST", "/repos/{owner}/{repo}/pulls")
+def create_pull(ctx: Context) -> Response:
+    """Open a pull request; 422 when one is already open for the same head and base."""
+    repo = ctx.repo("write", users_need="read")
+    body = ctx.body()
+    title, head, base = body.get("title"), body.get("head"), body.get("base")
+    if not isinstance(title, str) or not isinstance(head, str) or not isinstance(base, str):
+        raise validation_failed(resource="PullRequest", code="missing_field", field="title")
+    head_owner, _, head_ref = head.rpartition(":")
+    head_owner = head_owner or repo.owner
+    with ctx.store.lock:
+        head_sha = repo.git.ref(f"refs/heads/{head_ref}")
+        base_sha = repo.git.ref(f"refs/heads/{base}")
+        if head_sha is None:
+            raise validation_failed(resource="PullRequest", code="invalid", field="head")
+        if base_sha is None:
+            raise validation_failed(resource="PullRequest", code="invalid", field="base")
+        for other in repo.issues.values():
+            if other.pull and other.state == "open" and other.pull.head_ref == head_ref and other.pull.base_ref == base:
+                raise validation_failed(
+                    resource="PullRequest",
+                    code="custom",
+                    message=f"A pull request already exists for {head_owner}:{head_ref}.",
+                )
+        if repo.git.merge_base(base_sha, head_sha) is None or not repo.git.rev_list(head_sha, base_sha):
+            raise validation_failed(
+                resource="PullRequest", code="custom", message=f"No commits between {base} and {head_ref}"
+            )
+        stamp = now_iso()
+        issue = Issue(
+            id=ctx.store.next_id(),
+            number=repo.take_number(),
+            title=title,
+            body=body.get("body"),
+            user=ctx.need_login(),
+            created_at=stamp,
+            updated_at=stamp,
+            pull=PullData(
+                head_ref=head_ref,
+                head_repo=repo.full_name,
+                head_sha=head_sha,
+                base_ref=base,
+                base_sha=base_sha,
+                draft=bool(body.get("draft", False)),
+            ),
+        )
+        repo.issues[issue.number] = issue
+        view = pull_view(ctx, repo, issue, full=True)
+    return Response(status=201, body=view, headers={"Location": view["url"]})
+
+
+@router.add("GET", "/repos/{owner}/{repo}/pulls")
+def list_pulls(ctx: Context) -> Response:
+    """Pull requests, newest first; ``state``, ``head`` (``owner:branch``) and ``base`` filter."""
+    repo = ctx.repo()
+    query = ctx.request.query
+    state = query.get("state", "open")
+    head = query.get("head", "")
+    head_owner, _, head_ref = head.rpartition(":")
+    with ctx.store.lock:
+        items = []
+        for issue in sorted(repo.issues.values(), key=lambda i: -i.number):
+            data = issue.pull
+            if data is None or (state not in ("all", issue.state)):
+                continue
+            if head and (data.head_ref != head_ref or (head_owner and head_owner.lower() != repo.owner.lower())):
+                continue
+            if query.get("base") and data.base_ref != query["base"]:
+                continue
+            refresh(repo, issue)
+            items.append(issue)
+        page, links = paginate(ctx.request, items)
+        body = [pull_view(ctx, repo, i) for i in page]
+    return Response(body=body, headers=links)
+
+
+@router.add("GET", "/repos/{owner}/{repo}/pulls/{pull_number}")
+def read_pull(ctx: Context) -> Response:
+    """One pull request with mergeability and diff stats."""
+    repo = ctx.repo()
+    with ctx.store.lock:
+        return Response(body=pull_view(ctx, repo, get_pull(ctx, repo), full=True))
+
+
+@router.add("PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}")
+def patch_pull(ctx: Context) -> Response:
+    """Edit title, body, base or state."""
+    repo = ctx.repo("write")
+    body = ctx.body()
+    with ctx.store.lock:
+        issue = get_pull(ctx, repo)
+        assert issue.pull is not None
+        if issue.pull.merged and body.get("state") == "open":
+            raise validation_failed("Cannot reopen a merged pull request")
+        if isinstance(body.get("base"), str):
+            issue.pull.base_ref = body["base"]
+        update_issue_fields(ctx, repo, issue, {k: v for k, v in body.items() if k in ("title", "body", "state")})
+        refresh(repo, issue)
+        return Response(body=pull_view(ctx, repo, issue, full=True))
+
+
+@router.add("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/files")
+def pull_files(ctx: Context) -> Response:
+    """Files changed by the pull request (head against the merge base)."""
+    repo = ctx.repo()
+    with ctx.store.lock:
+        data = get_pull(ctx, repo).pull
+        assert data is not None
+        merge_base = repo.git.merge_base(data.base_sha, data.head_sha)
+        page, links = paginate(ctx.request, files_between(ctx, repo, merge_base, data.head_sha))
+    return Response(body=page, headers=links)
+
+
+@router.add("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/commits")
+def pull_commits(ctx: Context) -> Response:
+    """Commits of the pull request, oldest first."""
+    repo = ctx.repo()
+    with ctx.store.lock:
+        data = get_pull(ctx, repo).pull
+        assert data is not None
+        merge_base = repo.git.merge_base(data.base_sha, data.head_sha)
+        shas = list(reversed(repo.git.rev_list(data.head_sha, merge_base)))
+        page, links = paginate(ctx.request, shas)
+        body = [git_views.commit(ctx.base, repo, repo.git.read_commit(s)) for s in page]
+    return Response(body=body, headers=links)
+
+
+@router.add("PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/merge")
+def merge_pull(ctx: Context) -> Response:
+    """Merge with a real merge commit on the base branch (``squash``: one parent, same tree)."""
+    repo = ctx.repo("write")
+    body = ctx.body()
+    login = ctx.need_login()
+    with ctx.store.lock:
+        issue = get_pull(ctx, repo)
+        data = issue.pull
+        assert data is not None
+        if data.merged or issue.state != "open":
+            raise ApiError(405, "Pull Request is not mergeable")
+        if body.get("sha") and body["sha"] != data.head_sha:
+            raise ApiError(409, "Head branch was modified. Review and try the merge again.")
+        tree = repo.git.merge_trees(data.base_sha, data.head_sha)
+        if tree is None:
+            raise ApiError(405, "Pull Request is not mergeable")
+        method = body.get("merge_method", "merge")
+        title = body.get("commit_title") or (
+            f"{issue.title} (#{issue.number})"
+            if method == "squash"
+            else f"Merge pull request #{issue.number} from {repo.owner}/{data.head_ref}"
+        )
+        message = f"{title}\n\n{body.get('commit_message') or issue.title}\n"
+        parents = [data.base_sha] if method == "squash" else [data.base_sha, data.head_sha]
+        who = signature(login)
+        sha = repo.git.commit_tree(tree, parents, message, author=who, committer=who)
+        move_branch(repo, f"refs/heads/{data.base_ref}", sha, data.base_sha)
+        stamp = now_iso()
+        data.merged, data.merged_at, data.merged_by, data.merge_commit_sha = True, stamp, login, sha
+        issue.state, issue.closed_at, issue.updated_at = "closed", stamp, stamp
+    return Response(body={"sha": sha, "merged": True, "message": "Pull Request successfully merged"})
+
+
+@router.add("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews")
+def list_reviews(ctx: Context) -> Response:
+    """Reviews, oldest first."""
+    repo = ctx.repo()
+    with ctx.store.lock:
+        number = get_pull(ctx, repo).number
+        items = [r for r in repo.reviews.values() if r.pull_number == number]
+        page, links = paginate(ctx.request, items)
+        return Response(body=[views.review(ctx.base, ctx.store, repo, r) for r in page], headers=links)
+
+
+@router.add("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews")
+def create_review(ctx: Context) -> Response:
+    """Submit a review (``event`` APPROVE/REQUEST_CHANGES/COMMENT; none leaves it PENDING) with comments."""
+    repo = ctx.repo("write", users_need="read")
+    body = ctx.body()
+    states = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
+    login = ctx.need_login()
+    with ctx.store.lock:
+        issue = get_pull(ctx, repo)
+        assert issue.pull is not None
+        review = Review(
+            id=ctx.store.next_id(),
+            pull_number=issue.number,
+            user=login,
+            body=str(body.get("body") or ""),
+            state=states.get(str(body.get("event")), "PENDING"),
+            commit_id=str(body.get("commit_id") or issue.pull.head_sha),
+            submitted_at=now_iso(),
+        )
+        repo.reviews[review.id] = review
+        for raw in body.get("comments") or []:
+            _add_review_comment(ctx, repo, issue, raw, review.id)
+        return Response(body=views.review(ctx.base, ctx.store, repo, review))
+
+
+def _add_review_comment(
+    ctx: Context, repo: Repo, issue: Issue, raw: dict[str, Any], review_id: int | None
+) -> ReviewComment:
+    assert issue.pull is not None
+    if not isinstance(raw.get("body"), str) or not isinstance(raw.get("path"), str):
+        raise validation_failed(resource="PullRequestReviewComment", code="missing_field", field="body")
+    stamp = now_iso()
+    line = raw.get("line", raw.get("position"))
+    comment = ReviewComment(
+        id=ctx.store.next_id(),
+        pull_number=issue.number,
+        user=ctx.need_login(),
+        body=raw["body"],
+        path=raw["path"],
+        line=int(line) if line is not None else None,
+        side=str(raw.get("side", "RIGHT")),
+        commit_id=str(raw.get("commit_id") or issue.pull.head_sha),
+        created_at=stamp,
+        updated_at=stamp,
+        review_id=review_id,
+    )
+    repo.review_comments[comment.id] = comment
+    return comment
+
+
+@router.add("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/comments")
+def list_review_comments(ctx: Context) -> Response:
+    """Review comments, oldest first."""
+    repo = ctx.repo()
+    with ctx.store.lock:
+        number = get_pull(ctx, repo).number
+        items = [c for c in repo.review_comments.values() if c.pull_number == number]
+        page, links = paginate(ctx.request, items)
+        return Response(body=[views.review_comment(ctx.base, ctx.store, repo, c) for c in page], headers=links)
+
+
+@router.add("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/comments")
+def create_review_comment(ctx: Context) -> Response:
+    """Comment on a line of the diff."""
+    repo = ctx.repo("write", users_need="read")
+    with ctx.store.lock:
+        issue = get_pull(ctx, repo)
+        comment = _add_review_comment(ctx, repo, issue, ctx.body(), None)
+        return Response(status=201, body=views.review_comment(ctx.base, ctx.store, repo, comment))

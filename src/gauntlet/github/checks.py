@@ -1,0 +1,102 @@
+"""``set_check``: one check run per head SHA and name, with a summary and annotations (DESIGN §5).
+
+GitHub takes at most 50 annotations per request and *appends* annotations on
+every update, so a run sends only the annotations the check does not have yet:
+a repeated run leaves the check as it is.
+See https://docs.github.com/rest/checks/runs#update-a-check-run
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gauntlet.effects.base import EffectResult, Existing
+from gauntlet.effects.bodies import body_of
+from gauntlet.effects.models import CheckAnnotation, Effect, SetCheck
+from gauntlet.github.backend import Hub
+
+__all__ = ["ANNOTATIONS_PER_REQUEST", "CheckFound", "CheckRunHandler"]
+
+ANNOTATIONS_PER_REQUEST = 50
+#: GitHub's limit on a check run's summary.
+MAX_SUMMARY_CHARS = 65_535
+
+
+class CheckFound(Existing):
+    """A check run found on the SHA, with what decides whether it must change."""
+
+    conclusion: str | None = None
+    title: str | None = None
+    annotations_count: int = 0
+
+
+def _found(run: dict[str, Any]) -> CheckFound:
+    output = run.get("output") or {}
+    return CheckFound(
+        number=int(run["id"]),
+        url=run.get("html_url"),
+        body=output.get("summary"),
+        conclusion=run.get("conclusion"),
+        title=output.get("title"),
+        annotations_count=int(output.get("annotations_count") or 0),
+    )
+
+
+def _name(hub: Hub, effect: SetCheck) -> str:
+    return hub.check_name or effect.name
+
+
+class CheckRunHandler:
+    """Creates the check run once per SHA and name; later runs update it in place."""
+
+    def find(self, hub: Hub, effect: Effect) -> Existing | None:
+        """The newest check run with this name on the SHA (one call)."""
+        assert isinstance(effect, SetCheck)
+        found = hub.client.request(
+            "GET",
+            f"/repos/{hub.repo.full_name}/commits/{effect.head_sha}/check-runs",
+            params={"check_name": _name(hub, effect), "filter": "latest", "per_page": 100},
+        )
+        runs = [run for run in found.get("check_runs", []) if run.get("name") == _name(hub, effect)]
+        return _found(max(runs, key=lambda run: int(run["id"]))) if runs else None
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """Create or update the check run; send annotations in batches of 50."""
+        assert isinstance(effect, SetCheck)
+        summary = body_of(effect)[:MAX_SUMMARY_CHARS]
+        path = f"/repos/{hub.repo.full_name}/check-runs"
+        if isinstance(existing, CheckFound) and existing.number is not None:
+            pending = list(effect.annotations[existing.annotations_count :])
+            same = (existing.conclusion, existing.title, existing.body) == (effect.conclusion, effect.title, summary)
+            if same and not pending:
+                return EffectResult(type=effect.type, key=effect.key, status="unchanged", number=None, url=existing.url)
+            run_id, url, status = existing.number, existing.url, "updated"
+            first, rest = pending[:ANNOTATIONS_PER_REQUEST], pending[ANNOTATIONS_PER_REQUEST:]
+            hub.client.request("PATCH", f"{path}/{run_id}", body=_payload(effect, summary, first))
+        else:
+            first = list(effect.annotations[:ANNOTATIONS_PER_REQUEST])
+            rest = list(effect.annotations[ANNOTATIONS_PER_REQUEST:])
+            payload = {"name": _name(hub, effect), "head_sha": effect.head_sha, **_payload(effect, summary, first)}
+
+            def create() -> dict[str, Any]:
+                made: dict[str, Any] = hub.client.request("POST", path, body=payload)
+                return made
+
+            def look() -> dict[str, Any] | None:
+                again = self.find(hub, effect)
+                return None if again is None else {"id": again.number, "html_url": again.url}
+
+            made = hub.client.create_once(f"check run on {effect.head_sha[:7]}", create, look)
+            run_id, url, status = int(made["id"]), made.get("html_url"), "created"
+        for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
+            batch = rest[start : start + ANNOTATIONS_PER_REQUEST]
+            hub.client.request("PATCH", f"{path}/{run_id}", body=_payload(effect, summary, batch))
+        # The check is found by listing the SHA, not through the index: no number to remember.
+        return EffectResult(type=effect.type, key=effect.key, status=status, url=url)
+
+
+def _payload(effect: SetCheck, summary: str, annotations: list[CheckAnnotation]) -> dict[str, Any]:
+    output: dict[str, Any] = {"title": effect.title, "summary": summary}
+    if annotations:
+        output["annotations"] = [annotation.model_dump() for annotation in annotations]
+    return {"status": "completed", "conclusion": effect.conclusion, "output": output}

@@ -1,0 +1,262 @@
+"""The one PyGithub client, and the only place PyGithub and ``requests`` errors are translated (DESIGN §5).
+
+Retries happen below PyGithub, in urllib3, through :class:`GauntletRetry`:
+
+- 5xx, 429 and rate limits (403 with a rate-limit message) are retried with
+  backoff, honouring ``Retry-After`` first and then ``x-ratelimit-reset``;
+- a POST that creates something (a comment, a check run) is never replayed
+  blindly after an ambiguous failure (5xx, dropped connection): the server may
+  have acted. The caller looks again and creates only if nothing is there
+  (:meth:`GitHubClient.create_once`). POSTs that are safe to replay (Git Data
+  objects are content-addressed; reactions and reruns are idempotent) are retried;
+- every HTTP attempt is counted, retries included, for the report's ``api_calls``.
+
+Errors leave this module as :mod:`gauntlet.errors` types::
+
+    GitHubUnavailable (exit 3)   still failing after retries
+    ReadOnlyToken                403 "Resource not accessible by integration" (fork PRs)
+    NotFound                     404
+    Rejected                     422 (validation failed, not a fast-forward, already exists)
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+import requests
+from github import Auth, Github, GithubException, GithubRetry
+from urllib3.exceptions import MaxRetryError, ResponseError
+
+from gauntlet.errors import GauntletError, GitHubUnavailable
+
+if TYPE_CHECKING:
+    from github.Repository import Repository
+    from urllib3.connectionpool import ConnectionPool
+    from urllib3.response import BaseHTTPResponse, HTTPResponse
+
+__all__ = [
+    "DEFAULT_API_URL",
+    "CallCounter",
+    "GauntletRetry",
+    "GitHubClient",
+    "NotFound",
+    "ReadOnlyToken",
+    "Rejected",
+]
+
+log = logging.getLogger("gauntlet.github")
+
+T = TypeVar("T")
+
+DEFAULT_API_URL = "https://api.github.com"
+
+#: The message GitHub sends when an installation token lacks a permission (fork PRs, read-only tokens).
+FORBIDDEN_MESSAGE = "Resource not accessible by integration"
+
+#: POSTs that may be replayed after an ambiguous failure: same request, same result.
+_REPLAYABLE_POST = re.compile(r"/git/(blobs|trees|commits)$|/reactions$|/rerun-failed-jobs$|/rerun$")
+
+
+class ReadOnlyToken(GauntletError):
+    """The token may read but not write here; the run degrades to summary and annotations."""
+
+    exit_code: ClassVar[int] = 0
+
+
+class NotFound(GauntletError):
+    """GitHub answered 404."""
+
+    exit_code: ClassVar[int] = 3
+
+
+class Rejected(GauntletError):
+    """GitHub answered 422: validation failed, a ref update was not a fast-forward, or the thing exists."""
+
+    exit_code: ClassVar[int] = 3
+
+
+class CallCounter:
+    """Counts HTTP attempts (retries included); shared by every copy of a :class:`GauntletRetry`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.value = 0
+
+    def add(self) -> None:
+        """Count one attempt."""
+        with self._lock:
+            self.value += 1
+
+
+class GauntletRetry(GithubRetry):
+    """PyGithub's retry with call counting, scaled waits and no blind replay of creating POSTs.
+
+    :param counter: where attempts are counted.
+    :param wait_scale: multiplies every wait; 1 in production, near 0 in tests ("throttling off").
+    """
+
+    def __init__(self, *, counter: CallCounter, wait_scale: float = 1.0, **kwargs: Any) -> None:
+        self.counter = counter
+        self.wait_scale = wait_scale
+        super().__init__(**kwargs)
+
+    def new(self, **kw: Any) -> GauntletRetry:
+        """A copy for the next attempt, sharing the counter."""
+        kw.update(counter=self.counter, wait_scale=self.wait_scale)
+        return super().new(**kw)
+
+    def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
+        """urllib3 asks this once for every response: count it here."""
+        self.counter.add()
+        return bool(super().is_retry(method, status_code, has_retry_after))
+
+    def increment(  # type: ignore[override]  # PyGithub narrows the response type
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: HTTPResponse | None = None,
+        error: Exception | None = None,
+        _pool: ConnectionPool | None = None,
+        _stacktrace: Any = None,
+    ) -> GauntletRetry:
+        """Refuse to replay a creating POST after an ambiguous failure; otherwise retry as PyGithub does."""
+        if error is not None and response is None:
+            self.counter.add()  # a dropped connection never reaches is_retry
+        if method == "POST" and not _REPLAYABLE_POST.search(url or "") and _ambiguous(response, error):
+            if error is not None:
+                raise error
+            raise MaxRetryError(_pool, url, ResponseError("not replaying a POST"))  # type: ignore[arg-type]
+        retry = super().increment(method, url, response, error, _pool, _stacktrace)
+        assert isinstance(retry, GauntletRetry)
+        return retry
+
+    def get_retry_after(self, response: BaseHTTPResponse) -> float | None:
+        """``Retry-After``, else the time until ``x-ratelimit-reset`` when the quota is spent; scaled."""
+        seconds = super().get_retry_after(response)
+        if seconds is None and response.headers.get("x-ratelimit-remaining") == "0":
+            reset = response.headers.get("x-ratelimit-reset", "")
+            if reset.isdigit():
+                seconds = max(0.0, int(reset) - time.time()) + 1
+        return None if seconds is None else seconds * self.wait_scale
+
+    def get_backoff_time(self) -> float:
+        """The exponential backoff, scaled."""
+        return float(super().get_backoff_time()) * self.wait_scale
+
+
+def _ambiguous(response: HTTPResponse | None, error: Exception | None) -> bool:
+    """True when the server may have acted: a 5xx, or the connection broke after the request was sent."""
+    if response is not None:
+        return response.status >= 500
+    from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+
+    return not isinstance(error, ConnectTimeoutError | NewConnectionError)
+
+
+class GitHubClient:
+    """The PyGithub client every GitHub-side module uses.
+
+    :param token: the token (``github_token`` input).
+    :param api_url: ``GITHUB_API_URL`` (GitHub Enterprise Server and the sandbox are honoured).
+    :param throttle: space writes one second apart and wait as GitHub asks; off in tests.
+    :param retries: attempts per request after the first.
+    """
+
+    def __init__(self, token: str, api_url: str = DEFAULT_API_URL, *, throttle: bool = True, retries: int = 5) -> None:
+        self.counter = CallCounter()
+        retry = GauntletRetry(
+            counter=self.counter,
+            wait_scale=1.0 if throttle else 0.001,
+            total=retries,
+            backoff_factor=0.5,
+            backoff_max=30,
+            status_forcelist=[*range(500, 600), 429],
+            raise_on_status=False,
+            respect_retry_after_header=True,
+            secondary_rate_wait=60.0,
+            max_rate_limit_wait=300.0,
+        )
+        self.github = Github(
+            base_url=api_url.rstrip("/"),
+            auth=Auth.Token(token),
+            per_page=100,
+            retry=retry,
+            timeout=30,
+            seconds_between_requests=None,
+            seconds_between_writes=1.0 if throttle else None,
+            lazy=True,
+        )
+
+    @property
+    def calls(self) -> int:
+        """HTTP attempts made so far, retries included."""
+        return self.counter.value
+
+    def repo(self, full_name: str) -> Repository:
+        """The repository ``owner/name`` as a lazy object (no call until it is used)."""
+        return self.github.get_repo(full_name, lazy=True)
+
+    def request(
+        self, verb: str, path: str, *, params: dict[str, Any] | None = None, body: dict[str, Any] | None = None
+    ) -> Any:
+        """One REST call on ``path`` (relative to the API URL); returns the decoded JSON.
+
+        :raises GitHubUnavailable, ReadOnlyToken, NotFound, Rejected: translated failures.
+        """
+        with self.translated(f"{verb} {path}"):
+            _, data = self.github.requester.requestJsonAndCheck(verb, path, parameters=params, input=body)
+        return data
+
+    def log_quota(self) -> None:
+        """Log the remaining primary rate-limit quota, as the last response reported it (no extra call)."""
+        remaining, limit = self.github.requester.rate_limiting
+        if limit > 0:
+            log.info("GitHub API quota: %d of %d requests left; %d calls this run", remaining, limit, self.calls)
+
+    @contextmanager
+    def translated(self, what: str) -> Iterator[None]:
+        """Translate PyGithub and ``requests`` failures inside the block into Gauntlet errors."""
+        try:
+            yield
+        except GithubException as exc:
+            raise _translate(exc, what) from exc
+        except requests.RequestException as exc:
+            raise GitHubUnavailable(f"{what}: GitHub unreachable after retries: {exc.__class__.__name__}") from exc
+
+    def call(self, what: str, fn: Callable[[], T]) -> T:
+        """Run ``fn`` (PyGithub calls) with failures translated."""
+        with self.translated(what):
+            return fn()
+
+    def create_once(self, what: str, create: Callable[[], T], find: Callable[[], T | None]) -> T:
+        """Create something that must exist once: after an ambiguous failure, look before trying again.
+
+        :param create: the creating call (a POST that is never replayed blindly).
+        :param find: looks the thing up; ``None`` when it does not exist.
+        :raises GitHubUnavailable: still failing after a second look and a second try.
+        """
+        try:
+            return self.call(what, create)
+        except GitHubUnavailable:
+            log.info("%s failed ambiguously; looking before creating again", what)
+            found = find()
+            if found is not None:
+                return found
+            return self.call(what, create)
+
+
+def _translate(exc: GithubException, what: str) -> GauntletError:
+    message = exc.data.get("message", "") if isinstance(exc.data, dict) else str(exc.data)
+    if exc.status == 403 and FORBIDDEN_MESSAGE.lower() in str(message).lower():
+        return ReadOnlyToken(f"{what}: the token cannot write here ({FORBIDDEN_MESSAGE})")
+    if exc.status == 404:
+        return NotFound(f"{what}: not found")
+    if exc.status == 422:
+        return Rejected(f"{what}: rejected: {message}")
+    return GitHubUnavailable(f"{what}: GitHub answered {exc.status} after retries: {message}")

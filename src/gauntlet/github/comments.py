@@ -1,0 +1,132 @@
+"""Comments Gauntlet writes on issues and PRs: the sticky PR comment and replies to commands (DESIGN §5).
+
+A comment is Gauntlet's only if it carries the effect's hidden marker *and* was
+written by Gauntlet's own identity: anyone can type a marker into a comment.
+Lookup order: the id the state index remembers (one call), then the issue's
+comments page by page (100 a page).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gauntlet.effects.base import EffectResult, Existing
+from gauntlet.effects.bodies import body_of
+from gauntlet.effects.models import Effect, ReplyToComment, UpsertComment
+from gauntlet.github.backend import Hub
+from gauntlet.github.client import NotFound
+
+__all__ = ["Reply", "StickyComment", "find_marked_comment", "marker_in"]
+
+_MARKER = re.compile(r"<!-- gauntlet:key=[^\s>]+ -->")
+
+
+def marker_in(body: str) -> str:
+    """The hidden marker a rendered body starts with.
+
+    :raises ValueError: the body carries no marker (a template bug).
+    """
+    found = _MARKER.search(body)
+    if found is None:
+        raise ValueError("a body Gauntlet writes must carry a marker")
+    return found.group()
+
+
+def _authored(hub: Hub, comment: dict[str, Any], marker: str) -> bool:
+    user = comment.get("user") or {}
+    login = str(user.get("login", ""))
+    return login.lower() == hub.bot_login.lower() and marker in str(comment.get("body") or "")
+
+
+def _existing(comment: dict[str, Any]) -> Existing:
+    return Existing(number=int(comment["id"]), url=comment.get("html_url"), body=comment.get("body"))
+
+
+def find_marked_comment(hub: Hub, issue_number: int, marker: str, known: int | None) -> Existing | None:
+    """Gauntlet's comment carrying ``marker`` on an issue or PR, or ``None``.
+
+    :param known: the comment id the state index holds, tried first.
+    """
+    prefix = f"/repos/{hub.repo.full_name}/issues"
+    if known is not None:
+        try:
+            comment = hub.client.request("GET", f"{prefix}/comments/{known}")
+        except NotFound:
+            comment = None
+        if isinstance(comment, dict) and _authored(hub, comment, marker):
+            return _existing(comment)
+    page = 1
+    while True:
+        comments = hub.client.request(
+            "GET", f"{prefix}/{issue_number}/comments", params={"per_page": 100, "page": page}
+        )
+        for comment in comments:
+            if _authored(hub, comment, marker):
+                return _existing(comment)
+        if len(comments) < 100:
+            return None
+        page += 1
+
+
+def _write(hub: Hub, effect: Effect, issue_number: int, body: str, existing: Existing | None) -> EffectResult:
+    """Create the comment, or edit the one found; an identical body is left alone."""
+    prefix = f"/repos/{hub.repo.full_name}/issues"
+    if existing is not None and existing.number is not None:
+        if existing.body == body:
+            return EffectResult(
+                type=effect.type, key=effect.key, status="unchanged", number=existing.number, url=existing.url
+            )
+        edited = hub.client.request("PATCH", f"{prefix}/comments/{existing.number}", body={"body": body})
+        return EffectResult(type=effect.type, key=effect.key, status="updated", **_identity(edited))
+    marker = marker_in(body)
+
+    def create() -> dict[str, Any]:
+        created: dict[str, Any] = hub.client.request("POST", f"{prefix}/{issue_number}/comments", body={"body": body})
+        return created
+
+    def look() -> dict[str, Any] | None:
+        found = find_marked_comment(hub, issue_number, marker, None)
+        return None if found is None else {"id": found.number, "html_url": found.url}
+
+    made = hub.client.create_once(f"comment on #{issue_number}", create, look)
+    return EffectResult(type=effect.type, key=effect.key, status="created", **_identity(made))
+
+
+def _identity(comment: dict[str, Any]) -> dict[str, Any]:
+    return {"number": int(comment["id"]), "url": comment.get("html_url")}
+
+
+class StickyComment:
+    """``upsert_comment``: the one comment per PR, edited in place; ``comment_mode`` decides how often."""
+
+    def find(self, hub: Hub, effect: Effect) -> Existing | None:
+        """The PR's sticky comment: by the id in the state index, else by listing the PR's comments."""
+        assert isinstance(effect, UpsertComment)
+        if hub.comment_mode == "off":
+            return None
+        return find_marked_comment(hub, effect.pr, marker_in(body_of(effect)), hub.known(effect.key))
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """Post or edit the comment (``always``: edit even when unchanged, so it shows the latest run)."""
+        assert isinstance(effect, UpsertComment)
+        if hub.comment_mode == "off":
+            return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="comment_mode off")
+        body = body_of(effect)
+        if hub.comment_mode == "always" and existing is not None:
+            existing = existing.model_copy(update={"body": None})
+        return _write(hub, effect, effect.pr, body, existing)
+
+
+class Reply:
+    """``reply_to_comment``: one reply per command comment (and index), never posted twice."""
+
+    def find(self, hub: Hub, effect: Effect) -> Existing | None:
+        """The reply written earlier for this command, if any."""
+        assert isinstance(effect, ReplyToComment)
+        return find_marked_comment(hub, effect.issue_number, marker_in(body_of(effect)), hub.known(effect.key))
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """Post the reply, or bring the earlier one up to date."""
+        assert isinstance(effect, ReplyToComment)
+        return _write(hub, effect, effect.issue_number, body_of(effect), existing)

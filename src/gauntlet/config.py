@@ -6,22 +6,28 @@ so an empty file (or none) is a valid configuration.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from gauntlet.errors import ConfigError
+from gauntlet.models import Kind, Severity, Source
 
 __all__ = [
     "Config",
+    "ContextRule",
     "FailOn",
     "GauntletConfig",
     "HealthConfig",
     "RecoveryConfig",
     "RevertConfig",
     "SelfHealConfig",
+    "SeverityOverride",
+    "config_schema",
     "load_config",
+    "parse_config",
 ]
 
 FailOn = Literal["criticals", "majors", "minors", "never"]
@@ -73,6 +79,57 @@ class HealthConfig(_Section):
     stall_hours: float = 24
 
 
+class SeverityOverride(_Section):
+    """Set the severity of the findings that match every given field (kind, tool, rule, path, source).
+
+    ``rule`` and ``path`` are globs (``E5*``, ``tests/**``); names compare case-insensitively.
+    The most specific override wins (most fields given); among equals, the later one.
+    """
+
+    kind: Kind | None = None
+    tool: str | None = Field(None, min_length=1, max_length=64)
+    rule: str | None = Field(None, min_length=1, max_length=200)
+    path: str | None = Field(None, min_length=1, max_length=500)
+    source: Source | None = None
+    severity: Severity
+
+    @model_validator(mode="after")
+    def _needs_a_match(self) -> SeverityOverride:
+        if self.specificity == 0:
+            raise ValueError("give at least one of kind, tool, rule, path, source")
+        return self
+
+    @property
+    def specificity(self) -> int:
+        """How many fields this override matches on."""
+        return sum(v is not None for v in (self.kind, self.tool, self.rule, self.path, self.source))
+
+
+class ContextRule(_Section):
+    """A context flag: findings that match it get at least ``priority`` (DESIGN §4: raise, never lower).
+
+    Every list that is given must match (any of its entries); at least one must be given.
+    ``paths`` and ``rules`` are globs; ``components`` are names from ``components``.
+    """
+
+    name: str = Field(min_length=1, max_length=64)
+    priority: Literal["P0", "P1"]
+    paths: list[str] = []
+    components: list[str] = []
+    kinds: list[Kind] = []
+    tools: list[str] = []
+    rules: list[str] = []
+    min_severity: Severity | None = None
+    default_branch_only: bool = False
+
+    @model_validator(mode="after")
+    def _needs_a_match(self) -> ContextRule:
+        given = (self.paths, self.components, self.kinds, self.tools, self.rules, self.min_severity)
+        if not any(given) and not self.default_branch_only:
+            raise ValueError("give at least one of paths, components, kinds, tools, rules, min_severity")
+        return self
+
+
 class Config(_Section):
     """The whole configuration file."""
 
@@ -82,25 +139,148 @@ class Config(_Section):
     revert: RevertConfig = RevertConfig()
     selfheal: SelfHealConfig = SelfHealConfig()
     health: HealthConfig = HealthConfig()
+    #: Severity overrides per kind/tool/rule/path (classify applies them before merging duplicates).
+    severity: list[SeverityOverride] = []
+    #: Component name → path globs, first match in file order (reports and self-healing group by component).
+    components: dict[str, list[str]] = {}
+    #: Context flags that raise the priority of matching findings.
+    context: list[ContextRule] = []
+
+    @field_validator("context")
+    @classmethod
+    def _known_components(cls, rules: list[ContextRule], info: ValidationInfo) -> list[ContextRule]:
+        components = info.data.get("components", {})
+        for rule in rules:
+            unknown = [c for c in rule.components if c not in components]
+            if unknown:
+                raise ValueError(f"context {rule.name!r} names unknown components: {', '.join(unknown)}")
+        return rules
 
 
 def load_config(path: Path | None) -> Config:
     """Read and validate a configuration file; a missing ``path`` gives the defaults.
 
-    :raises ConfigError: the file is not YAML or does not match the model.
+    :raises ConfigError: the file is not YAML or does not match the model; the
+        message names the file, the line and the key.
     """
     if path is None or not path.exists():
         return Config()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
+    return parse_config(text, str(path))
+
+
+def parse_config(text: str, name: str = "gauntlet.yml") -> Config:
+    """Validate the YAML ``text`` of a configuration file.
+
+    Validation is strict (``"10"`` is not a number, ``yes`` is not a boolean) and
+    YAML 1.1's ``on``/``off``/``yes``/``no`` stay strings, so ``auto_revert: off``
+    means the word. Errors name the line of the offending key.
+
+    :raises ConfigError: not YAML, a duplicate key, an unknown key or a wrong value.
+    """
+    import json
+
     import yaml
     from pydantic import ValidationError
 
+    loader = _make_loader(text)
+    loader.name = name  # marks in YAML errors name the file
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{name}: not valid YAML: {' '.join(str(exc).split())}") from exc
+    finally:
+        loader.dispose()
+    if node is not None:
+        _check_duplicates(node, name)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{name}:1: expected a mapping of settings at the top level")
     try:
-        return Config.model_validate(data)
+        # Through JSON so strict mode accepts YAML lists for tuple fields; dates become their text.
+        return Config.model_validate_json(json.dumps(data, default=str), strict=True)
     except ValidationError as exc:
         problem = exc.errors()[0]
-        key = ".".join(str(p) for p in problem["loc"])
-        raise ConfigError(f"{path}: {key}: {problem['msg']}") from exc
+        loc = [p for p in problem["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+        key = ".".join(str(p) for p in loc) or "(top level)"
+        line = _line_of(node, loc) if node is not None else 1
+        message = "unknown key" if problem["type"] == "extra_forbidden" else problem["msg"]
+        message = message.removeprefix("Value error, ")
+        if problem["type"] not in ("extra_forbidden", "value_error") and loc:
+            message += f" (got {json.dumps(problem.get('input'), default=str)[:80]})"
+        raise ConfigError(f"{name}:{line}: {key}: {message}") from exc
+
+
+def config_schema() -> dict[str, Any]:
+    """The JSON schema of the configuration file (published as ``schema/gauntlet.schema.json``)."""
+    schema = Config.model_json_schema(mode="validation")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://github.com/gauntlet/gauntlet/schema/gauntlet.schema.json",
+        "title": "Gauntlet configuration (.github/gauntlet.yml)",
+        **schema,
+    }
+
+
+def _loader_class() -> type[Any]:
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        """SafeLoader with YAML 1.2 booleans: only true/false, so ``off`` stays a string."""
+
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    for first in "tTfF":
+        Loader.add_implicit_resolver(
+            "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list(first)
+        )
+    return Loader
+
+
+def _make_loader(text: str) -> Any:
+    return _loader_class()(text)
+
+
+def _check_duplicates(node: Any, name: str) -> None:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                if key.value in seen:
+                    raise ConfigError(f"{name}:{key.start_mark.line + 1}: {key.value}: duplicate key")
+                seen.add(key.value)
+            _check_duplicates(value, name)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _check_duplicates(item, name)
+
+
+def _line_of(node: Any, loc: list[int | str]) -> int:
+    """The 1-based line of the key (or item) at ``loc``, or of its nearest existing parent."""
+    import yaml
+
+    mark = node.start_mark
+    current = node
+    for part in loc:
+        if isinstance(current, yaml.MappingNode):
+            pair = next(
+                (p for p in current.value if isinstance(p[0], yaml.ScalarNode) and p[0].value == str(part)), None
+            )
+            if pair is None:
+                break
+            mark, current = pair[0].start_mark, pair[1]
+        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int) and part < len(current.value):
+            current = current.value[part]
+            mark = current.start_mark
+        else:
+            break
+    return int(mark.line) + 1

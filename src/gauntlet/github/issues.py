@@ -1,0 +1,242 @@
+"""Accepted-risk and needs-human issues: filed once per key, found again, commented on when they recur.
+
+Theory of operation (DESIGN §5): an issue is found again before anything is created, first through the state
+index (``hub.known(key)``), then by listing the repository's open AND closed issues labelled ``gauntlet`` (never
+the search API, whose secondary limits bite). A marker counts only on an issue Gauntlet's own identity authored:
+anyone can type ``<!-- gauntlet:key=... -->`` into an issue. A recurrence comments on the existing issue,
+reopening it only when Gauntlet closed it (a person's close is a decision to respect), and never files a second
+one. Every comment is posted once: an identical comment by Gauntlet already on the issue is not repeated, so a run
+killed half-way and run again adds nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import TYPE_CHECKING, Any
+
+from gauntlet.effects.base import EffectResult, Existing, Status
+from gauntlet.effects.bodies import body_of
+from gauntlet.effects.models import CloseIssue, Effect, FileIssue
+from gauntlet.effects.render import render
+from gauntlet.github.client import NotFound
+from gauntlet.github.codeowners import CODEOWNERS_PATHS, assignable, owners_for, parse_codeowners
+from gauntlet.github.labels import BOT_LABEL, ensure_labels, issue_labels
+from gauntlet.github.listing import paged
+
+if TYPE_CHECKING:
+    from gauntlet.github.backend import Hub
+
+__all__ = [
+    "MAX_ASSIGNEES",
+    "MAX_TITLE_CHARS",
+    "CloseIssueHandler",
+    "FileIssueHandler",
+    "FoundIssue",
+    "code_owners",
+    "comment_once",
+    "file_issue",
+    "find_issue",
+    "has_marker",
+    "is_ours",
+    "issue_title",
+]
+
+#: Titles are one line and short enough to read in a list (GitHub allows 256).
+MAX_TITLE_CHARS = 120
+#: GitHub assigns at most 10 people to an issue.
+MAX_ASSIGNEES = 10
+
+_PREFIX = re.compile(r"^\s*\[Gauntlet/[^\]]*\]\s*", re.IGNORECASE)
+_WHITESPACE = re.compile(r"\s+")
+
+
+class FoundIssue(Existing):
+    """An issue Gauntlet filed earlier, with what a recurrence needs to know."""
+
+    state: str = "open"
+    closed_by: str | None = None
+
+
+def has_marker(body: str | None, key: str) -> bool:
+    """True when ``body`` carries the marker of ``key`` (DESIGN §5, contract)."""
+    return body is not None and f"<!-- gauntlet:key={key} -->" in body
+
+
+def is_ours(login: str | None, bot_login: str) -> bool:
+    """True when ``login`` is Gauntlet's own identity: the only author whose markers count."""
+    return login is not None and login.lower() == bot_login.lower()
+
+
+def _login(item: dict[str, Any], field: str = "user") -> str | None:
+    user = item.get(field)
+    return str(user["login"]) if isinstance(user, dict) and "login" in user else None
+
+
+def issue_title(effect: FileIssue) -> str:
+    """``[Gauntlet/<severity>] <what>`` on one line, at most :data:`MAX_TITLE_CHARS` characters."""
+    label = effect.view.severity or effect.kind
+    prefix = f"[Gauntlet/{label}] "
+    what = _WHITESPACE.sub(" ", _PREFIX.sub("", effect.title)).strip() or _WHITESPACE.sub(" ", effect.view.summary)
+    what = what.strip() or effect.key
+    room = MAX_TITLE_CHARS - len(prefix)
+    if len(what) > room:
+        what = what[: room - 1].rstrip() + "…"
+    return prefix + what
+
+
+def _found(hub: Hub, issue: dict[str, Any]) -> FoundIssue:
+    closed_by = _login(issue, "closed_by")
+    if issue.get("state") == "closed" and "closed_by" not in issue:
+        # Listings leave closed_by out; read the issue itself, only for closed ones.
+        closed_by = _login(
+            hub.client.request("GET", f"/repos/{hub.repo.full_name}/issues/{issue['number']}"), "closed_by"
+        )
+    return FoundIssue(
+        number=int(issue["number"]),
+        url=issue.get("html_url"),
+        body=issue.get("body"),
+        state=str(issue.get("state", "open")),
+        closed_by=closed_by,
+    )
+
+
+def find_issue(hub: Hub, key: str) -> FoundIssue | None:
+    """The issue Gauntlet filed for ``key``: by the state index, else by listing issues labelled ``gauntlet``.
+
+    :param hub: the repository, Gauntlet's identity and the state index.
+    :param key: the effect key (``risk:<id>`` or ``needs-human:<id>``).
+    """
+    prefix = f"/repos/{hub.repo.full_name}/issues"
+    number = hub.known(key)
+    if number is not None:
+        try:
+            issue = hub.client.request("GET", f"{prefix}/{number}")
+        except NotFound:
+            issue = None  # deleted or transferred since it was recorded: look for it by label
+        if isinstance(issue, dict) and "pull_request" not in issue and is_ours(_login(issue), hub.bot_login):
+            return _found(hub, issue)
+    for issue in paged(hub, prefix, {"state": "all", "labels": BOT_LABEL}):
+        if "pull_request" in issue or not is_ours(_login(issue), hub.bot_login):
+            continue
+        if has_marker(issue.get("body"), key):
+            return _found(hub, issue)
+    return None
+
+
+def code_owners(hub: Hub, path: str) -> tuple[str, ...]:
+    """The users ``CODEOWNERS`` names for ``path`` on the default branch (teams and e-mails left out)."""
+    for location in CODEOWNERS_PATHS:
+        try:
+            content = hub.client.request("GET", f"/repos/{hub.repo.full_name}/contents/{location}")
+        except NotFound:
+            continue
+        if not isinstance(content, dict) or content.get("encoding") != "base64":
+            continue
+        try:
+            text = base64.b64decode(str(content.get("content", ""))).decode("utf-8", errors="replace")
+        except binascii.Error:
+            return ()
+        return assignable(owners_for(parse_codeowners(text), path))[:MAX_ASSIGNEES]
+    return ()
+
+
+def comment_once(hub: Hub, number: int, body: str) -> bool:
+    """Post ``body`` on issue or PR ``number`` unless Gauntlet already posted exactly it; return whether it did."""
+    path = f"/repos/{hub.repo.full_name}/issues/{number}/comments"
+    for comment in paged(hub, path):
+        if is_ours(_login(comment), hub.bot_login) and comment.get("body") == body:
+            return False
+    hub.client.request("POST", path, body={"body": body})
+    return True
+
+
+def _result(effect: Effect, status: Status, found: Existing, detail: str = "") -> EffectResult:
+    return EffectResult(
+        type=effect.type, key=effect.key, status=status, number=found.number, url=found.url, detail=detail
+    )
+
+
+def file_issue(hub: Hub, effect: FileIssue) -> EffectResult:
+    """File the issue for ``effect``, or note the recurrence on the one filed earlier (find, then perform)."""
+    handler = FileIssueHandler()
+    return handler.perform(hub, effect, handler.find(hub, effect))
+
+
+class FileIssueHandler:
+    """Files an accepted-risk or needs-human issue once; a recurrence comments (and reopens what Gauntlet closed)."""
+
+    def find(self, hub: Hub, effect: Effect) -> Existing | None:
+        """The issue filed earlier for the effect's key, if any."""
+        return find_issue(hub, effect.key)
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """File the issue, or note the recurrence on the one found."""
+        assert isinstance(effect, FileIssue)
+        if existing is None or existing.number is None:
+            return self._file(hub, effect)
+        return self._recur(hub, effect, existing)
+
+    def _file(self, hub: Hub, effect: FileIssue) -> EffectResult:
+        labels = issue_labels(effect.kind, effect.view.severity, effect.labels)
+        ensure_labels(hub, labels)
+        prefix = f"/repos/{hub.repo.full_name}/issues"
+        payload = {"title": issue_title(effect), "body": body_of(effect), "labels": list(labels)}
+
+        def create() -> dict[str, Any]:
+            created: dict[str, Any] = hub.client.request("POST", prefix, body=payload)
+            return created
+
+        def look() -> dict[str, Any] | None:
+            found = find_issue(hub, effect.key)
+            return None if found is None else {"number": found.number, "html_url": found.url}
+
+        issue = hub.client.create_once(f"file issue {effect.key}", create, look)
+        made = FoundIssue(number=int(issue["number"]), url=issue.get("html_url"))
+        owners = code_owners(hub, effect.view.path) if hub.assign_owners and effect.view.path else ()
+        if owners:
+            # Added after creating: GitHub drops logins it cannot assign here, where a create naming one fails.
+            hub.client.request("POST", f"{prefix}/{made.number}/assignees", body={"assignees": list(owners)})
+        return _result(effect, "created", made, "assigned " + ", ".join(owners) if owners else "")
+
+    def _recur(self, hub: Hub, effect: FileIssue, existing: Existing) -> EffectResult:
+        assert existing.number is not None
+        found = existing
+        if not isinstance(found, FoundIssue):
+            found = _found(hub, hub.client.request("GET", f"/repos/{hub.repo.full_name}/issues/{existing.number}"))
+        done: list[str] = []
+        if effect.recurrence_note:
+            body = render("issue_recurrence.md.j2", note=effect.recurrence_note)
+            if comment_once(hub, existing.number, body):
+                done.append("commented")
+        note = ""
+        if found.state == "closed" and is_ours(found.closed_by, hub.bot_login):
+            hub.client.request("PATCH", f"/repos/{hub.repo.full_name}/issues/{existing.number}", body={"state": "open"})
+            done.append("reopened")
+        elif found.state == "closed":
+            note = "left closed: a person closed it"
+        return _result(effect, "updated" if done else "unchanged", found, "; ".join([*done, note]).strip("; "))
+
+
+class CloseIssueHandler:
+    """Closes an issue Gauntlet filed, with a comment saying why; a closed or unknown issue is left alone."""
+
+    def find(self, hub: Hub, effect: Effect) -> Existing | None:
+        """The issue filed earlier under the same key, if any."""
+        return find_issue(hub, effect.key)
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """Comment the reason (once) and close the issue."""
+        assert isinstance(effect, CloseIssue)
+        if existing is None or existing.number is None:
+            return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="no issue to close")
+        if isinstance(existing, FoundIssue) and existing.state == "closed":
+            return _result(effect, "unchanged", existing, "already closed")
+        comment_once(hub, existing.number, body_of(effect))
+        hub.client.request(
+            "PATCH",
+            f"/repos/{hub.repo.full_name}/issues/{existing.number}",
+            body={"state": "closed", "state_reason": "completed"},
+        )
+        return _result(effect, "updated", existing, "closed")

@@ -13,9 +13,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from gauntlet.errors import ConfigError
-from gauntlet.models import Kind, Severity, Source
+from gauntlet.models import Kind, Permission, Severity, Source
 
 __all__ = [
+    "CommandsConfig",
     "Config",
     "ContextRule",
     "FailOn",
@@ -79,6 +80,26 @@ class HealthConfig(_Section):
     stall_hours: float = 24
 
 
+class CommandsConfig(_Section):
+    """``/gauntlet`` commands: the permission each needs, accepted risk and issue triage (``engine/COMMANDS.md``)."""
+
+    enabled: bool = True
+    #: The collaborator permission each command needs ("none": anyone who is not a bot).
+    help: Permission = "none"
+    status: Permission = "none"
+    retry: Permission = "write"
+    accept_risk: Permission = "maintain"
+    approve: Permission = "maintain"
+    reject: Permission = "maintain"
+    reset: Permission = "maintain"
+    #: The check's conclusion once accepted risks are all that keep it from passing.
+    accepted_conclusion: Literal["neutral", "success"] = "neutral"
+    #: Let the author of a PR accept its risks or approve what concerns it (off: someone else must).
+    allow_self_approval: bool = False
+    #: An accepted or escalated finding not seen on the default branch for this long gets its issue closed.
+    triage_days: int = Field(14, ge=1, le=365)
+
+
 class SeverityOverride(_Section):
     """Set the severity of the findings that match every given field (kind, tool, rule, path, source).
 
@@ -139,6 +160,7 @@ class Config(_Section):
     revert: RevertConfig = RevertConfig()
     selfheal: SelfHealConfig = SelfHealConfig()
     health: HealthConfig = HealthConfig()
+    commands: CommandsConfig = CommandsConfig()
     #: Severity overrides per kind/tool/rule/path (classify applies them before merging duplicates).
     severity: list[SeverityOverride] = []
     #: Component name → path globs, first match in file order (reports and self-healing group by component).

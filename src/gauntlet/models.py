@@ -13,9 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "SEVERITY_ORDER",
+    "CommentFact",
     "Finding",
     "Kind",
     "Observation",
+    "Permission",
     "Priority",
     "Severity",
     "Source",
@@ -69,6 +71,31 @@ class Finding(BaseModel):
     sources: tuple[Source, ...] = ()
 
 
+#: Collaborator permission levels, lowest first ("none": not a collaborator), as ``role_name`` reports them.
+Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
+
+
+class CommentFact(BaseModel):
+    """An ``issue_comment`` as the command step needs it (built at the edge: ``github/commands_edge.py``).
+
+    ``body`` is untrusted text: it is parsed for commands and never rendered as a template.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: int
+    body: str
+    author: str
+    author_type: str = "User"
+    #: The author's permission on the repository (collaborator permission API), read by the edge.
+    author_permission: Permission = "none"
+    action: Literal["created", "edited", "deleted"] = "created"
+    issue_number: int
+    is_pull_request: bool = False
+    #: The login Gauntlet itself writes as (input ``bot_login``): its own comments are never commands.
+    gauntlet_login: str = "github-actions[bot]"
+
+
 class Observation(BaseModel):
     """What one run saw, identified by (head SHA, run id, run attempt, job) (DESIGN §3).
 
@@ -93,9 +120,14 @@ class Observation(BaseModel):
     findings: tuple[Finding, ...] = ()
     changed_files: tuple[str, ...] = ()
 
+    #: Set for an ``issue_comment`` event: the comment that may carry ``/gauntlet`` commands.
+    comment: CommentFact | None = None
+
     @property
     def id(self) -> str:
         """The identity of the observation: delivering it again changes nothing."""
+        if self.comment is not None:
+            return f"comment:{self.comment.id}:{self.comment.action}"
         return f"{self.head_sha}:{self.run_id}:{self.run_attempt}:{self.job}"
 
     @property

@@ -9,6 +9,7 @@ from gauntlet.effects.models import Plan, SetCheck, WriteSummary
 from gauntlet.effects.views import RunView
 from gauntlet.engine import recovery
 from gauntlet.engine.loop import fails_check, gauntlet_action
+from gauntlet.engine.triage import triage_branch_run
 from gauntlet.engine.verdicts import Decision
 from gauntlet.models import Observation
 from gauntlet.state.base import keep_last
@@ -24,6 +25,7 @@ MAX_RUNS_KEPT = 100
 
 def step_branch(state: State, obs: Observation, config: Config, now: datetime) -> tuple[State, Plan]:
     """Record a branch run; a run with nothing at or above ``fail_on`` is green and becomes last-good."""
+    state, triaged = triage_branch_run(state, obs, config, now)
     assert state.branch is not None
     branch = state.branch
     records = [FindingRecord.of(f) for f in obs.findings]
@@ -73,6 +75,7 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
                 view=view,
             ),
             WriteSummary(view=view),
+            *triaged,
         ),
     )
     return state.model_copy(update={"branch": branch, "events": events}), plan

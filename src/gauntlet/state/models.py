@@ -8,6 +8,7 @@ from gauntlet.state.branch import BranchRecord, branch_slug
 from gauntlet.state.events import Event
 from gauntlet.state.pr import PRRecord
 from gauntlet.state.shared import BanditTable, DefectLog, EffectIndex, LearningBook, ProposalBook
+from gauntlet.state.triage import TriageBook
 
 __all__ = ["SHARED_FILES", "Scope", "State", "branch_path", "pr_path"]
 
@@ -18,6 +19,7 @@ SHARED_FILES: dict[str, str] = {
     "learnings": "v1/learnings.json",
     "bandit": "v1/bandit.json",
     "index": "v1/index.json",
+    "triage": "v1/triage.json",
 }
 
 
@@ -55,6 +57,7 @@ class State(BaseModel):
     learnings: LearningBook = LearningBook()
     bandit: BanditTable = BanditTable()
     index: EffectIndex = EffectIndex()
+    triage: TriageBook = TriageBook()
     events: list[Event] = []
 
     def files(self) -> dict[str, BaseModel]:

@@ -31,6 +31,7 @@ OPERATIONS: tuple[str, ...] = (
     "GET /users/{username}",
     "GET /rate_limit",
     "POST /user/repos",
+    "GET /orgs/{org}",
     "POST /orgs/{org}/repos",
     "GET /repos/{owner}/{repo}",
     "GET /repos/{owner}/{repo}/branches",

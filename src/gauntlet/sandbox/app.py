@@ -7,6 +7,7 @@ response, which keeps every rule testable and the HTTP server thin.
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -84,13 +85,16 @@ class App:
         self.store = store
         self.router = router
         self.observers: list[Observer] = []
+        self.crashes: list[str] = []  # tracebacks of handler bugs (answered with 500)
         self._used: dict[str, int] = {}
 
     def handle(self, request: Request) -> tuple[Response, str | None]:
         """Answer one API request; returns the response and the operation's path template (if routed)."""
         matched = self.router.match(request.method, request.path)
         if matched is None:
-            return ApiError(404, "Not Found").response(), None
+            missing = ApiError(404, "Not Found").response()
+            missing.headers.update(self.rate_headers(request.login))
+            return missing, None
         route, params = matched
         if request.login is not None:
             self.store.user(request.login)
@@ -98,17 +102,21 @@ class App:
             response = route.handler(Context(request=request, params=params, store=self.store))
         except ApiError as exc:
             response = exc.response()
+        except Exception as exc:  # noqa: BLE001 - a server must answer; the bug is kept for the tests to fail on
+            self.crashes.append(traceback.format_exc())
+            response = Response(status=500, body={"message": f"sandbox bug: {exc!r}"})
         if response.raw is None and response.body is not None:
             response.body = shapes.complete(
                 request.method, route.template, response.status, response.body, request.base
             )
-        response.headers.update(self._rate_headers(request.login))
+        response.headers.update(self.rate_headers(request.login))
         if response.raw is None and response.body is not None:
             for observer in list(self.observers):
                 observer(request.method, route.template, response.status, response.body)
         return response, route.template
 
-    def _rate_headers(self, login: str | None) -> dict[str, str]:
+    def rate_headers(self, login: str | None) -> dict[str, str]:
+        """``X-RateLimit-*`` for one more request by ``login``."""
         # One hourly window per login, like GitHub's primary rate limit for a token.
         key = login or ""
         with self.store.lock:

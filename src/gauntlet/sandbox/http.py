@@ -12,8 +12,6 @@ from urllib.parse import unquote, urlencode
 if TYPE_CHECKING:
     pass
 
-Handler = "Callable[[Context], Response]"
-
 # Path parameters that may contain slashes (refs, file paths, "base...head").
 _SLASHY = {"path", "ref", "basehead", "branch"}
 _NUMERIC = {
@@ -92,7 +90,7 @@ def not_found() -> ApiError:
     return ApiError(404, "Not Found")
 
 
-def validation_failed(message: str = "Validation Failed", **error: Any) -> ApiError:
+def validation_failed(message: str = "Validation Failed", /, **error: Any) -> ApiError:
     """GitHub's 422 with one entry in ``errors``."""
     return ApiError(422, message, errors=[error] if error else [])
 

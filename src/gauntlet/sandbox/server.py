@@ -95,7 +95,11 @@ class SandboxHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
-        response = faults.response(fault) if fault else self.server.app.handle(request)[0]
+        if fault:
+            response = faults.response(fault)
+            response.headers.update(self.server.app.rate_headers(request.login))
+        else:
+            response = self.server.app.handle(request)[0]
         self.server.log.add(self.command, path, response.status, split.query)
         self._respond(response)
 

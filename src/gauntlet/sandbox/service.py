@@ -70,12 +70,12 @@ class Sandbox:
 
     def serve_in_thread(self) -> None:
         """Serve from a daemon thread."""
-        self._thread = threading.Thread(target=self._server.serve_forever, name="gauntlet-sandbox", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="gauntlet-sandbox", daemon=True)
         self._thread.start()
 
     def serve_forever(self) -> None:
         """Serve on the calling thread until ``stop`` (from another thread or a signal handler)."""
-        self._server.serve_forever()
+        self._server.serve_forever(poll_interval=0.05)
 
     def stop(self) -> None:
         """Stop serving, close the socket and remove the data folder if the sandbox made it."""

@@ -19,7 +19,16 @@ router = Router()
 def get_authenticated(ctx: Context) -> Response:
     """The user the token authenticates as."""
     who = ctx.store.user(ctx.need_login())
-    return Response(body=public_user(ctx.base, who))
+    private = {
+        "private_gists": 0,
+        "total_private_repos": 0,
+        "owned_private_repos": 0,
+        "disk_usage": 0,
+        "collaborators": 0,
+        "two_factor_authentication": False,
+        "user_view_type": "private",
+    }
+    return Response(body={**public_user(ctx.base, who), **private})
 
 
 @router.add("GET", "/users/{username}")
@@ -69,6 +78,36 @@ def _repo_view(ctx: Context, repo: Repo) -> dict[str, Any]:
 def create_for_user(ctx: Context) -> Response:
     """Create a repository owned by the requester."""
     return _create(ctx, ctx.need_login())
+
+
+@router.add("GET", "/orgs/{org}")
+def get_org(ctx: Context) -> Response:
+    """An organisation; unknown names become organisations on first sight (a user's login is not one)."""
+    org = ctx.store.user(ctx.params["org"])
+    if org.type == "User" and not any(r.owner.lower() == org.login.lower() for r in ctx.store.repos.values()):
+        org = ctx.store.user(org.login, "Organization")
+    if org.type != "Organization":
+        raise ApiError(404, "Not Found")
+    api = f"{ctx.base}/orgs/{org.login}"
+    body = {
+        "login": org.login,
+        "id": org.id,
+        "node_id": f"O_{org.id:08d}",
+        "url": api,
+        "repos_url": f"{api}/repos",
+        "events_url": f"{api}/events",
+        "hooks_url": f"{api}/hooks",
+        "issues_url": f"{api}/issues",
+        "members_url": f"{api}/members{{/member}}",
+        "public_members_url": f"{api}/public_members{{/member}}",
+        "avatar_url": f"{ctx.base}/_sandbox/avatars/{org.login}",
+        "description": None,
+        "html_url": f"{ctx.base}/{org.login}",
+        "type": "Organization",
+        "created_at": org.created_at,
+        "updated_at": org.created_at,
+    }
+    return Response(body=body)
 
 
 @router.add("POST", "/orgs/{org}/repos")

@@ -45,6 +45,7 @@ def public_user(base: str, who: User) -> dict[str, Any]:
         "following": 0,
         "created_at": who.created_at,
         "updated_at": who.created_at,
+        "user_view_type": "public",
     }
 
 

@@ -1,57 +1,88 @@
-"""CI log scanning: one finding per real failure in a job log.
+"""CI log scanning: one finding per real failure in a job log, at close to grep's speed.
 
-``read_log`` adapts a binary stream to :func:`scan`, which takes lines and yields
-findings; parsers per tool recognise their own output.
+``read_log`` adapts a binary stream to :func:`scan`. The work is split so that
+each part stays small:
+
+* :mod:`.scanner` reads blocks, asks :mod:`.prefilter` where the candidate lines
+  are and feeds only those (with some lines of context) onward;
+* :mod:`.text` cleans a line (timestamps, ANSI, ``\\r``, BuildKit prefixes);
+* :mod:`.analyser` dispatches lines to the tool parsers and applies the "one
+  root cause, one finding" rules;
+* one module per tool family holds its parsers (:mod:`.ci`, :mod:`.pytests`,
+  :mod:`.python`, :mod:`.c`, :mod:`.rust`, :mod:`.go`, :mod:`.javascript`,
+  :mod:`.jvm`, :mod:`.ruby`, :mod:`.packages`, :mod:`.shell`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-from gauntlet.classify.defaults import default_severity
-from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message
-from gauntlet.ingest.limits import Limits
-from gauntlet.ingest.redact import redact
+from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
+from gauntlet.ingest.log.analyser import Analyser
+from gauntlet.ingest.log.c import CMake, Compiler, Make, Sanitizer
+from gauntlet.ingest.log.ci import CiRunner
+from gauntlet.ingest.log.draft import Parser
+from gauntlet.ingest.log.go import Go
+from gauntlet.ingest.log.javascript import Eslint, Jest, Mocha, NodeError, Tap, Tsc, Vitest
+from gauntlet.ingest.log.jvm import Gradle, Java, Maven
+from gauntlet.ingest.log.packages import Apt, Npm
+from gauntlet.ingest.log.pytests import Pytest, Unittest
+from gauntlet.ingest.log.python import Pip, PythonLint, Traceback, TypeCheck
+from gauntlet.ingest.log.ruby import Minitest, Rspec
+from gauntlet.ingest.log.rust import Rust
+from gauntlet.ingest.log.scanner import iter_blocks, scan_blocks
+from gauntlet.ingest.log.shell import Shell
 from gauntlet.models import Finding
 
-__all__ = ["read_log", "scan"]
-
-_PYTEST_SUMMARY = re.compile(r"^(FAILED|ERROR) (?P<test>\S+?)(?: - (?P<message>.*))?$")
+__all__ = ["make_parsers", "read_log", "scan"]
 
 
-def read_log(stream: BinaryIO, name: str, limits: Limits) -> Iterator[Finding]:
-    """Yield the findings of a log file read from ``stream``."""
-    del name  # logs are never malformed: any bytes are a log
+def make_parsers() -> list[Parser]:
+    """Fresh parsers, in the order they are offered each line (block readers before line matchers)."""
+    return [
+        CiRunner(),
+        Pytest(),
+        Unittest(),
+        Rspec(),
+        Minitest(),
+        Mocha(),
+        Jest(),
+        Vitest(),
+        Tap(),
+        Traceback(),
+        TypeCheck(),
+        PythonLint(),
+        Pip(),
+        Tsc(),
+        Eslint(),
+        Sanitizer(),
+        Compiler(),
+        CMake(),
+        Make(),
+        Rust(),
+        Go(),
+        Java(),
+        Maven(),
+        Gradle(),
+        Npm(),
+        Apt(),
+        Shell(),
+        NodeError(),
+    ]
+
+
+def read_log(stream: BinaryIO, name: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Finding]:
+    """Yield the findings of a log file read from ``stream`` (any bytes are a log: nothing is malformed)."""
+    del name
     yield from scan(stream, limits)
 
 
-def scan(lines: Iterable[bytes], limits: Limits) -> Iterator[Finding]:
-    """Yield one finding per failure found in ``lines`` (raw bytes, newline-terminated or not)."""
-    seen: set[str] = set()
-    for number, raw in enumerate(lines, start=1):
-        line = raw[: limits.max_line_bytes].decode("utf-8", "replace").rstrip("\r\n")
-        match = _PYTEST_SUMMARY.match(line)
-        if not match:
-            continue
-        test_id = match.group("test")
-        message = redact(match.group("message") or f"{match.group(1).lower()} in {test_id}")
-        fingerprint = make_fingerprint("pytest", "test_failure", test_id, normalise_message(message))
-        if fingerprint in seen:
-            continue
-        seen.add(fingerprint)
-        yield Finding(
-            fingerprint=fingerprint,
-            source="log",
-            tool="pytest",
-            kind="test_failure",
-            severity=default_severity("test_failure"),
-            path=test_id.split("::", 1)[0],
-            test_id=test_id,
-            message=message[: limits.max_message_chars],
-            excerpt=redact(line)[: limits.max_excerpt_chars],
-            log_lines=(number, number),
-        )
-        if len(seen) >= limits.max_findings:
-            return
+def scan(lines: Iterable[bytes] | BinaryIO, limits: Limits = DEFAULT_LIMITS) -> Iterator[Finding]:
+    """Yield one finding per failure found in a log.
+
+    :param lines: a binary stream, or byte strings taken as lines (newline-terminated or not).
+    :param limits: caps on line length, findings, message and excerpt sizes.
+    """
+    analyser = Analyser(make_parsers(), limits)
+    yield from scan_blocks(iter_blocks(lines, limits), analyser)

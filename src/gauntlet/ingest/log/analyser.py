@@ -1,0 +1,174 @@
+"""The analyser: feeds lines to the tool parsers and turns their drafts into findings.
+
+Theory of operation. The scanner hands over only the lines near prefilter hits,
+in order, with their raw line numbers. Each line goes to the parsers in turn
+until one claims it. Drafts come back through :meth:`Analyser.emit`:
+
+* a primary draft becomes a finding at once, unless one with the same identity
+  (test name, or fingerprint) was already reported: one root cause, one finding;
+* fallback drafts wait in the current *scope*;
+* a terminal draft (a failed step's exit) closes the scope: when no primary was
+  reported in it, the best fallback (or the terminal line itself, with the
+  step's last lines) becomes the one finding that explains the failure.
+
+At the end of input an open scope is closed the same way, but only if one of its
+fallbacks shows that something failed: hints alone (a refused connection that a
+retry got past) never make a passing log fail.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+
+from gauntlet.classify.defaults import default_severity
+from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message
+from gauntlet.ingest.limits import Limits
+from gauntlet.ingest.log.draft import Draft, Line, Parser
+from gauntlet.ingest.log.text import repo_path
+from gauntlet.ingest.redact import redact
+from gauntlet.models import Finding
+
+__all__ = ["Analyser"]
+
+#: Lines kept for excerpts and look-backs; more than ``max_span_lines`` so a block's start is still there.
+RING_LINES = 256
+_MAX_FALLBACKS = 32
+
+
+class Analyser:
+    """Stateful consumer of cleaned lines; collect findings from :attr:`found`."""
+
+    def __init__(self, parsers: Sequence[Parser], limits: Limits, masks: Iterable[str] = ()) -> None:
+        self.parsers = list(parsers)
+        self.limits = limits
+        self.masks = set(masks)
+        self.ring: deque[Line] = deque(maxlen=RING_LINES)
+        self.found: deque[Finding] = deque()
+        self.count = 0
+        self._seen: set[str] = set()
+        self._explained = False
+        self._fallbacks: list[Draft] = []
+        self._step = ""
+
+    # -- the Sink protocol -------------------------------------------------------------------------
+
+    @property
+    def step(self) -> str:
+        """The current step's command, lower case (from ``##[group]Run ...``)."""
+        return self._step
+
+    def set_step(self, command: str) -> None:
+        """Remember the command of the step that starts here (tool hints for ambiguous formats)."""
+        self._step = command.lower()[:200]
+
+    def tail(self, count: int, before: int) -> Sequence[Line]:
+        """Up to ``count`` contiguous lines read just before line ``before`` (oldest first)."""
+        picked: list[Line] = []
+        expected = before - 1
+        for number, text in reversed(self.ring):
+            if number >= before:
+                continue
+            if number != expected or len(picked) >= count:
+                break
+            picked.append((number, text))
+            expected -= 1
+        picked.reverse()
+        return picked
+
+    def emit(self, draft: Draft) -> None:
+        """Take a parser's report (see the module docstring for the roles)."""
+        if draft.role == "primary":
+            self._explained = True
+            self._report(draft)
+        elif draft.role == "fallback":
+            if len(self._fallbacks) < _MAX_FALLBACKS:
+                self._fallbacks.append(draft)
+        else:
+            # A failed step has ended: blocks still open belong to it.
+            for parser in self.parsers:
+                parser.close(self)
+            self._close_scope(draft)
+
+    # -- feeding -----------------------------------------------------------------------------------
+
+    def feed(self, number: int, text: str) -> None:
+        """Read one cleaned line."""
+        line = (number, text)
+        self.ring.append(line)
+        for parser in self.parsers:
+            if parser.feed(line, self):
+                break
+
+    @property
+    def active(self) -> bool:
+        """True while some parser is inside a block and needs the following lines."""
+        return any(parser.active for parser in self.parsers)
+
+    def finish(self) -> None:
+        """End of input: flush open blocks and close the last scope."""
+        for parser in self.parsers:
+            parser.close(self)
+        if any(d.fails for d in self._fallbacks):
+            self._close_scope(None)
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    def _close_scope(self, terminal: Draft | None) -> None:
+        if not self._explained:
+            candidates = [d for d in self._fallbacks if d.fails or terminal is not None]
+            best = max(candidates, key=lambda d: d.rank, default=None)
+            if best is not None and terminal is not None and terminal.rank > best.rank:
+                best = terminal
+            chosen = best or terminal
+            if chosen is not None:
+                self._report(chosen)
+        self._explained = False
+        self._fallbacks.clear()
+
+    def _report(self, draft: Draft) -> None:
+        if self.count >= self.limits.max_findings:
+            return
+        limits = self.limits
+        message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
+        path = repo_path(draft.path)
+        test_id = draft.test_id[:500] if draft.test_id else None
+        if draft.kind == "test_failure" or draft.key:
+            # A test (or a keyed block) is the same defect whatever its assertion printed this time.
+            identity = make_fingerprint(draft.tool, draft.kind, draft.key or test_id or path)
+        else:
+            identity = make_fingerprint(draft.tool, draft.kind, path, draft.rule, normalise_message(message))
+        if identity in self._seen:
+            return
+        self._seen.add(identity)
+        start, end = sorted((max(1, draft.start), max(1, draft.end)))
+        if end - start + 1 > limits.max_span_lines:
+            start = end - limits.max_span_lines + 1
+        self.count += 1
+        self.found.append(
+            Finding(
+                fingerprint=identity,
+                source="log",
+                tool=draft.tool,
+                kind=draft.kind,
+                severity=default_severity(draft.kind, warning=draft.warning),
+                path=path,
+                line=draft.line if draft.line and draft.line > 0 else None,
+                column=draft.column if draft.column and draft.column > 0 else None,
+                test_id=test_id,
+                rule=draft.rule[:100] if draft.rule else None,
+                message=message or f"{draft.kind.replace('_', ' ')} ({draft.tool or 'log'})",
+                excerpt=self._excerpt(start, end),
+                log_lines=(start, end),
+            )
+        )
+
+    def _excerpt(self, start: int, end: int) -> str:
+        limits = self.limits
+        lines = [text for number, text in self.ring if start <= number <= end]
+        if len(lines) > limits.max_excerpt_lines:
+            # Keep the head (what failed) and the end (where it was raised).
+            half = limits.max_excerpt_lines // 2
+            lines = [*lines[:half], "…", *lines[-(limits.max_excerpt_lines - half - 1) :]]
+        text = "\n".join(line[:300] for line in lines)
+        return redact(text, self.masks)[: limits.max_excerpt_chars]

@@ -1,0 +1,228 @@
+"""C and C++: gcc/clang diagnostics, the linker, sanitizers, make, cmake and ctest."""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.models import Kind
+
+__all__ = ["CMake", "Compiler", "Make", "Sanitizer"]
+
+_SOURCE = r"\S+?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|ipp|tcc|m|mm|cu|cuh|s|S|ino|f90|f)"
+_DIAGNOSTIC = re.compile(rf"^({_SOURCE}):(\d+):(?:(\d+):)? (fatal error|error): (.*?)(?: \[(-W[\w=-]+)\])?$")
+_RUNTIME = re.compile(rf"^({_SOURCE}):(\d+):(\d+): runtime error: (.*)$")
+_LINKER = re.compile(
+    r"(undefined reference to [`'].*|multiple definition of [`'].*|cannot find -l\S+|undefined symbol: .*|"
+    r"ld: symbol\(s\) not found.*|Undefined symbols for architecture.*)"
+)
+_LINK_WHERE = re.compile(rf"^({_SOURCE}):\(|^(?:/\S*/)?(?:ld|ld\.\w+|lld)(?:\.exe)?: (?:error: )?({_SOURCE}):")
+_COLLECT2 = re.compile(r"^collect2: error: ld returned (\d+) exit status|^clang(?:\+\+)?: error: linker command failed")
+
+
+class Compiler:
+    """``file.c:3:5: error: ...`` from gcc/clang, linker errors, UBSan ``runtime error``."""
+
+    active = False
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if "error" in text:
+            if match := _DIAGNOSTIC.match(text):
+                path, row, column, _, message, flag = match.groups()
+                sink.emit(
+                    Draft(
+                        _compiler(path, sink),
+                        "build_error",
+                        message,
+                        number,
+                        number,
+                        path=path,
+                        line=int(row),
+                        column=int(column) if column else None,
+                        rule=flag,
+                    )
+                )
+                return True
+            if match := _RUNTIME.match(text):
+                path, row, column, message = match.groups()
+                sink.emit(
+                    Draft(
+                        "ubsan",
+                        "crash",
+                        f"runtime error: {message}",
+                        number,
+                        number,
+                        path=path,
+                        line=int(row),
+                        column=int(column),
+                    )
+                )
+                return True
+            if match := _COLLECT2.match(text):
+                sink.emit(Draft("ld", "build_error", text, number, number, role="fallback", rank=2))
+                return True
+        if ("undefined" in text or "multiple definition" in text or "cannot find -l" in text) and (
+            match := _LINKER.search(text)
+        ):
+            where = _LINK_WHERE.match(text)
+            path = (where.group(1) or where.group(2)) if where else None
+            sink.emit(Draft("ld", "build_error", match.group(1), number, number, path=path))
+            return True
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Nothing is ever pending."""
+
+
+def _compiler(path: str, sink: Sink) -> str:
+    step = sink.step
+    if "clang" in step:
+        return "clang"
+    if "nvcc" in step or path.endswith((".cu", ".cuh")):
+        return "nvcc"
+    return "gcc" if path.endswith((".c", ".h")) else "g++"
+
+
+# -- sanitizers ----------------------------------------------------------------------------------
+
+_SAN_HEAD = re.compile(r"^==\d+==\s*ERROR: (\w*Sanitizer): (.*?)(?: on (?:address|unknown address) .*)?$")
+_SAN_FRAME = re.compile(rf"^\s*#\d+ 0x[0-9a-f]+ in (\S+) ({_SOURCE}):(\d+)")
+_SAN_END = re.compile(r"^SUMMARY: (\w*Sanitizer): (.*)$|^==\d+==ABORTING")
+_SANITIZER_TOOL = {
+    "AddressSanitizer": "asan",
+    "LeakSanitizer": "lsan",
+    "ThreadSanitizer": "tsan",
+    "MemorySanitizer": "msan",
+    "UndefinedBehaviorSanitizer": "ubsan",
+}
+_SAN_LIBRARY = re.compile(r"/(?:usr|lib|opt)/|compiler-rt|sanitizer_common|libasan")
+
+
+class Sanitizer:
+    """AddressSanitizer, LeakSanitizer, ThreadSanitizer, MemorySanitizer reports (one per report)."""
+
+    def __init__(self) -> None:
+        self._start: int | None = None
+        self._what = ""
+        self._tool = ""
+        self._where: tuple[str, int] | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside a report."""
+        return self._start is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text.startswith("==") and (match := _SAN_HEAD.match(text)):
+            self._start, self._tool, self._what, self._where = number, match.group(1), match.group(2), None
+            return True
+        if self._start is None:
+            return False
+        if self._where is None and (frame := _SAN_FRAME.match(text)) and not _SAN_LIBRARY.search(frame.group(2)):
+            self._where = (frame.group(2), int(frame.group(3)))
+        if _SAN_END.match(text) or number - self._start > 400:
+            self._flush(number, sink)
+        return True
+
+    def _flush(self, end: int, sink: Sink) -> None:
+        start, self._start = self._start, None
+        if start is None:
+            return
+        path, row = self._where if self._where else (None, None)
+        tool = _SANITIZER_TOOL.get(self._tool, self._tool.lower())
+        sink.emit(Draft(tool, "crash", f"{self._tool}: {self._what}", start, min(end, start + 59), path=path, line=row))
+
+    def close(self, sink: Sink) -> None:
+        """Report a sanitizer block cut off by the end of input."""
+        if self._start is not None:
+            self._flush(self._start, sink)
+
+
+# -- build drivers -------------------------------------------------------------------------------
+
+_MAKE = re.compile(r"^(?:g?make|mingw32-make|gmake)(?:\[\d+\])?: \*\*\* (?:\[(.+?)\] Error (\d+)|(.*))$")
+_NINJA = re.compile(r"^FAILED: (\S.*)$|^ninja: build stopped: (.*)$")
+_CTEST_PROGRESS = re.compile(
+    r"^\s*\d+/\d+ Test\s+#\d+: (\S+) \.+\s*\**(Failed|Exception|Timeout|SegFault|Child aborted)"
+)
+_CTEST_LIST = re.compile(r"^\s*\d+ - (\S+) \((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run|Exception)\)")
+
+
+class Make:
+    """make, ninja and ctest: drivers whose own lines matter only when no compiler line did."""
+
+    active = False
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if "***" in text and (match := _MAKE.match(text)):
+            target, _, other = match.groups()
+            if other is not None and other.startswith("No rule to make target"):
+                sink.emit(Draft("make", "build_error", other, number, number))
+            else:
+                message = other or f"make target {target} failed"
+                sink.emit(Draft("make", "build_error", message, number, number, role="fallback", rank=2))
+            return True
+        if text.startswith(("FAILED: ", "ninja: build stopped")) and (match := _NINJA.match(text)):
+            sink.emit(Draft("ninja", "build_error", text, number, number, role="fallback", rank=2))
+            return True
+        if ("Test" in text and (match := _CTEST_PROGRESS.match(text))) or (match := _CTEST_LIST.match(text)):
+            name, outcome = match.groups()
+            kind: Kind = "timeout" if outcome.lower() == "timeout" else "test_failure"
+            sink.emit(Draft("ctest", kind, f"{name}: {outcome}", number, number, test_id=name, key=f"ctest:{name}"))
+            return True
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Nothing is ever pending."""
+
+
+_CMAKE_AT = re.compile(r"^CMake Error(?: at (\S+?):(\d+) \((\w+)\))?:\s*(.*)$")
+
+
+class CMake:
+    """``CMake Error at CMakeLists.txt:3 (find_package):`` and the indented message under it."""
+
+    def __init__(self) -> None:
+        self._draft: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True while reading the message of an error."""
+        return self._draft is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text.startswith("CMake Error") and (match := _CMAKE_AT.match(text)):
+            self.close(sink)
+            path, row, command, message = match.groups()
+            self._draft = Draft(
+                "cmake", "build_error", message, number, number, path=path, line=int(row) if row else None, rule=command
+            )
+            return True
+        draft = self._draft
+        if draft is None:
+            return False
+        if text.startswith(" ") and text.strip() and number - draft.start < 30:
+            if len(draft.message) < 300:
+                draft.message = f"{draft.message} {text.strip()}".strip()
+            draft.end = number
+            return True
+        if not text.strip() and number == draft.end + 1:
+            return True  # the blank line between the header and its message
+        self.close(sink)
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Report the error being read."""
+        draft, self._draft = self._draft, None
+        if draft is not None:
+            if draft.message.startswith("Could NOT find") or "find_package" in (draft.rule or ""):
+                draft.kind = "dependency"
+            sink.emit(draft)

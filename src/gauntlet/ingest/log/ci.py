@@ -1,0 +1,125 @@
+"""CI runners' own lines: step boundaries, failed-step exits, time limits, lost runners.
+
+GitHub Actions (``##[group]``, ``##[error]Process completed with exit code N.``),
+GitLab (``ERROR: Job failed: exit code 1``), Jenkins, CircleCI, Travis, Azure
+Pipelines and Buildkite. A failed step's exit line is *terminal*: it explains
+the failure only when nothing else in its scope did (see the analyser).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.models import Kind
+
+__all__ = ["CiRunner", "exit_kind"]
+
+# The step's exit line, per CI; group "code" is the exit status.
+_EXIT = re.compile(
+    r"""(?x)
+    ^(?:\#\#\[error\])?Process\ completed\ with\ exit\ code\ (?P<code>\d+)
+  | ^(?:\#\#\[error\])?(?:Bash|PowerShell|Cmd|Script)\ (?:exited\ with\ code|failed\ with\ exit\ code:?)
+    \ '?(?P<code2>-?\d+)
+  | ^ERROR:\ Job\ failed:\ exit\ (?:code|status)\ (?P<code3>\d+)
+  | ^ERROR:\ script\ returned\ exit\ code\ (?P<code4>\d+)
+  | ^Exited\ with\ code\ (?:exit\ status\ )?(?P<code5>\d+)
+  | ^The\ command\ ".*"\ exited\ with\ (?P<code6>\d+)\.
+  | ^\W*Error:\ The\ command\ exited\ with\ status\ (?P<code7>-?\d+)
+    """
+)
+_TIME_LIMIT = re.compile(
+    r"has exceeded the maximum execution time of|execution took longer than|"
+    r"Build timed out \(after|The job exceeded the maximum time limit"
+)
+_RUNNER_LOST = re.compile(
+    r"The runner has received a shutdown signal|lost communication with the server|"
+    r"Job failed \(system failure\)|The hosted runner .* lost communication|runner .* was lost|"
+    r"No space left on device|The self-hosted runner .* lost"
+)
+_CANCELLED = re.compile(
+    r"^(?:##\[error\])?The operation was canceled\.|^ERROR: Job failed: canceled|^Finished: ABORTED"
+)
+_WORKFLOW_ERROR = re.compile(r"^::error(?: (?P<props>[^:]*))?::(?P<message>.*)$")
+_PROPERTY = re.compile(r"(\w+)=([^,]*)")
+
+#: Exit statuses that say what happened by themselves (128 + signal; 124 is timeout(1)).
+_EXIT_MEANING: dict[int, tuple[Kind, str]] = {
+    124: ("timeout", "timed out (exit 124)"),
+    134: ("crash", "aborted (SIGABRT, exit 134)"),
+    137: ("crash", "killed (SIGKILL, often out of memory, exit 137)"),
+    139: ("crash", "segmentation fault (SIGSEGV, exit 139)"),
+    136: ("crash", "floating point exception (SIGFPE, exit 136)"),
+    135: ("crash", "bus error (SIGBUS, exit 135)"),
+}
+_STEP_TAIL = 14
+
+
+def exit_kind(code: int) -> tuple[Kind, str]:
+    """The kind and wording for a failed step's exit status."""
+    return _EXIT_MEANING.get(code, ("unknown", f"the step failed with exit code {code}"))
+
+
+class CiRunner:
+    """Reads the runner's lines; claims only markers no tool prints."""
+
+    active = False
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text.startswith("##["):
+            if text.startswith("##[group]"):
+                title = text[len("##[group]") :]
+                if title.startswith("Run "):
+                    sink.set_step(title[4:])
+                return True
+            if text.startswith(("##[endgroup]", "##[warning]", "##[notice]", "##[debug]", "##[command]")):
+                return True
+        if "xit" in text and (match := _EXIT.match(text)):
+            code = int(next(group for group in match.groups() if group is not None))
+            kind, message = exit_kind(code)
+            tail = sink.tail(_STEP_TAIL, number)
+            start = tail[0][0] if tail else number
+            rank = 2 if kind != "unknown" else -1
+            sink.emit(Draft(None, kind, message, start, number, role="terminal", rank=rank))
+            return True
+        if _TIME_LIMIT.search(text):
+            sink.emit(Draft(None, "timeout", _strip_marker(text), number, number))
+            return True
+        if _RUNNER_LOST.search(text):
+            sink.emit(Draft(None, "infra", _strip_marker(text), number, number))
+            return True
+        if _CANCELLED.match(text):
+            sink.emit(Draft(None, "infra", "the job was cancelled", number, number, role="terminal", rank=-2))
+            return True
+        if text.startswith("##[error]"):
+            sink.emit(Draft(None, "unknown", _strip_marker(text), number, number, role="fallback", rank=1))
+            return False
+        if text.startswith("::error") and (match := _WORKFLOW_ERROR.match(text)):
+            props = dict(_PROPERTY.findall(match.group("props") or ""))
+            sink.emit(
+                Draft(
+                    "workflow-command",
+                    "unknown",
+                    match.group("message"),
+                    number,
+                    number,
+                    path=props.get("file"),
+                    line=_int(props.get("line")),
+                    column=_int(props.get("col")),
+                )
+            )
+            return True
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Nothing is ever pending."""
+
+
+def _strip_marker(text: str) -> str:
+    return text.removeprefix("##[error]").strip()
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() else None

@@ -1,0 +1,82 @@
+"""What a tool parser reports, before the analyser turns it into a :class:`~gauntlet.models.Finding`.
+
+Parsers only say what they saw; the analyser owns dedupe, redaction, excerpts,
+fingerprints and the "one root cause, one finding" rules. ``role`` tells it how a
+report relates to the others:
+
+* ``primary``: a defect the tool names (a failing test, a compile error). Always reported.
+* ``fallback``: a line that explains a failure only if nothing better does (``make: *** Error 1``,
+  ``npm ERR! Test failed``, a bare ``##[error]``, a connection refused). Held until the scope ends.
+* ``terminal``: the end of a failed step (``Process completed with exit code 1``). Closes the
+  scope: if no primary was reported in it, the best fallback, else this line, becomes the finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from gauntlet.models import Kind
+
+__all__ = ["Draft", "Line", "Parser", "Role", "Sink"]
+
+Role = Literal["primary", "fallback", "terminal"]
+
+#: One cleaned line: its 1-based number in the raw log and its text.
+Line = tuple[int, str]
+
+
+@dataclass(slots=True)
+class Draft:
+    """A failure as a parser saw it; ``start``/``end`` are 1-based raw log line numbers."""
+
+    tool: str | None
+    kind: Kind
+    message: str
+    start: int
+    end: int
+    path: str | None = None
+    line: int | None = None
+    column: int | None = None
+    test_id: str | None = None
+    rule: str | None = None
+    #: Identity for dedupe and the fingerprint when the message is not part of it (tests: their name).
+    key: str | None = None
+    role: Role = "primary"
+    #: Among fallbacks, the higher rank explains more (infra cause > tool driver > bare exit code).
+    rank: int = 0
+    #: A fallback that by itself shows the job failed (``make: *** Error``) rather than a hint.
+    fails: bool = True
+    warning: bool = False
+
+
+class Sink(Protocol):
+    """What a parser may ask of the analyser."""
+
+    def emit(self, draft: Draft) -> None:
+        """Report a failure."""
+
+    def tail(self, count: int, before: int) -> Sequence[Line]:
+        """Up to ``count`` contiguous lines that were read just before line number ``before``."""
+
+    @property
+    def step(self) -> str:
+        """The command of the current CI step (``##[group]Run ruff check .``), lower case, or ``""``."""
+
+    def set_step(self, command: str) -> None:
+        """Remember the command of the step that starts here."""
+
+
+class Parser(Protocol):
+    """A recogniser for one tool's output, fed the lines near prefilter hits in order."""
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line; return True when it belongs to this parser and no other should see it."""
+
+    @property
+    def active(self) -> bool:
+        """True while inside a block: the scanner then feeds every following line."""
+
+    def close(self, sink: Sink) -> None:
+        """Flush any block still open (end of input or a gap in the lines fed)."""

@@ -1,0 +1,209 @@
+"""The JVM: javac/kotlinc diagnostics, Maven (compiler, Surefire, goals), Gradle, uncaught exceptions."""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.models import Kind
+
+__all__ = ["Gradle", "Java", "Maven"]
+
+_JAVAC = re.compile(r"^(?:\[ERROR\] )?(\S+?\.(?:java|kt|scala|groovy)):(?:\[(\d+),(\d+)\]|(\d+):) (?:error: )?(.*)$")
+_KOTLIN = re.compile(r"^e: (?:file://)?(\S+?\.kts?):(?:(\d+):(\d+)|\s*\((\d+), (\d+)\):) (.*)$")
+_UNCAUGHT = re.compile(r"^Exception in thread \"(.+?)\" ([\w.$]+(?:Error|Exception))(?:: (.*))?$")
+_JAVA_FRAME = re.compile(r"^\s+at ([\w.$<>]+)\((\w+\.(?:java|kt|scala)):(\d+)\)$")
+
+
+class Java:
+    """``X.java:3: error: ...`` (javac, also under Maven as ``[ERROR] /x/X.java:[3,5] ...``), kotlinc ``e:``."""
+
+    def __init__(self) -> None:
+        self._uncaught: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True while looking for an uncaught exception's first frame."""
+        return self._uncaught is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if self._uncaught is not None:
+            draft, self._uncaught = self._uncaught, None
+            if match := _JAVA_FRAME.match(text):
+                draft.line, draft.end = int(match.group(3)), number
+                draft.path = match.group(2)
+            sink.emit(draft)
+            return match is not None
+        if (".java" in text or ".kt" in text or ".scala" in text) and (match := _JAVAC.match(text)):
+            path, row, column, row2, message = match.groups()
+            if text.startswith("[ERROR]") or "error:" in text:
+                tool = "javac" if path.endswith(".java") else "kotlinc" if ".kt" in path else "scalac"
+                sink.emit(
+                    Draft(
+                        tool,
+                        "build_error",
+                        message,
+                        number,
+                        number,
+                        path=path,
+                        line=int(row or row2),
+                        column=int(column) if column else None,
+                    )
+                )
+                return True
+            return False
+        if text.startswith("e: ") and (match := _KOTLIN.match(text)):
+            path, row, column, row2, column2, message = match.groups()
+            sink.emit(
+                Draft(
+                    "kotlinc",
+                    "build_error",
+                    message,
+                    number,
+                    number,
+                    path=path,
+                    line=int(row or row2),
+                    column=int(column or column2),
+                )
+            )
+            return True
+        if text.startswith("Exception in thread") and (match := _UNCAUGHT.match(text)):
+            name = match.group(2)
+            self._uncaught = Draft("java", "crash", f"{name}: {match.group(3) or ''}".strip(": "), number, number)
+            return True
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Report an uncaught exception cut off by the end of input."""
+        draft, self._uncaught = self._uncaught, None
+        if draft is not None:
+            sink.emit(draft)
+
+
+_SUREFIRE_NEW = re.compile(r"^\[ERROR\] ([\w.$]+)\.(\w+)(?:\(.*?\))? -- Time elapsed: .*<<< (FAILURE|ERROR)!$")
+_SUREFIRE_OLD = re.compile(r"^\[ERROR\] (\w+)\(([\w.$]+)\)\s+Time elapsed: .*<<< (FAILURE|ERROR)!$")
+_MAVEN_GOAL = re.compile(r"^\[ERROR\] Failed to execute goal (\S+) .*?: (.*)$")
+_MAVEN_DEPENDENCY = re.compile(
+    r"Could not resolve dependencies|Could not transfer artifact|Could not find artifact|"
+    r"Non-resolvable parent POM|Plugin .* could not be resolved"
+)
+
+
+class Maven:
+    """Surefire per-test failures (``<<< FAILURE!``), ``Failed to execute goal`` and ``BUILD FAILURE``."""
+
+    def __init__(self) -> None:
+        self._test: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True right after a failed test's header, whose message is on the next line."""
+        return self._test is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if self._test is not None:
+            test, self._test = self._test, None
+            if text.strip() and not text.startswith("["):
+                test.message = f"{test.test_id}: {text.strip()}"
+                test.end = number
+            sink.emit(test)
+            if test.end == number:
+                return True
+        if not text.startswith("[ERROR]"):
+            if text.startswith("[INFO] BUILD FAILURE"):
+                sink.emit(Draft("maven", "build_error", "BUILD FAILURE", number, number, role="fallback", rank=1))
+                return True
+            return False
+        match = _SUREFIRE_NEW.match(text)
+        if match:
+            test_id = f"{match.group(1)}.{match.group(2)}"
+        elif match := _SUREFIRE_OLD.match(text):
+            test_id = f"{match.group(2)}.{match.group(1)}"
+        if match:
+            short = ".".join(test_id.split(".")[-2:])
+            self._test = Draft(
+                "maven", "test_failure", f"{test_id} failed", number, number, test_id=test_id, key=f"junit:{short}"
+            )
+            return True
+        if match := _MAVEN_GOAL.match(text):
+            message = match.group(2)
+            kind: Kind = "dependency" if _MAVEN_DEPENDENCY.search(message) else "build_error"
+            if kind == "dependency":
+                sink.emit(Draft("maven", kind, message, number, number, rule=match.group(1)))
+            else:
+                sink.emit(Draft("maven", kind, message, number, number, rule=match.group(1), role="fallback", rank=2))
+            return True
+        if _MAVEN_DEPENDENCY.search(text):
+            sink.emit(Draft("maven", "dependency", text.removeprefix("[ERROR]").strip(), number, number))
+            return True
+        return True  # Maven's other [ERROR] lines repeat or advise; they explain nothing new
+
+    def close(self, sink: Sink) -> None:
+        """Report a test header cut off by the end of input."""
+        test, self._test = self._test, None
+        if test is not None:
+            sink.emit(test)
+
+
+_GRADLE_TEST = re.compile(r"^([\w.$]+) > (.+?) FAILED$")
+_GRADLE_WRONG = re.compile(r"^\* What went wrong:$")
+_GRADLE_DEPENDENCY = re.compile(r"Could not resolve|Could not find|Could not download|Could not GET")
+
+
+class Gradle:
+    """``Class > test FAILED`` with the exception line under it, and ``* What went wrong:``."""
+
+    def __init__(self) -> None:
+        self._test: Draft | None = None
+        self._wrong: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside a failed test or a What-went-wrong block."""
+        return self._test is not None or self._wrong is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if self._test is not None:
+            test, self._test = self._test, None
+            if text.startswith("    ") and text.strip():
+                test.message, test.end = f"{test.test_id}: {text.strip()}", number
+                frame = re.search(r" at (\w+\.(?:java|kt|groovy|scala)):(\d+)$", text)
+                if frame:
+                    test.path, test.line = frame.group(1), int(frame.group(2))
+            sink.emit(test)
+            if test.end == number:
+                return True
+        if self._wrong is not None:
+            wrong = self._wrong
+            if text.strip() and not text.startswith("* ") and number - wrong.start < 15:
+                wrong.message = f"{wrong.message} {text.strip()}".strip()
+                wrong.end = number
+                return True
+            self._wrong = None
+            if _GRADLE_DEPENDENCY.search(wrong.message):
+                wrong.kind, wrong.role = "dependency", "primary"
+            sink.emit(wrong)
+        if text.endswith(" FAILED") and (match := _GRADLE_TEST.match(text)):
+            test_id = f"{match.group(1)}.{match.group(2)}"
+            short = ".".join(test_id.split(".")[-2:])
+            self._test = Draft(
+                "gradle", "test_failure", f"{test_id} failed", number, number, test_id=test_id, key=f"junit:{short}"
+            )
+            return True
+        if _GRADLE_WRONG.match(text):
+            self._wrong = Draft("gradle", "build_error", "", number, number, role="fallback", rank=2)
+            return True
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Report what is still open."""
+        for draft in (self._test, self._wrong):
+            if draft is not None:
+                sink.emit(draft)
+        self._test = self._wrong = None

@@ -1,0 +1,243 @@
+"""Python test runners: pytest (failure blocks, collection errors, short summary) and unittest.
+
+A pytest failure shows up twice, as a block in ``= FAILURES =`` and as a line in
+the short summary; both carry the same key (the test's name inside its file), so
+the block, which explains the failure, is the one finding.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+
+__all__ = ["Pytest", "Unittest"]
+
+_SECTION = re.compile(r"^={3,} (FAILURES|ERRORS) ={3,}$")
+_ANY_SECTION = re.compile(r"^={3,} (.*?) ={3,}$")
+_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
+_LOCATION = re.compile(r"^(\S+?\.py):(\d+):(?: (\S.*))?$")
+_SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
+_EXCEPTION = re.compile(r"^([\w.]*(?:Error|Exception|Exit|Failure|Interrupt|Failed)\b:?.*)$")
+_USAGE = re.compile(r"^(?:ERROR: (file or directory not found: .*|usage: .*|not found: .*)|pytest: error: (.*))$")
+_MAX_E_LINES = 12
+_LIBRARY = re.compile(r"site-packages|dist-packages|/lib/python\d|^/usr/|<frozen")
+
+
+@dataclass(slots=True)
+class _Block:
+    start: int
+    name: str
+    end: int
+    errors: list[str] = field(default_factory=list)
+    path: str | None = None
+    line: int | None = None
+    raised: str | None = None
+    last_e: int = 0
+    test_path: str | None = None
+
+
+class Pytest:
+    """pytest's FAILURES/ERRORS sections and its short test summary."""
+
+    def __init__(self) -> None:
+        self._section = False
+        self._block: _Block | None = None
+
+    @property
+    def active(self) -> bool:
+        """Inside a FAILURES/ERRORS section every line belongs to pytest."""
+        return self._section
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text.startswith("==="):
+            if _SECTION.match(text):
+                self._flush(sink)
+                self._section = True
+                return True
+            if self._section and _ANY_SECTION.match(text):
+                self._flush(sink)
+                self._section = False
+                return True
+        if self._section:
+            self._in_section(number, text, sink)
+            return True
+        if text.startswith(("FAILED ", "ERROR ")) and (match := _SUMMARY.match(text)):
+            self._summary(number, match, sink)
+            return True
+        if (text.startswith(("ERROR: ", "pytest: error:"))) and (match := _USAGE.match(text)):
+            message = match.group(1) or match.group(2)
+            sink.emit(Draft("pytest", "build_error", message, number, number))
+            return True
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Flush a block cut off by the end of the log."""
+        self._flush(sink)
+        self._section = False
+
+    def _in_section(self, number: int, text: str, sink: Sink) -> None:
+        if text.startswith("___") and (match := _BLOCK.match(text)):
+            self._flush(sink)
+            self._block = _Block(start=number, name=match.group(1), end=number)
+            return
+        block = self._block
+        if block is None:
+            return
+        if text.startswith("E ") or text == "E":
+            if len(block.errors) < _MAX_E_LINES:
+                block.errors.append(text[1:].strip())
+            block.last_e = number
+            block.end = number
+        elif (match := _LOCATION.match(text)) and not text.startswith(" "):
+            what = match.group(3) or ""
+            in_library = _LIBRARY.search(match.group(1)) is not None
+            if block.test_path is None and not in_library:
+                block.test_path = match.group(1)
+            if not in_library:
+                # The innermost frame in the project's own code is where to look.
+                block.path, block.line = match.group(1), int(match.group(2))
+            if what and not what.startswith("in "):
+                block.raised = what
+            block.end = number
+
+    def _flush(self, sink: Sink) -> None:
+        block, self._block = self._block, None
+        if block is None:
+            return
+        name = block.name
+        message = _pick_message(block.errors) or block.raised or "failed"
+        if name.startswith("ERROR collecting "):
+            target = name.removeprefix("ERROR collecting ").strip()
+            sink.emit(
+                Draft(
+                    "pytest",
+                    "build_error",
+                    f"collection error in {target}: {message}",
+                    block.start,
+                    block.end,
+                    path=target,
+                    line=block.line,
+                    key=f"pytest:collect:{target}",
+                    test_id=target,
+                )
+            )
+            return
+        for prefix in ("ERROR at setup of ", "ERROR at teardown of "):
+            name = name.removeprefix(prefix)
+        key = _name_key(name)
+        path = block.path
+        test_id = f"{block.test_path}::{key}" if block.test_path else key
+        sink.emit(
+            Draft(
+                "pytest",
+                "test_failure",
+                f"{key}: {message}",
+                block.start,
+                block.end,
+                path=path,
+                line=block.line,
+                test_id=test_id,
+                key=f"pytest:{key}",
+            )
+        )
+
+    def _summary(self, number: int, match: re.Match[str], sink: Sink) -> None:
+        outcome, test_id, message = match.groups()
+        path, _, rest = test_id.partition("::")
+        if rest:
+            key, kind = f"pytest:{rest}", "test_failure"
+        else:
+            key, kind = f"pytest:collect:{path}", "build_error"
+        text = message or f"{outcome.lower()}: {test_id}"
+        sink.emit(
+            Draft("pytest", kind, text, number, number, path=path, test_id=test_id, key=key)  # type: ignore[arg-type]
+        )
+
+
+def _name_key(name: str) -> str:
+    """``TestX.test_y[1.5]`` → ``TestX::test_y[1.5]`` (the id's part after the file)."""
+    base, bracket, params = name.partition("[")
+    return base.replace(".", "::") + bracket + params
+
+
+def _pick_message(errors: list[str]) -> str:
+    for error in errors:
+        if _EXCEPTION.match(error):
+            return error
+    return errors[0] if errors else ""
+
+
+# -- unittest ------------------------------------------------------------------------------------
+
+_UT_HEADER = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)")
+_RULE = re.compile(r"^(?:={20,}|-{20,})$")
+_FRAME = re.compile(r'^\s*File "(.+?)", line (\d+)')
+_RAISED = re.compile(r"^([\w.]+(?:Error|Exception|Exit|Failure|Interrupt|Iteration)?)(?:: (.*))?$")
+
+
+class Unittest:
+    """unittest's ``FAIL: test (module.Class.test)`` blocks."""
+
+    def __init__(self) -> None:
+        self._block: _Block | None = None
+        self._rules = 0
+
+    @property
+    def active(self) -> bool:
+        """True inside a block."""
+        return self._block is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text.startswith(("FAIL: ", "ERROR: ")) and (match := _UT_HEADER.match(text)):
+            self._flush(sink)
+            outcome, method, where = match.groups()
+            test_id = where if where.endswith("." + method) else f"{where}.{method}"
+            self._block = _Block(start=number, name=test_id, end=number)
+            self._block.raised = outcome
+            self._rules = 0
+            return True
+        block = self._block
+        if block is None:
+            return False
+        if _RULE.match(text):
+            self._rules += 1
+            if self._rules > 1:
+                self._flush(sink)
+            return True
+        block.end = number
+        if match := _FRAME.match(text):
+            block.path, block.line = match.group(1), int(match.group(2))
+        elif text and not text.startswith(" ") and _RAISED.match(text) and not text.startswith("Traceback"):
+            block.errors = [text]
+            block.last_e = number
+        return True
+
+    def close(self, sink: Sink) -> None:
+        """Flush a block cut off by the end of the log."""
+        self._flush(sink)
+
+    def _flush(self, sink: Sink) -> None:
+        block, self._block = self._block, None
+        if block is None:
+            return
+        message = block.errors[0] if block.errors else f"{(block.raised or 'FAIL').lower()}ed"
+        end = block.last_e or block.end
+        sink.emit(
+            Draft(
+                "unittest",
+                "test_failure",
+                f"{block.name}: {message}",
+                block.start,
+                end,
+                path=block.path,
+                line=block.line,
+                test_id=block.name,
+                key=f"unittest:{block.name}",
+            )
+        )

@@ -1,0 +1,300 @@
+"""Python outside test runners: tracebacks, mypy/pyright, ruff/flake8/pylint, and pip."""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.models import Kind
+
+__all__ = ["Pip", "PythonLint", "Traceback", "TypeCheck"]
+
+_TRACEBACK = re.compile(r"^(\s*)Traceback \(most recent call last\):")
+_FRAME = re.compile(r'^\s*File "(.+?)", line (\d+)')
+_RAISED = re.compile(r"^([A-Za-z_][\w.]*)(?:: (.*))?$")
+_CHAINED = ("During handling of the above exception", "The above exception was the direct cause")
+_STANDALONE = re.compile(r"^(SyntaxError|IndentationError|TabError|ModuleNotFoundError|ImportError): (.*)$")
+_LIBRARY = re.compile(r"site-packages|dist-packages|/lib/python\d|<frozen|^<|/usr/lib/")
+_BUILD = {"SyntaxError", "IndentationError", "TabError", "ImportError", "ModuleNotFoundError"}
+_INFRA = re.compile(r"Connection(?:Refused|Reset|Aborted)?Error|gaierror|MaxRetryError|ReadTimeout|ConnectTimeout")
+
+
+def exception_kind(name: str) -> Kind:
+    """What an uncaught Python exception says about the failure."""
+    short = name.rsplit(".", 1)[-1]
+    if short in _BUILD:
+        return "build_error"
+    if _INFRA.search(name):
+        return "infra"
+    return "crash"
+
+
+class Traceback:
+    """``Traceback (most recent call last):`` … ``SomeError: message``, chained ones as one."""
+
+    def __init__(self) -> None:
+        self._start: int | None = None
+        self._indent = ""
+        self._frames: list[tuple[str, int]] = []
+        # An exception just read, held for a few lines in case another is chained to it.
+        self._pending: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside a traceback or just after one."""
+        return self._start is not None or self._pending is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        pending = self._pending
+        if pending is not None:
+            if text.strip().startswith(_CHAINED):
+                # "During handling ... another exception occurred": one root cause, one finding.
+                self._pending, self._start, self._frames = None, pending.start, []
+                return True
+            if not text.strip() and number - pending.end <= 2:
+                return True
+            self._pending = None
+            sink.emit(pending)
+        if "Traceback" in text and (match := _TRACEBACK.match(text)):
+            if self._start is None:
+                self._start = number
+            self._indent = match.group(1)
+            self._frames = []
+            return True
+        if self._start is None:
+            if text.startswith(("SyntaxError", "IndentationError", "TabError", "ModuleNotFoundError", "ImportError")):
+                return self._standalone(number, text, sink)
+            return False
+        body = text[len(self._indent) :] if text.startswith(self._indent) else text
+        if match := _FRAME.match(text):
+            self._frames.append((match.group(1), int(match.group(2))))
+            return True
+        if not body or body.startswith((" ", "\t", "^", "~")) or body.startswith(_CHAINED):
+            return True
+        match = _RAISED.match(body)
+        start, self._start = self._start, None
+        if match is None or ("." not in match.group(1) and not match.group(1)[:1].isupper()):
+            return False  # not an exception line: the traceback was cut off
+        name = match.group(1)
+        path, lineno = _repo_frame(self._frames)
+        self._pending = Draft("python", exception_kind(name), body, start, number, path=path, line=lineno)
+        return True
+
+    def _standalone(self, number: int, text: str, sink: Sink) -> bool:
+        """A SyntaxError printed without a traceback (``python x.py``): its frame is just above."""
+        match = _STANDALONE.match(text)
+        if match is None:
+            return False
+        frames: list[tuple[str, int]] = []
+        start = number
+        for earlier, previous in sink.tail(6, number):
+            if frame := _FRAME.match(previous):
+                frames.append((frame.group(1), int(frame.group(2))))
+                start = min(start, earlier)
+        path, lineno = _repo_frame(frames)
+        sink.emit(Draft("python", exception_kind(match.group(1)), text, start, number, path=path, line=lineno))
+        return True
+
+    def close(self, sink: Sink) -> None:
+        """Report the last exception; a traceback cut off by the end of input names nothing."""
+        self._start = None
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            sink.emit(pending)
+
+
+def _repo_frame(frames: list[tuple[str, int]]) -> tuple[str | None, int | None]:
+    """The innermost frame in the project's own code (not the standard library or site-packages)."""
+    for path, line in reversed(frames):
+        if not _LIBRARY.search(path):
+            return path, line
+    return (frames[-1][0], frames[-1][1]) if frames else (None, None)
+
+
+# -- type checkers -------------------------------------------------------------------------------
+
+_MYPY = re.compile(r"^(\S+?\.pyi?):(\d+):(?:(\d+):)?(?:\d+:\d+:)? error: (.*?)(?:  \[([\w-]+)\])?$")
+_PYRIGHT = re.compile(r"^\s*(\S+?\.pyi?):(\d+):(\d+) - error: (.*?)(?: \((report\w+)\))?$")
+
+
+class TypeCheck:
+    """mypy (``x.py:3: error: ... [code]``) and pyright (``x.py:3:5 - error: ...``)."""
+
+    active = False
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if "error" not in text:
+            return False
+        if match := _MYPY.match(text):
+            path, row, column, message, code = match.groups()
+            sink.emit(
+                Draft(
+                    "mypy",
+                    "type_error",
+                    message,
+                    number,
+                    number,
+                    path=path,
+                    line=int(row),
+                    column=int(column) if column else None,
+                    rule=code,
+                )
+            )
+            return True
+        if match := _PYRIGHT.match(text):
+            path, row, column, message, code = match.groups()
+            sink.emit(
+                Draft(
+                    "pyright",
+                    "type_error",
+                    message,
+                    number,
+                    number,
+                    path=path,
+                    line=int(row),
+                    column=int(column),
+                    rule=code,
+                )
+            )
+            return True
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Nothing is ever pending."""
+
+
+# -- linters -------------------------------------------------------------------------------------
+
+_PYLINT = re.compile(r"^(\S+?\.py):(\d+):(\d+): ([CRWEFI]\d{4}): (.*?)(?: \(([\w-]+)\))?$")
+_FLAKE8 = re.compile(r"^(\S+?\.pyi?):(\d+):(\d+): ([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(.*)$")
+# ruff ≥ 0.12 prints the code first and the location on the next line: ``F401 [*] msg`` / `` --> x.py:1:8``.
+_RUFF_HEAD = re.compile(r"^([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(\S.*)$")
+_RUFF_ARROW = re.compile(r"^\s*--> (\S+?\.pyi?):(\d+):(\d+)$")
+_RUFF_FOUND = re.compile(r"^Found (\d+) errors?\b")
+
+
+class PythonLint:
+    """ruff, flake8 (and pycodestyle, pyflakes) and pylint message lines."""
+
+    active = False
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if ".py" in text:
+            if match := _PYLINT.match(text):
+                path, row, column, code, message, symbol = match.groups()
+                minor = code[0] in "CRI"
+                sink.emit(
+                    Draft(
+                        "pylint",
+                        "lint",
+                        message,
+                        number,
+                        number,
+                        path=path,
+                        line=int(row),
+                        column=int(column) + 1,
+                        rule=symbol or code,
+                        warning=minor,
+                    )
+                )
+                return True
+            if match := _FLAKE8.match(text):
+                path, row, column, code, message = match.groups()
+                sink.emit(
+                    Draft(
+                        self._tool(path, sink),
+                        "lint",
+                        message,
+                        number,
+                        number,
+                        path=path,
+                        line=int(row),
+                        column=int(column),
+                        rule=code,
+                    )
+                )
+                return True
+            if match := _RUFF_ARROW.match(text):
+                head = sink.tail(1, number)
+                if head and (code := _RUFF_HEAD.match(head[0][1])):
+                    sink.emit(
+                        Draft(
+                            "ruff",
+                            "lint",
+                            code.group(2),
+                            head[0][0],
+                            number,
+                            path=match.group(1),
+                            line=int(match.group(2)),
+                            column=int(match.group(3)),
+                            rule=code.group(1),
+                        )
+                    )
+                    return True
+            return False
+        if text.startswith("Found ") and _RUFF_FOUND.match(text):
+            sink.emit(Draft("ruff", "lint", text, number, number, role="fallback", rank=2))
+            return True
+        return False
+
+    @staticmethod
+    def _tool(path: str, sink: Sink) -> str:
+        step = sink.step
+        for tool in ("flake8", "ruff", "pycodestyle", "pyflakes"):
+            if tool in step:
+                return tool
+        return "flake8" if path.startswith("./") else "ruff"
+
+    def close(self, sink: Sink) -> None:
+        """Nothing is ever pending."""
+
+
+# -- pip -----------------------------------------------------------------------------------------
+
+_PIP = re.compile(
+    r"""(?x)^ERROR:\ (?:
+        (?P<version>Could\ not\ find\ a\ version\ that\ satisfies\ the\ requirement\ (?P<req>\S+).*)
+      | (?P<resolve>ResolutionImpossible.*|Cannot\ install\ .*conflicting\ dependencies.*)
+      | (?P<wheel>Failed\ building\ wheel\ for\ (?P<pkg>\S+).*|Could\ not\ build\ wheels\ for\ .*)
+      | (?P<file>Could\ not\ open\ requirements\ file.*|Invalid\ requirement.*)
+      | (?P<other>No\ matching\ distribution\ found\ for\ .*|Failed\ to\ build\ .*|.*)
+    )$"""
+)
+_PIP_SUBPROCESS = re.compile(
+    r"^(?:error|×.*): subprocess-exited-with-error|^× (?:Failed to build|.*did not run successfully)"
+)
+
+
+class Pip:
+    """pip's ``ERROR:`` lines: unresolvable requirements, conflicts, failed builds."""
+
+    active = False
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text.startswith("ERROR: ") and (match := _PIP.match(text)):
+            message = text[len("ERROR: ") :]
+            if match.group("version") or match.group("resolve") or match.group("wheel"):
+                rule = match.group("req") or match.group("pkg")
+                sink.emit(
+                    Draft("pip", "dependency", message, number, number, rule=None, key=f"pip:{rule}" if rule else None)
+                )
+            elif match.group("file"):
+                sink.emit(Draft("pip", "dependency", message, number, number))
+            else:
+                sink.emit(Draft("pip", "dependency", message, number, number, role="fallback", rank=2))
+            return True
+        if _PIP_SUBPROCESS.match(text):
+            sink.emit(Draft("pip", "dependency", text.lstrip("× "), number, number, role="fallback", rank=2))
+            return True
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Nothing is ever pending."""

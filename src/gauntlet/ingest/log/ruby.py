@@ -1,0 +1,143 @@
+"""Ruby: RSpec failures (``Failures:`` blocks, ``rspec ./spec/x_spec.rb:4``) and minitest."""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+
+__all__ = ["Minitest", "Rspec"]
+
+_ITEM = re.compile(r"^\s{2}(\d+)\) (.+)$")
+_FAILURE_ERROR = re.compile(r"^\s+Failure/Error: (.*)$")
+_WHERE = re.compile(r"^\s+# (\./\S+?\.rb):(\d+)")
+_RERUN = re.compile(r"^rspec (\./\S+?\.rb)(?::(\d+)|\[[\d:]+\]) # (.*)$")
+
+
+class Rspec:
+    """RSpec's ``Failures:`` section; the ``rspec ./spec/...`` rerun lines only when no block was seen."""
+
+    def __init__(self) -> None:
+        self._section = False
+        self._draft: Draft | None = None
+        self._after_failure = False
+        self._rerun = False
+
+    @property
+    def active(self) -> bool:
+        """True inside the Failures section or the rerun list."""
+        return self._section or self._rerun
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text == "Failures:":
+            self._section = True
+            return True
+        if text == "Failed examples:":
+            self.close(sink)
+            self._rerun = True
+            return True
+        if text.startswith("rspec ./") and (match := _RERUN.match(text)):
+            path, row, title = match.groups()
+            sink.emit(
+                Draft(
+                    "rspec",
+                    "test_failure",
+                    title,
+                    number,
+                    number,
+                    path=path,
+                    line=int(row) if row else None,
+                    test_id=title,
+                    key=f"rspec:{title}",
+                )
+            )
+            return True
+        self._rerun = self._rerun and not text.strip()
+        if not self._section:
+            return False
+        if match := _ITEM.match(text):
+            self._flush(sink)
+            title = match.group(2).strip()
+            self._draft = Draft("rspec", "test_failure", "", number, number, test_id=title, key=f"rspec:{title}")
+            return True
+        if text.startswith(("Finished in", "Failed examples:")) or (text and not text[0].isspace()):
+            self._flush(sink)
+            self._section = False
+            return False
+        draft = self._draft
+        if draft is None:
+            return True
+        if match := _FAILURE_ERROR.match(text):
+            draft.message, draft.end = match.group(1), number
+            self._after_failure = True
+        elif self._after_failure and text.strip():
+            draft.message = f"{draft.message} {text.strip()}"[:300]
+            draft.end = number
+            self._after_failure = len(draft.message) < 200
+        elif draft.line is None and (match := _WHERE.match(text)):
+            draft.path, draft.line, draft.end = match.group(1), int(match.group(2)), number
+            self._after_failure = False
+        elif not text.strip():
+            self._after_failure = False
+        return True
+
+    def _flush(self, sink: Sink) -> None:
+        draft, self._draft = self._draft, None
+        self._after_failure = False
+        if draft is not None:
+            draft.message = f"{draft.test_id}: {draft.message or 'failed'}"
+            sink.emit(draft)
+
+    def close(self, sink: Sink) -> None:
+        """Report a block cut off by the end of input."""
+        self._flush(sink)
+        self._section = False
+
+
+_MT_HEAD = re.compile(r"^\s*\d+\) (Failure|Error):$")
+_MT_TEST = re.compile(r"^([\w:]+)#(\w+) \[(\S+?):(\d+)\]:?$|^([\w:]+)#(\w+):$")
+
+
+class Minitest:
+    """minitest's ``  1) Failure:`` / ``ClassTest#test_x [file.rb:12]:`` / message blocks."""
+
+    def __init__(self) -> None:
+        self._draft: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside a block."""
+        return self._draft is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if ("Failure:" in text or "Error:" in text) and _MT_HEAD.match(text):
+            self.close(sink)
+            self._draft = Draft("minitest", "test_failure", "", number, number)
+            return True
+        draft = self._draft
+        if draft is None:
+            return False
+        if draft.test_id is None and (match := _MT_TEST.match(text)):
+            klass, method, path, row, klass2, method2 = match.groups()
+            draft.test_id = f"{klass or klass2}#{method or method2}"
+            draft.key = f"minitest:{draft.test_id}"
+            draft.path, draft.line = path, int(row) if row else None
+            draft.end = number
+            return True
+        if not text.strip() or number - draft.start > 20:
+            self.close(sink)
+            return True
+        if not draft.message:
+            draft.message, draft.end = text.strip(), number
+        return True
+
+    def close(self, sink: Sink) -> None:
+        """Report the block being read."""
+        draft, self._draft = self._draft, None
+        if draft is not None and draft.test_id:
+            draft.message = f"{draft.test_id}: {draft.message or 'failed'}"
+            sink.emit(draft)

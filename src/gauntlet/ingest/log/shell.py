@@ -1,0 +1,109 @@
+"""Shell and process deaths: ``command not found``, segfaults, aborts, OOM kills, timeouts."""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.models import Kind
+
+__all__ = ["Shell"]
+
+_NOT_FOUND = re.compile(
+    r"^(?:\S+: )?(?:line \d+: |\d+: )?(\S+): (?:command )?not found$|"
+    r"^'(\S+)' is not recognized as an internal or external command"
+)
+# bash reports a child killed by a signal as ``line 3: 1234 Segmentation fault      (core dumped) ./a.out``.
+_SIGNAL = re.compile(
+    r"^(?:.*?: line \d+: +\d+ )?(Segmentation fault|Aborted|Killed|Bus error|Illegal instruction|"
+    r"Floating point exception|Trace/breakpoint trap)(?: +\(core dumped\))?(?:\s+(.*))?$"
+)
+_OOM = re.compile(
+    r"Out of memory: Killed process|oom-kill|OOMKilled|JavaScript heap out of memory|"
+    r"fatal error: runtime: out of memory|^MemoryError$|memory allocation of \d+ bytes failed"
+)
+_TIMEOUT = re.compile(r"^timeout: (?:the monitored command dumped core|sending signal)|^Terminated$")
+_INFRA = re.compile(
+    r"Connection refused|Connection reset by peer|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|"
+    r"Could not resolve host|Temporary failure in name resolution|Name or service not known|"
+    r"TLS handshake timeout|i/o timeout|\b50[234] (?:Bad Gateway|Service Unavailable|Gateway Time-?out)\b|"
+    r"\b(?:HTTP|status|code|returned)\W+5\d\d\b|\b429 Too Many Requests|toomanyrequests|rate limit exceeded|"
+    r"RPC failed|the remote end hung up unexpectedly|Network is unreachable|SSL_ERROR_SYSCALL"
+)
+_DOCKER = re.compile(
+    r"^(?:ERROR: |error: )?failed to solve: (.*)$|^ERROR \[(.+?)\] (.*)$|"
+    r"^The command '(.*)' returned a non-zero code: (\d+)$|^Error response from daemon: (.*)$"
+)
+
+
+class Shell:
+    """Lines the shell or the kernel print when a command cannot run or a process dies."""
+
+    active = False
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if ("not found" in text or "not recognized" in text) and (match := _NOT_FOUND.match(text)):
+            command = next(group for group in match.groups() if group)
+            sink.emit(
+                Draft(
+                    "shell",
+                    "build_error",
+                    f"{command}: command not found",
+                    number,
+                    number,
+                    rule="command-not-found",
+                )
+            )
+            return True
+        if (match := _SIGNAL.match(text)) and (text[0] in "SAKBIFT" or ": line " in text):
+            what = match.group(1)
+            kind: Kind = "crash"
+            message = f"{what}: {match.group(2)}" if match.group(2) else what
+            if "(core dumped)" in text:
+                message += " (core dumped)"
+            sink.emit(Draft("shell", kind, message, number, number))
+            return True
+        if _OOM.search(text):
+            sink.emit(
+                Draft(
+                    "kernel" if "Killed process" in text else None,
+                    "crash",
+                    text.strip(),
+                    number,
+                    number,
+                    rule="out-of-memory",
+                )
+            )
+            return True
+        if _TIMEOUT.match(text):
+            sink.emit(Draft("timeout", "timeout", text, number, number, role="fallback", rank=3))
+            return True
+        if match := _DOCKER.match(text):
+            return self._docker(number, text, match, sink)
+        if _INFRA.search(text):
+            # A hint, not proof: tests print refused connections too. It explains a failure only if nothing else does.
+            sink.emit(Draft(None, "infra", text.strip(), number, number, role="fallback", rank=3, fails=False))
+            return False
+        return False
+
+    @staticmethod
+    def _docker(number: int, text: str, match: re.Match[str], sink: Sink) -> bool:
+        solve, stage, stage_message, command, _, daemon = match.groups()
+        if daemon is not None:
+            kind: Kind = "infra" if _INFRA.search(daemon) or "toomanyrequests" in daemon else "build_error"
+            sink.emit(Draft("docker", kind, daemon, number, number, role="fallback", rank=2))
+        elif solve is not None:
+            kind = "infra" if _INFRA.search(solve) else "build_error"
+            sink.emit(Draft("docker", kind, solve, number, number, role="fallback", rank=2))
+        elif stage is not None:
+            sink.emit(
+                Draft("docker", "build_error", f"[{stage}] {stage_message}", number, number, role="fallback", rank=2)
+            )
+        else:
+            sink.emit(Draft("docker", "build_error", f"{command} failed", number, number, role="fallback", rank=2))
+        return True
+
+    def close(self, sink: Sink) -> None:
+        """Nothing is ever pending."""

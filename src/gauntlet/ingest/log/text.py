@@ -1,0 +1,71 @@
+"""Turning one raw log line into the text parsers read.
+
+GitHub serves job logs with an ISO timestamp on every line, ANSI colours, ``\\r``
+progress redraws and ``##[group]`` markers; BuildKit prefixes each line of a
+``RUN`` step with ``#8 1.234``. Parsers should see what the tool printed, so all
+of that is peeled off here, once, for the few lines the prefilter lets through.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["clean_line", "repo_path"]
+
+# GitHub: ``2024-05-01T12:34:56.1234567Z `` (7 fractional digits); other CIs use fewer or none.
+_TIMESTAMP = re.compile(r"^\ufeff?\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? ?")
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# BuildKit plain progress: ``#8 1.234 <output>``.
+_BUILDKIT = re.compile(r"^#\d+ \d+\.\d+ ")
+
+
+def clean_line(raw: bytes) -> str:
+    """Decode a raw line and strip timestamps, ANSI codes, ``\\r`` redraws and control bytes."""
+    text = raw.decode("utf-8", "replace").rstrip("\r\n")
+    text = _TIMESTAMP.sub("", text, count=1)
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "\r" in text:
+        # A progress bar redraws with \r: what the terminal finally showed is the last non-blank part.
+        parts = [part for part in text.split("\r") if part.strip()]
+        text = parts[-1] if parts else ""
+    text = _CONTROL.sub("", text)
+    if text.startswith("#"):
+        text = _BUILDKIT.sub("", text, count=1)
+    return text.rstrip()
+
+
+# Where CI systems check the repository out; the rest of the path is repository-relative.
+_WORKSPACES = re.compile(
+    r"""^(?:file://)?(?:
+        /home/runner/work/[^/]+/[^/]+/
+      | /Users/runner/work/[^/]+/[^/]+/
+      | /__w/[^/]+/[^/]+/
+      | /github/workspace/
+      | [A-Za-z]:[\\/]a[\\/][^\\/]+[\\/][^\\/]+[\\/]
+      | /builds/(?:[^/]+/)+?[^/]+/(?=src/|lib/|tests?/|app/|pkg/|cmd/|spec/|include/)
+      | /home/circleci/(?:project|repo)/
+      | /home/travis/build/[^/]+/[^/]+/
+      | /var/lib/jenkins/workspace/[^/]+/
+      | /opt/atlassian/pipelines/agent/build/
+      | /workspace/
+      | /app/
+      | /src/
+    )""",
+    re.VERBOSE,
+)
+
+
+def repo_path(path: str | None) -> str | None:
+    """Make a path from a log repository-relative where a known CI workspace prefix shows it."""
+    if not path:
+        return None
+    path = path.strip().strip("'\"`")
+    path = _WORKSPACES.sub("", path, count=1)
+    if path.startswith("file://"):
+        path = path[len("file://") :]
+    path = path.replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path[:500] or None

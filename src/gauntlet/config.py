@@ -62,22 +62,35 @@ class RevertConfig(_Section):
 
 
 class SelfHealConfig(_Section):
-    """Self-healing scans and proposals."""
+    """Self-healing scans and proposals (DESIGN §3), learned rules and the rule bandit."""
 
+    #: The global off switch: no proposals, no rollbacks (learning and verification records stay).
     enabled: bool = True
     window_days: int = Field(14, ge=1)
+    #: Thresholds per (component, defect type) over the window: P0 → MAJOR, P1 or many P2 → MINOR, P2 → PATCH.
+    major_p0: int = Field(1, ge=1)
+    minor_p1: int = Field(1, ge=1)
+    minor_p2: int = Field(5, ge=1)
+    patch_p2: int = Field(3, ge=1)
     max_patch_per_day: int = Field(10, ge=0)
     max_minor_per_day: int = Field(3, ge=0)
     cooldown_hours: float = Field(24, ge=0)
     watch_days: int = Field(7, ge=1)
+    #: Learned rules shown per error class in the sticky comment (chosen by Thompson sampling).
+    rules_per_class: int = Field(3, ge=0, le=10)
+    #: Maintainer-written rules per error class (e.g. ``test_failure``); they start with a stronger prior.
+    curated_rules: dict[str, tuple[str, ...]] = {}
 
 
 class HealthConfig(_Section):
-    """Health thresholds."""
+    """Health thresholds (DESIGN §3)."""
 
     pressure_warn: float = 0.8
     pressure_block: float = 1.0
+    #: Red for longer than this → warn.
     stall_hours: float = 24
+    #: Fingerprints that flip between failing and passing this many times are called flaky → warn.
+    flaky_flips: int = Field(3, ge=1)
 
 
 class CommandsConfig(_Section):

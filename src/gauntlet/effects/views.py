@@ -29,6 +29,9 @@ class RunView(BaseModel):
     health: HealthVerdict = HealthVerdict()
     attempts: tuple[Attempt, ...] = ()
     notes: tuple[str, ...] = ()
+    #: Earlier fixes of the same failures (learning) and learned rules the bandit chose for this comment.
+    learnings: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
 
 
 class IssueView(BaseModel):

@@ -37,7 +37,6 @@ def decide(
     :param now: the time of the run (never read from a clock here).
     :param rng: the only source of randomness (the rule bandit draws from it).
     """
-    del rng  # the rule bandit is its first user
     if obs.pr is not None:
-        return step_pull_request(state, obs, config, now)
+        return step_pull_request(state, obs, config, now, rng)
     return step_branch(state, obs, config, now)

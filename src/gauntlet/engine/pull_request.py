@@ -5,10 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
+import numpy as np
+
 from gauntlet.config import Config
 from gauntlet.effects.models import CheckAnnotation, Plan, SetCheck, UpsertComment, WriteSummary
 from gauntlet.effects.views import RunView
-from gauntlet.engine import health, recovery
+from gauntlet.engine import health, learning, recovery
 from gauntlet.engine.loop import decide_iteration, fails_check, merge_observation
 from gauntlet.engine.verdicts import Decision, RecoveryVerdict
 from gauntlet.models import Observation, Severity
@@ -31,10 +33,13 @@ _LEVEL: dict[Severity, Literal["notice", "warning", "failure"]] = {
 }
 
 
-def step_pull_request(state: State, obs: Observation, config: Config, now: datetime) -> tuple[State, Plan]:
+def step_pull_request(
+    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator | None = None
+) -> tuple[State, Plan]:
     """Run one gauntlet iteration for ``obs.pr`` and plan the comment, check and summary.
 
     A redelivered observation leaves the state as it was and plans the same effects.
+    ``rng`` lets the rule bandit choose learned rules for the comment (none are shown without it).
     """
     assert state.pr is not None and obs.pr is not None
     pr = state.pr
@@ -46,15 +51,25 @@ def step_pull_request(state: State, obs: Observation, config: Config, now: datet
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
     earlier = [a for a in pr.attempts if a.observation != obs.id]
     verdict = recovery.assess(current.findings, earlier, "pr", config.recovery)
-    status = health.assess_pr(current.number, config.gauntlet.max_iterations, verdict, config.health)
+    status = health.assess_pr(current.number, config.gauntlet.max_iterations, verdict, config.health, pr=pr, now=now)
     events = list(state.events)
     if not seen:
         current = current.model_copy(update={"action": decision.action})
         pr = pr.model_copy(update={"iterations": [*pr.iterations[:-1], current]})
         pr = _record_attempt(pr, obs, verdict, current, now)
         events.append(Event(at=now, kind="iteration", key=f"pr:{obs.pr}", data=decision.model_dump()))
+    # Learning: defects, failure→fix pairs, rules, bandit rewards and the rules this comment shows.
+    learned = state.model_copy(update={"pr": pr})
+    state, lessons = learning.learn_from_pr(learned, obs, fresh=not seen, config=config, now=now, rng=rng)
+    blocked = health.block_issue(status, obs.repository, obs.pr)
     view = _view(obs, pr, current, decision, config).model_copy(
-        update={"recovery": verdict, "health": status, "attempts": tuple(pr.attempts[-3:])}
+        update={
+            "recovery": verdict,
+            "health": status,
+            "attempts": tuple(pr.attempts[-3:]),
+            "learnings": lessons.hints,
+            "rules": lessons.rules,
+        }
     )
     failing = fails_check(decision, config.gauntlet.fail_on) or status.status == "block"
     plan = Plan(
@@ -71,6 +86,7 @@ def step_pull_request(state: State, obs: Observation, config: Config, now: datet
                 annotations=_annotations(current.findings),
             ),
             WriteSummary(view=view),
+            *((blocked,) if blocked and not config.paused else ()),
         ),
     )
     return state.model_copy(update={"pr": pr, "events": events}), plan

@@ -1,0 +1,282 @@
+"""Learning (DESIGN §3): failure→fix pairs, learned rules with decaying confidence, and what a PR is shown.
+
+Theory of operation. A blocking fingerprint that failed at one head SHA of a PR
+and is gone at the next is a failure→fix pair: the fixing commit and the files
+it changed are kept, and when the same fingerprint fails again anywhere, the
+sticky comment says how it was fixed before. A pair also teaches a rule ("when
+<class> fails in <component>, look at <files>"); review findings teach the rule
+their reviewer wrote in ``rule_learned``. The same (or a nearly identical) rule
+reinforces the existing entry instead of adding one; its confidence is::
+
+    (1 − e^(−n/5)) · e^(−days/30) · e^(−contradictions/2)
+
+with ``n`` reinforcements, ``days`` since the last one, and a contradiction each
+time a fix it came from did not hold. Each kind of learning keeps at most 100
+entries; the least confident go first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from gauntlet.config import Config
+from gauntlet.engine import bandit, selfheal
+from gauntlet.models import Finding, Kind, Observation
+from gauntlet.state.base import keep_last
+from gauntlet.state.models import State
+from gauntlet.state.pr import FindingRecord, IterationRecord
+from gauntlet.state.shared import MAX_FIXES, MAX_RULES_PER_KIND, FixPair, LearnedRule, LearningBook, RuleKind
+
+__all__ = [
+    "MERGE_SIMILARITY",
+    "Lessons",
+    "confidence",
+    "error_class",
+    "hints_for",
+    "learn_from_pr",
+    "learn_rule",
+    "record_fixes",
+    "rules_by_class",
+    "similarity",
+    "sync_curated",
+]
+
+#: Two rules whose token sets overlap this much (Jaccard) are the same rule.
+MERGE_SIMILARITY = 0.8
+#: What a comment shows at most: earlier fixes, and error classes with rules.
+MAX_HINTS = 5
+MAX_CLASSES_SHOWN = 3
+MAX_RULE_CHARS = 300
+_WORD = re.compile(r"[a-z0-9_]+")
+_BLOCKING = frozenset({"critical", "major"})
+
+
+@dataclass(frozen=True)
+class Lessons:
+    """What the sticky comment shows from learning: earlier fixes and the rules the bandit chose."""
+
+    hints: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+
+
+def error_class(kind: Kind) -> str:
+    """The error class rules and bandit arms are kept per (the finding kind, e.g. ``test_failure``)."""
+    return kind
+
+
+def confidence(rule: LearnedRule, now: datetime) -> float:
+    """``(1 − e^(−n/5)) · e^(−days/30) · e^(−contradictions/2)`` (DESIGN §3)."""
+    days = max(0.0, (now - rule.last_seen).total_seconds() / 86400)
+    return (1 - math.exp(-rule.reinforcements / 5)) * math.exp(-days / 30) * math.exp(-rule.contradictions / 2)
+
+
+def similarity(a: str, b: str) -> float:
+    """Token-set (Jaccard) similarity of two texts, case-insensitive; 1.0 for two empty texts."""
+    left, right = set(_WORD.findall(a.lower())), set(_WORD.findall(b.lower()))
+    if not left and not right:
+        return 1.0
+    return len(left & right) / len(left | right)
+
+
+def learn_rule(
+    book: LearningBook, text: str, kind: RuleKind, classes: Iterable[str], now: datetime
+) -> tuple[LearningBook, str]:
+    """Add a rule, or reinforce the same (or a near-duplicate) one; return the book and the rule's id."""
+    clean = " ".join(text.split())[:MAX_RULE_CHARS]
+    wanted = sorted(set(classes))
+    for rule in book.rules:
+        if similarity(rule.text, clean) >= MERGE_SIMILARITY:
+            merged = rule.model_copy(
+                update={
+                    "reinforcements": rule.reinforcements + 1,
+                    "last_seen": now,
+                    "classes": sorted({*rule.classes, *wanted}),
+                }
+            )
+            return _with_rule(book, merged, now), rule.id
+    ident = "R-" + hashlib.sha256(clean.lower().encode()).hexdigest()[:10]
+    rule = LearnedRule(id=ident, text=clean, kind=kind, classes=wanted, first_seen=now, last_seen=now)
+    return _with_rule(book, rule, now), ident
+
+
+def sync_curated(book: LearningBook, curated: Mapping[str, Sequence[str]], now: datetime) -> LearningBook:
+    """Make sure every rule of the ``curated_rules`` configuration is in the book, as a curated rule."""
+    for context, texts in sorted(curated.items()):
+        for text in texts:
+            existing = next((r for r in book.rules if similarity(r.text, text) >= MERGE_SIMILARITY), None)
+            if existing is not None and existing.kind == "curated" and context in existing.classes:
+                continue
+            if existing is not None:
+                promoted = existing.model_copy(
+                    update={"kind": "curated", "classes": sorted({*existing.classes, context})}
+                )
+                book = _with_rule(book, promoted, now)
+            else:
+                book, _ = learn_rule(book, text, "curated", [context], now)
+    return book
+
+
+def record_fixes(
+    book: LearningBook,
+    previous: IterationRecord | None,
+    current: IterationRecord,
+    place: str,
+    files: Sequence[str],
+    now: datetime,
+    components: Mapping[str, Sequence[str]] = {},
+) -> LearningBook:
+    """Record the failure→fix pairs ``current`` shows at ``place``, and what contradicts earlier ones.
+
+    A pair needs a blocking fingerprint of ``previous`` that ``current`` no longer has.
+    The same fingerprint failing again at the fixing SHA (a later job) withdraws the pair;
+    failing again at a later SHA counts as a contradiction of the rule it taught.
+    """
+    failing = {f.fingerprint for f in current.findings}
+    fixes = [
+        p for p in book.fixes if not (p.place == place and p.fixed_sha == current.head_sha and p.fingerprint in failing)
+    ]
+    broken = [p for p in fixes if p.place == place and p.fixed_sha != current.head_sha and p.fingerprint in current.new]
+    book = book.model_copy(update={"fixes": fixes})
+    for pair in broken:
+        book = _contradict(book, pair.rule)
+    if previous is None:
+        return book
+    before = {f.fingerprint: f for f in previous.findings if f.severity in _BLOCKING and f.kind != "infra"}
+    known = {(p.place, p.fingerprint, p.fixed_sha) for p in book.fixes}
+    for fingerprint in current.fixed:
+        record = before.get(fingerprint)
+        if record is None or (place, fingerprint, current.head_sha) in known:
+            continue
+        pair = FixPair(
+            fingerprint=fingerprint,
+            error_class=error_class(record.kind),
+            place=place,
+            failed_sha=previous.head_sha,
+            fixed_sha=current.head_sha,
+            files=sorted(files)[:20],
+            summary=_summary(record),
+            at=now,
+        )
+        if pair.files:
+            component = selfheal.component_of(record.path, record.test_id, components)
+            book, rule = learn_rule(book, _fix_rule_text(pair, component), "fix", [pair.error_class], now)
+            pair = pair.model_copy(update={"rule": rule})
+        book = book.model_copy(update={"fixes": keep_last([*book.fixes, pair], MAX_FIXES)})
+    return book
+
+
+def hints_for(book: LearningBook, findings: Iterable[FindingRecord], place: str, head_sha: str) -> tuple[str, ...]:
+    """Earlier fixes of the failures in ``findings``, newest first, one per fingerprint."""
+    hints: list[str] = []
+    for f in findings:
+        if f.severity not in _BLOCKING:
+            continue
+        pairs = [p for p in book.fixes if p.fingerprint == f.fingerprint and p.fixed_sha != head_sha]
+        if not pairs:
+            continue
+        pair = pairs[-1]
+        where = f"PR #{pair.place[3:]}" if pair.place.startswith("pr:") else pair.place.replace(":", " ", 1)
+        files = ", ".join(pair.files[:5]) + (f" and {len(pair.files) - 5} more" if len(pair.files) > 5 else "")
+        hints.append(
+            f"{pair.summary}: failed before on {where} and was fixed by {pair.fixed_sha[:7]}"
+            + (f", which changed {files}" if files else "")
+        )
+        if len(hints) == MAX_HINTS:
+            break
+    return tuple(hints)
+
+
+def rules_by_class(book: LearningBook, now: datetime) -> dict[str, list[str]]:
+    """Rule texts per error class, most confident first (what a self-healing proposal promotes)."""
+    ranked = sorted(book.rules, key=lambda r: (-confidence(r, now), r.id))
+    found: dict[str, list[str]] = {}
+    for rule in ranked:
+        for context in rule.classes:
+            found.setdefault(context, []).append(rule.text)
+    return found
+
+
+def learn_from_pr(
+    state: State, obs: Observation, *, fresh: bool, config: Config, now: datetime, rng: np.random.Generator | None
+) -> tuple[State, Lessons]:
+    """Everything learning does for one PR observation, after the loop merged it into ``state.pr``.
+
+    A fresh observation records defects and fixes, learns review rules and rewards the rules shown
+    on the previous iteration; any observation gets hints and (with ``rng``) the rules to show.
+    """
+    assert state.pr is not None and state.pr.current is not None
+    place = f"pr:{state.pr.number}"
+    current = state.pr.current
+    previous = state.pr.iterations[-2] if len(state.pr.iterations) > 1 else None
+    book, table, defects = state.learnings, state.bandit, state.defects
+    if fresh:
+        defects = selfheal.record_defects(defects, obs.findings, place, now, config.components)
+        book = sync_curated(book, config.selfheal.curated_rules, now)
+        book = record_fixes(book, previous, current, place, obs.changed_files, now, config.components)
+        book = _learn_reviews(book, obs.findings, now)
+        table = bandit.settle(table, place, current.head_sha, _classes(current.findings), book.rules)
+    shown: list[str] = []
+    if rng is not None:
+        by_id = {r.id: r for r in book.rules}
+        for context in _ranked_classes(current.findings):
+            chosen = bandit.choose(table, book.rules, context, config.selfheal.rules_per_class, rng)
+            shown.extend(f"{context}: {by_id[r].text}" for r in chosen)
+            if fresh:
+                table = bandit.remember(table, place, current.head_sha, context, chosen)
+    lessons = Lessons(hints=hints_for(book, current.findings, place, current.head_sha), rules=tuple(shown))
+    return state.model_copy(update={"learnings": book, "bandit": table, "defects": defects}), lessons
+
+
+def compact_learnings(book: LearningBook, now: datetime) -> LearningBook:
+    """Drop learned rules whose confidence has decayed to almost nothing (curated rules stay)."""
+    kept = [r for r in book.rules if r.kind == "curated" or confidence(r, now) >= 0.01]
+    return book if len(kept) == len(book.rules) else book.model_copy(update={"rules": kept})
+
+
+def _learn_reviews(book: LearningBook, findings: Iterable[Finding], now: datetime) -> LearningBook:
+    for f in findings:
+        if f.rule_learned and f.rule_learned.strip():
+            book, _ = learn_rule(book, f.rule_learned, "review", [error_class(f.kind)], now)
+    return book
+
+
+def _classes(findings: Iterable[FindingRecord]) -> set[str]:
+    return {error_class(f.kind) for f in findings if f.severity != "nitpick" and f.kind != "infra"}
+
+
+def _ranked_classes(findings: Iterable[FindingRecord]) -> list[str]:
+    counts = Counter(error_class(f.kind) for f in findings if f.severity != "nitpick" and f.kind != "infra")
+    return [c for c, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))][:MAX_CLASSES_SHOWN]
+
+
+def _summary(record: FindingRecord) -> str:
+    return record.test_id or (f"{record.path}: " if record.path else "") + record.message[:100]
+
+
+def _fix_rule_text(pair: FixPair, component: str) -> str:
+    files = ", ".join(pair.files[:3])
+    return f"When {pair.error_class} fails in {component}, look at {files} first: an earlier fix changed them."
+
+
+def _contradict(book: LearningBook, rule_id: str | None) -> LearningBook:
+    rules = [
+        r.model_copy(update={"contradictions": r.contradictions + 1}) if r.id == rule_id else r for r in book.rules
+    ]
+    return book.model_copy(update={"rules": rules})
+
+
+def _with_rule(book: LearningBook, rule: LearnedRule, now: datetime) -> LearningBook:
+    rules = [r for r in book.rules if r.id != rule.id] + [rule]
+    same_kind = [r for r in rules if r.kind == rule.kind]
+    if len(same_kind) > MAX_RULES_PER_KIND:
+        weakest = min(same_kind, key=lambda r: (confidence(r, now), r.last_seen, r.id))
+        rules = [r for r in rules if r.id != weakest.id]
+    return book.model_copy(update={"rules": rules})

@@ -72,7 +72,7 @@ class Handler(Protocol):
 
 def handlers() -> dict[str, Handler]:
     """The handler of every effect type GitHub carries out, by the effect's ``type``."""
-    from gauntlet.github import actions, checks, comments, reactions, summary
+    from gauntlet.github import actions, checks, comments, issues, proposals, reactions, reverts, summary
 
     table: dict[str, Handler] = {
         "upsert_comment": comments.StickyComment(),
@@ -81,6 +81,10 @@ def handlers() -> dict[str, Handler]:
         "write_summary": summary.SummaryHandler(),
         "react": reactions.ReactionHandler(),
         "rerun_failed_jobs": actions.RerunHandler(),
+        "file_issue": issues.FileIssueHandler(),
+        "close_issue": issues.CloseIssueHandler(),
+        "open_revert_pr": reverts.RevertHandler(),
+        "open_proposal_pr": proposals.ProposalHandler(),
     }
     return table
 

@@ -184,16 +184,10 @@ class FileIssueHandler:
         prefix = f"/repos/{hub.repo.full_name}/issues"
         payload = {"title": issue_title(effect), "body": body_of(effect), "labels": list(labels)}
 
-        def create() -> dict[str, Any]:
-            created: dict[str, Any] = hub.client.request("POST", prefix, body=payload)
-            return created
+        def create() -> FoundIssue:
+            return _found(hub, hub.client.request("POST", prefix, body=payload))
 
-        def look() -> dict[str, Any] | None:
-            found = find_issue(hub, effect.key)
-            return None if found is None else {"number": found.number, "html_url": found.url}
-
-        issue = hub.client.create_once(f"file issue {effect.key}", create, look)
-        made = FoundIssue(number=int(issue["number"]), url=issue.get("html_url"))
+        made = hub.client.create_once(f"file issue {effect.key}", create, lambda: find_issue(hub, effect.key))
         owners = code_owners(hub, effect.view.path) if hub.assign_owners and effect.view.path else ()
         if owners:
             # Added after creating: GitHub drops logins it cannot assign here, where a create naming one fails.

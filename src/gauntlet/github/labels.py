@@ -44,7 +44,8 @@ def issue_labels(kind: str, severity: str | None, extra: Iterable[str] = ()) -> 
     names = [BOT_LABEL, _KIND_LABEL[kind]]
     if severity:
         names.append(severity_label(severity))
-    names.extend(extra)
+    # A bare severity name among the extras ("critical") means the severity label, not a label of its own.
+    names.extend(severity_label(name) if f"severity:{name.lower()}" in LABELS else name for name in extra)
     return tuple(dict.fromkeys(names))
 
 

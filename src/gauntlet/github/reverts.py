@@ -1,0 +1,303 @@
+"""Revert PRs, built with the Git Data API as a file-level revert (DESIGN §5). No checkout, no force-push.
+
+Theory of operation. The culprit ``C`` is compared with its FIRST parent ``P`` (culprits are counted on
+first-parent history, so a merge is reverted against the branch it was merged into). Every path whose blob
+differs between ``P`` and ``C`` is a path ``C`` changed. For each such path the base branch's head ``H``
+decides:
+
+- ``H`` still has ``C``'s version: the path goes back to ``P``'s version (deleted if ``P`` did not have it);
+- ``H`` already has ``P``'s version: nothing to do for it (reverted by hand);
+- anything else: the path changed again since the culprit. That is a conflict: no PR, a needs-human issue
+  naming the conflicting paths instead.
+
+The revert commit is ``H``'s tree with those paths replaced, parented on ``H``, pushed to the fixed branch
+``gauntlet/revert-<sha>`` and opened as ``Revert "<subject>"`` with ``This reverts commit <sha>.`` in the body. A
+revert PR already open for the culprit is reused; one closed without merging is never recreated (a person
+decided against it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote
+
+from gauntlet.effects.base import EffectResult, Existing, Status
+from gauntlet.effects.bodies import body_of
+from gauntlet.effects.models import Effect, FileIssue, OpenRevertPR
+from gauntlet.effects.views import IssueView
+from gauntlet.github.client import Rejected
+from gauntlet.github.issues import file_issue, is_ours
+from gauntlet.github.pulls import FoundPull, find_pull, open_pull, push_branch
+
+if TYPE_CHECKING:
+    from gauntlet.github.backend import Hub
+
+__all__ = [
+    "SHORT_SHA",
+    "Built",
+    "Entry",
+    "RevertHandler",
+    "RevertPlan",
+    "build_revert",
+    "conflict_issue",
+    "not_built",
+    "plan_revert",
+    "read_tree",
+    "revert_branch",
+    "revert_message",
+    "revert_title",
+    "tree_edits",
+]
+
+#: Characters of the culprit's SHA in its branch name and effect key.
+SHORT_SHA = 12
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file of a tree: mode, object type and object SHA."""
+
+    mode: str
+    type: str
+    sha: str
+
+
+Tree = Mapping[str, Entry]
+
+
+@dataclass(frozen=True)
+class RevertPlan:
+    """What reverting the culprit on the current head means, path by path."""
+
+    changed: tuple[str, ...]
+    restore: tuple[str, ...]
+    already: tuple[str, ...]
+    conflicts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Built:
+    """The outcome of :func:`build_revert`: a commit to push, or why there is none."""
+
+    outcome: Literal["commit", "conflict", "empty", "already", "too_large"]
+    reverted: str
+    sha: str = ""
+    paths: tuple[str, ...] = ()
+
+
+def revert_branch(culprit: str) -> str:
+    """The fixed branch of the revert PR for ``culprit``."""
+    return f"gauntlet/revert-{culprit[:SHORT_SHA]}"
+
+
+def revert_title(subject: str) -> str:
+    """``Revert "<subject>"``, like ``git revert``."""
+    return f'Revert "{" ".join(subject.split())}"'
+
+
+def revert_message(subject: str, culprit: str) -> str:
+    """The revert commit's message, like ``git revert``'s."""
+    return f"{revert_title(subject)}\n\nThis reverts commit {culprit}.\n"
+
+
+def plan_revert(parent: Tree, culprit: Tree, head: Tree) -> RevertPlan:
+    """Sort the paths the culprit changed into restore / already reverted / conflict (pure).
+
+    :param parent: the culprit's first parent's files.
+    :param culprit: the culprit's files.
+    :param head: the base branch head's files.
+    """
+    changed = tuple(sorted(path for path in parent.keys() | culprit.keys() if parent.get(path) != culprit.get(path)))
+    restore, already, conflicts = [], [], []
+    for path in changed:
+        now = head.get(path)
+        if now == culprit.get(path):
+            restore.append(path)
+        elif now == parent.get(path):
+            already.append(path)
+        else:
+            conflicts.append(path)
+    return RevertPlan(changed=changed, restore=tuple(restore), already=tuple(already), conflicts=tuple(conflicts))
+
+
+def tree_edits(paths: tuple[str, ...], parent: Tree) -> list[dict[str, Any]]:
+    """``POST git/trees`` entries putting ``paths`` back to ``parent`` (``sha: null`` deletes a path)."""
+    edits: list[dict[str, Any]] = []
+    for path in paths:
+        entry = parent.get(path)
+        if entry is None:
+            edits.append({"path": path, "mode": "100644", "type": "blob", "sha": None})
+        else:
+            edits.append({"path": path, "mode": entry.mode, "type": entry.type, "sha": entry.sha})
+    return edits
+
+
+def read_tree(hub: Hub, rev: str) -> tuple[str, dict[str, Entry]] | None:
+    """The tree SHA of commit ``rev`` and its files (blobs and submodules, not directories).
+
+    ``None`` when GitHub truncated the listing (over 100,000 entries or 7 MB): the revert cannot then be
+    computed file by file.
+    """
+    tree = hub.client.request("GET", f"/repos/{hub.repo.full_name}/git/trees/{rev}", params={"recursive": "1"})
+    if tree.get("truncated"):
+        return None
+    files = {
+        str(item["path"]): Entry(mode=str(item["mode"]), type=str(item["type"]), sha=str(item["sha"]))
+        for item in tree["tree"]
+        if item.get("type") != "tree"
+    }
+    return str(tree["sha"]), files
+
+
+def build_revert(hub: Hub, culprit: str, base: str, subject: str) -> Built:
+    """Build (but do not push) the revert commit of ``culprit`` on top of ``base``'s head.
+
+    :param culprit: the full SHA of the commit to revert.
+    :param base: the branch the revert goes into.
+    :param subject: the culprit's subject line, for the commit message.
+    """
+    repo = f"/repos/{hub.repo.full_name}"
+    commit = hub.client.request("GET", f"{repo}/git/commits/{culprit}")
+    parents = commit.get("parents") or []
+    if not parents:
+        return Built(outcome="empty", reverted=culprit)  # a root commit: there is nothing before it to go back to
+    head_sha = str(hub.client.request("GET", f"{repo}/git/ref/heads/{quote(base, safe='/')}")["object"]["sha"])
+    trees = [read_tree(hub, rev) for rev in (str(parents[0]["sha"]), culprit, head_sha)]
+    if None in trees:
+        return Built(outcome="too_large", reverted=culprit)
+    (_, before), (_, after), (head_tree, now) = (t for t in trees if t is not None)
+    plan = plan_revert(before, after, now)
+    if not plan.changed:
+        return Built(outcome="empty", reverted=culprit)
+    if plan.conflicts:
+        return Built(outcome="conflict", reverted=culprit, paths=plan.conflicts)
+    if not plan.restore:
+        return Built(outcome="already", reverted=culprit, paths=plan.already)
+    tree = hub.client.request(
+        "POST", f"{repo}/git/trees", body={"base_tree": head_tree, "tree": tree_edits(plan.restore, before)}
+    )
+    made = hub.client.request(
+        "POST",
+        f"{repo}/git/commits",
+        body={"message": revert_message(subject, culprit), "tree": tree["sha"], "parents": [head_sha]},
+    )
+    return Built(outcome="commit", reverted=culprit, sha=str(made["sha"]), paths=plan.restore)
+
+
+def conflict_issue(
+    repository: str, sha: str, subject: str, paths: tuple[str, ...], evidence: tuple[str, ...] = ()
+) -> FileIssue:
+    """The needs-human issue filed instead of a revert of ``sha`` that does not apply cleanly.
+
+    :param paths: the files changed again since ``sha``.
+    :param evidence: the failing runs and findings that asked for the revert.
+    """
+    short = sha[:SHORT_SHA]
+    view = IssueView(
+        repository=repository,
+        summary=f"Gauntlet could not revert {short} ({subject}): files it changed have changed since.",
+        commit=sha,
+        decision="no revert PR (reason: conflict)",
+        evidence=(*(f"changed again since {short}: `{path}`" for path in paths), *evidence),
+        resolve="revert or fix the commit by hand; Gauntlet will not open a revert PR for it.",
+    )
+    return FileIssue(
+        kind="needs-human", ident=f"revert-conflict-{short}", title=f"Revert of {short} conflicts: {subject}", view=view
+    )
+
+
+_REASONS = {
+    "empty": "the commit changed no files",
+    "already": "already reverted on the base branch",
+    "too_large": "the repository tree is too large to revert file by file",
+}
+
+
+def not_built(hub: Hub, effect: Effect, built: Built, subject: str, evidence: tuple[str, ...]) -> EffectResult | None:
+    """``None`` when ``built`` is a commit; else the skipped result, after filing the issue a conflict needs.
+
+    :param subject: the reverted commit's subject, for the issue.
+    :param evidence: the failing runs and findings that asked for the revert, for the issue.
+    """
+    if built.outcome == "commit":
+        return None
+    if built.outcome != "conflict":
+        return EffectResult(type=effect.type, key=effect.key, status="skipped", detail=_REASONS[built.outcome])
+    repository = hub.repo.full_name
+    filed = file_issue(hub, conflict_issue(repository, built.reverted, subject, built.paths, evidence))
+    return EffectResult(
+        type=effect.type,
+        key=effect.key,
+        status="skipped",
+        url=filed.url,
+        detail=f"conflict: {', '.join(built.paths)}; needs-human issue #{filed.number}",
+    )
+
+
+def _author(hub: Hub, effect: OpenRevertPR) -> str | None:
+    """The culprit's author's login: from the view, else from GitHub's commit (which maps e-mails to users)."""
+    login = effect.view.author
+    if login is None:
+        commit = hub.client.request("GET", f"/repos/{hub.repo.full_name}/commits/{effect.culprit}")
+        login = (commit.get("author") or {}).get("login")
+    if login is None or login.endswith("[bot]") or is_ours(login, hub.bot_login):
+        return None
+    return str(login)
+
+
+class RevertHandler:
+    """``open_revert_pr``: one revert PR per culprit, ever."""
+
+    def find(self, hub: Hub, effect: Effect) -> Existing | None:
+        """The revert PR opened earlier for the culprit, in any state."""
+        assert isinstance(effect, OpenRevertPR)
+        return find_pull(hub, effect.key, revert_branch(effect.culprit))
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """Reuse, refuse (closed unmerged), or build and open the revert PR; a conflict files an issue instead."""
+        assert isinstance(effect, OpenRevertPR)
+        if isinstance(existing, FoundPull):
+            return self._existing(effect, existing)
+        built = build_revert(hub, effect.culprit, effect.base, effect.view.subject)
+        skipped = not_built(hub, effect, built, effect.view.subject, (*effect.view.failing_runs, *effect.view.evidence))
+        if skipped is not None:
+            return skipped
+        branch = revert_branch(effect.culprit)
+        push_branch(hub, branch, built.sha)
+        try:
+            pull = open_pull(hub, effect.key, branch, effect.base, revert_title(effect.view.subject), body_of(effect))
+        except Rejected as exc:
+            return EffectResult(type=effect.type, key=effect.key, status="failed", detail=str(exc))
+        detail = self._request_review(hub, effect, pull)
+        return EffectResult(
+            type=effect.type, key=effect.key, status="created", number=pull.number, url=pull.url, detail=detail
+        )
+
+    def _existing(self, effect: OpenRevertPR, pull: FoundPull) -> EffectResult:
+        status: Status
+        if pull.state == "open":
+            status, detail = "unchanged", "open revert PR reused"
+        elif pull.merged:
+            status, detail = "unchanged", "revert PR already merged"
+        else:
+            status, detail = "skipped", "revert PR was closed without merging: never recreated"
+        return EffectResult(
+            type=effect.type, key=effect.key, status=status, number=pull.number, url=pull.url, detail=detail
+        )
+
+    def _request_review(self, hub: Hub, effect: OpenRevertPR, pull: FoundPull) -> str:
+        login = _author(hub, effect)
+        if login is None:
+            return ""
+        try:
+            hub.client.request(
+                "POST",
+                f"/repos/{hub.repo.full_name}/pulls/{pull.number}/requested_reviewers",
+                body={"reviewers": [login]},
+            )
+        except Rejected:
+            # GitHub refuses a reviewer who is not a collaborator or who opened the PR; the PR stands.
+            return f"review not requested from {login}"
+        return f"review requested from {login}"

@@ -41,25 +41,31 @@ class ContractRecorder:
                 self.mismatches.append(Mismatch(method=method, template=template, status=status, errors=errors))
 
 
-def _null_aware(node: Any) -> Any:
+def _null_aware(node: Any) -> Any:  # noqa: PLR0912 - one pass over the rules below
     """Spell out what ``nullable: true`` means where the validator would miss it.
 
     GitHub's description marks fields like ``issue.state_reason`` (an ``enum``) and ``commit.author`` (a
     ``oneOf``) ``nullable`` and real GitHub sends ``null`` for them, but a validator checks ``enum`` and
     ``oneOf`` on their own and rejects the ``null``. So ``null`` is added to such enums and offered as its own
-    branch of such compositions; nothing else changes.
+    branch of such compositions.
     """
     if isinstance(node, list):
         return [_null_aware(item) for item in node]
     if not isinstance(node, dict):
         return node
     out = {key: _null_aware(value) for key, value in node.items()}
+    if "oneOf" in out:
+        # The description uses oneOf for branches that overlap (an error body is both a basic-error and a
+        # rule-violation error; a directory listing matches the untyped file schemas too) and leaves the choice
+        # to a discriminator the validator does not implement: "valid under at least one" is what it means.
+        out["anyOf"] = out.pop("oneOf")
+        # The validator's discriminator support cannot map a list (GitHub maps directory listings as "array").
+        out.pop("discriminator", None)
     if out.get("nullable") is True:
         if "enum" in out and None not in out["enum"]:
             out["enum"] = [*out["enum"], None]
-        for key in ("oneOf", "anyOf"):
-            if key in out:
-                out[key] = [{"enum": [None]}, *out[key]]
+        if "anyOf" in out:
+            out["anyOf"] = [{"enum": [None]}, *out["anyOf"]]
         if "allOf" in out:
             out = {"anyOf": [{"enum": [None]}, {k: v for k, v in out.items() if k != "nullable"}]}
     return out

@@ -63,10 +63,12 @@ def commit(
     branch: str | None = None,
     author: str | None = None,
 ) -> str:
-    """Commit ``files`` (``None`` deletes) on ``branch`` (created from nothing when missing); returns the sha."""
+    """Commit ``files`` (``None`` deletes) on ``branch`` (a missing one starts at the default branch's head)."""
     repo = need_repo(store, full_name)
     with store.lock:
-        return commit_files(repo, branch or repo.default_branch, _encode(files), message, author or repo.owner)
+        start = repo.git.ref(f"refs/heads/{repo.default_branch}")
+        target = branch or repo.default_branch
+        return commit_files(repo, target, _encode(files), message, author or repo.owner, start=start)
 
 
 def need_repo(store: Store, full_name: str) -> Repo:

@@ -21,10 +21,12 @@ def commit_files(
     login: str,
     *,
     expect: str | None = None,
+    start: str | None = None,
 ) -> str:
     """Commit file writes (``None`` deletes) on top of ``branch`` (created when missing) and move the branch.
 
     :param expect: the branch head the caller based its edit on; the ref moves only if it is still there.
+    :param start: where a missing branch starts (``None``: a root commit).
     :returns: the new commit sha.
     :raises ApiError: 409 when the branch moved meanwhile.
     """
@@ -32,14 +34,15 @@ def commit_files(
     head = repo.git.ref(ref)
     if expect is not None and head != expect:
         raise ApiError(409, f"{branch} is at {head} but expected {expect}")
-    base_tree = repo.git.read_commit(head).tree if head else None
+    parent = head or start
+    base_tree = repo.git.read_commit(parent).tree if parent else None
     edits = [
         PathEdit(path=path, mode="100644", type="blob", sha=None if data is None else repo.git.hash_blob(data))
         for path, data in files.items()
     ]
     tree = build_tree(repo.git, base_tree, edits)
     who = signature(login)
-    sha = repo.git.commit_tree(tree, [head] if head else [], message, author=who, committer=who)
+    sha = repo.git.commit_tree(tree, [parent] if parent else [], message, author=who, committer=who)
     move_branch(repo, ref, sha, head)
     return sha
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from gauntlet.models import SEVERITY_ORDER, Finding, Source
 
-__all__ = ["merge_findings", "merge_keys", "test_key"]
+__all__ = ["merge_findings", "merge_keys", "split_test_id"]
 
 _DETAIL_ORDER: tuple[Source, ...] = ("junit", "sarif", "checkstyle", "rdjson", "log", "review", "comment")
 _FINGERPRINT_ORDER: tuple[Source, ...] = ("log", "junit", "sarif", "rdjson", "checkstyle", "review", "comment")
@@ -53,7 +53,7 @@ _SEPARATORS = re.compile(r"::|\s+[›>]\s+|[/\\.#]|\s+")
 _EXTENSION = re.compile(r"\.(?:py|[cm]?[jt]sx?|go|rs|java|kt|rb)(?=::|\s|$)")
 
 
-def test_key(test_id: str) -> tuple[str, ...]:
+def split_test_id(test_id: str) -> tuple[str, ...]:
     """Split a test id into lower-case names, whatever runner wrote it."""
     text = _EXTENSION.sub("", test_id.strip().lower())
     return tuple(part for part in _SEPARATORS.split(text) if part)
@@ -63,7 +63,7 @@ def merge_keys(finding: Finding) -> list[tuple[str, ...]]:
     """The keys under which ``finding`` can meet the same defect from another source."""
     keys: list[tuple[str, ...]] = []
     if finding.test_id:
-        names = test_key(finding.test_id)
+        names = split_test_id(finding.test_id)
         if len(names) >= 2:
             keys.append(("test", *names[-2:]))
     if finding.path and finding.line:
@@ -122,7 +122,7 @@ def _joins(finding: Finding, group: _Group) -> bool:
         if (
             finding.test_id
             and member.test_id
-            and not _suffix_agrees(test_key(finding.test_id), test_key(member.test_id))
+            and not _suffix_agrees(split_test_id(finding.test_id), split_test_id(member.test_id))
         ):
             return False
     return True

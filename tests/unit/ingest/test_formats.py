@@ -1,0 +1,73 @@
+"""Format detection picks every format from content, and ``gauntlet ingest`` reads each one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gauntlet.cli import main
+from gauntlet.ingest.formats import FORMATS, detect_format, reader_for
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+CASES = [
+    ("sarif/ruff/broken-calc/ruff.sarif", "sarif"),
+    ("sarif/bandit/broken-calc/bandit.sarif", "sarif"),
+    ("sarif/eslint/broken-sum/eslint.sarif", "sarif"),
+    ("junit/pytest/broken-calc/report.xml", "junit"),
+    ("junit/pytest/broken-calc-xunit2/report.xml", "junit"),
+    ("junit/ruff/broken-calc/report.xml", "junit"),
+    ("junit/jest/broken-sum/junit.xml", "junit"),
+    ("junit/vitest/broken-sum/junit.xml", "junit"),
+    ("junit/surefire/broken-calc/TEST-demo.CalcTest.xml", "junit"),
+    ("rdjson/ruff/broken-calc/ruff.rdjson", "rdjson"),
+    ("rdjson/eslint/broken-sum/eslint.rdjson", "rdjson"),
+    ("checkstyle/eslint/broken-sum/eslint-checkstyle.xml", "checkstyle"),
+    ("review/gauntlet/broken-calc/review.json", "review"),
+    ("comments/github/pr-review/comments.json", "comment"),
+    ("junit/pytest/broken-calc/pytest.log", "log"),
+]
+
+
+@pytest.mark.parametrize(("fixture", "fmt"), CASES)
+def test_detects_every_format_from_content(fixture: str, fmt: str) -> None:
+    assert detect_format((FIXTURES / fixture).read_bytes()[: 64 * 1024]) == fmt
+
+
+@pytest.mark.parametrize(
+    ("head", "fmt"),
+    [
+        (b'{"location": {"path": "a"}, "message": "m"}\n', "rdjson"),
+        ('<?xml version="1.0" encoding="UTF-16"?><testsuites/>'.encode("utf-16"), "junit"),
+        (b"\xef\xbb\xbf<?xml version='1.0'?>\n<!-- made by x -->\n<checkstyle version='8'>", "checkstyle"),
+        (b"<html><body>testsuite</body></html>", "log"),
+        (b"[]", "review"),
+        (b"", "log"),
+    ],
+)
+def test_detection_edge_cases(head: bytes, fmt: str) -> None:
+    assert detect_format(head) == fmt
+
+
+def test_every_concrete_format_has_a_reader() -> None:
+    for fmt in FORMATS:
+        if fmt != "auto":
+            assert callable(reader_for(fmt))
+
+
+def test_ingest_command_reads_each_format(capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [str(FIXTURES / fixture) for fixture, _ in CASES]
+    assert main(["ingest", "--json", *paths]) == 0
+    findings = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {f["source"] for f in findings} == {"sarif", "junit", "rdjson", "checkstyle", "review", "comment", "log"}
+
+
+def test_ingest_command_exits_2_on_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bomb = tmp_path / "bomb.xml"
+    bomb.write_bytes(
+        b'<!DOCTYPE t [<!ENTITY a "aaaa">]><testsuite><testcase name="&a;"><failure/></testcase></testsuite>'
+    )
+    assert main(["ingest", str(bomb)]) == 2
+    assert "bomb.xml: refused XML" in capsys.readouterr().err

@@ -1,0 +1,233 @@
+"""SARIF: real ruff, bandit and eslint output, and the rules of SARIF 2.1.0 on hand-made runs."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gauntlet.errors import InputError
+from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
+from gauntlet.ingest.sarif import read_sarif, security_band
+from gauntlet.models import Finding
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "sarif"
+
+
+def _read(path: Path, root: str | None = None, limits: Limits = DEFAULT_LIMITS) -> list[Finding]:
+    with path.open("rb") as stream:
+        return list(read_sarif(stream, path.name, limits, root=root))
+
+
+def _doc(results: list[dict[str, Any]], **run: Any) -> io.BytesIO:
+    run.setdefault("tool", {"driver": {"name": "CodeQL", "rules": [{"id": "R1"}]}})
+    body = {"version": "2.1.0", "runs": [{**run, "results": results}]}
+    return io.BytesIO(json.dumps(body).encode())
+
+
+def _one(results: list[dict[str, Any]], **run: Any) -> list[Finding]:
+    return list(read_sarif(_doc(results, **run), "x.sarif", DEFAULT_LIMITS))
+
+
+def test_ruff_sarif_gives_lint_findings_with_repository_relative_locations() -> None:
+    findings = _read(FIXTURES / "ruff/broken-calc/ruff.sarif", root="/tmp/fx/py")
+    assert [(f.rule, f.path, f.line, f.column) for f in findings] == [
+        ("F401", "src/app/calc.py", 1, 8),
+        ("F841", "src/app/calc.py", 10, 5),
+        ("F821", "src/app/calc.py", 12, 24),
+    ]
+    assert {(f.source, f.tool, f.kind, f.severity) for f in findings} == {("sarif", "ruff", "lint", "major")}
+
+
+def test_absolute_paths_outside_the_repository_lose_their_location() -> None:
+    findings = _read(FIXTURES / "ruff/broken-calc/ruff.sarif")  # no root: /tmp/fx/py is no known checkout
+    assert all(f.path is None and f.line is None for f in findings)
+    assert len(findings) == 3
+
+
+def test_bandit_sarif_is_security_with_levels_as_severities_and_secrets_redacted() -> None:
+    findings = _read(FIXTURES / "bandit/broken-calc/bandit.sarif")
+    by_rule = {f.rule: f for f in findings}
+    assert set(by_rule) == {"B404", "B105", "B602", "B307"}
+    assert {f.kind for f in findings} == {"security"}
+    assert (by_rule["B602"].severity, by_rule["B307"].severity, by_rule["B404"].severity) == (
+        "major",
+        "minor",
+        "nitpick",
+    )
+    assert by_rule["B602"].path == "src/app/calc.py" and by_rule["B602"].line == 11
+    assert "hunter2" not in by_rule["B105"].message + by_rule["B105"].excerpt
+
+
+def test_eslint_sarif_resolves_absolute_uris_against_the_root() -> None:
+    findings = _read(FIXTURES / "eslint/broken-sum/eslint.sarif", root="/tmp/fx/node")
+    assert [(f.tool, f.rule, f.path, f.line) for f in findings] == [
+        ("eslint", "no-unused-vars", "src/sum.js", 1),
+        ("eslint", "no-eval", "src/sum.js", 8),
+        ("eslint", "no-undef", "src/sum.js", 8),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("score", "severity"), [(9.8, "critical"), (9.0, "critical"), (7.5, "major"), (5.0, "minor"), (1.0, "nitpick")]
+)
+def test_security_severity_bands(score: float, severity: str) -> None:
+    assert security_band(score) == severity
+
+
+def test_security_severity_of_the_rule_wins_over_the_level_and_makes_it_security() -> None:
+    rules = [{"id": "py/sql-injection", "properties": {"security-severity": "9.1", "tags": ["security"]}}]
+    findings = _one(
+        [{"ruleId": "py/sql-injection", "level": "warning", "message": {"text": "SQL built from user input"}}],
+        tool={"driver": {"name": "CodeQL", "rules": rules}},
+    )
+    assert (findings[0].kind, findings[0].severity, findings[0].tool) == ("security", "critical", "codeql")
+
+
+def test_level_falls_back_to_the_rule_default_then_warning() -> None:
+    rules = [{"id": "R1", "defaultConfiguration": {"level": "error"}}, {"id": "R2"}]
+    findings = _one(
+        [{"ruleIndex": 0, "message": {"text": "a"}}, {"ruleId": "R2", "message": {"text": "b"}}],
+        tool={"driver": {"name": "x", "rules": rules}},
+    )
+    assert [(f.rule, f.severity) for f in findings] == [("R1", "major"), ("R2", "minor")]
+
+
+def test_security_tag_makes_kind_security() -> None:
+    rules = [{"id": "R1", "properties": {"tags": ["Security", "external/cwe/cwe-079"]}}]
+    findings = _one(
+        [{"ruleId": "R1", "level": "note", "message": {"text": "xss"}}], tool={"driver": {"name": "x", "rules": rules}}
+    )
+    assert (findings[0].kind, findings[0].severity) == ("security", "nitpick")
+
+
+def test_suppressed_results_are_dropped_unless_rejected_or_under_review() -> None:
+    results = [
+        {"ruleId": "R1", "message": {"text": "accepted"}, "suppressions": [{"kind": "inSource"}]},
+        {
+            "ruleId": "R1",
+            "message": {"text": "explicitly accepted"},
+            "suppressions": [{"kind": "external", "status": "accepted"}],
+        },
+        {"ruleId": "R1", "message": {"text": "rejected"}, "suppressions": [{"kind": "external", "status": "rejected"}]},
+        {
+            "ruleId": "R1",
+            "message": {"text": "under review"},
+            "suppressions": [{"kind": "inSource", "status": "underReview"}],
+        },
+        {"ruleId": "R1", "message": {"text": "plain"}, "suppressions": []},
+        {"ruleId": "R1", "message": {"text": "passed"}, "kind": "pass"},
+        {"ruleId": "R1", "message": {"text": "fixed"}, "baselineState": "absent"},
+    ]
+    assert [f.message for f in _one(results)] == ["rejected", "under review", "plain"]
+
+
+def test_locations_resolve_through_original_uri_base_ids() -> None:
+    bases = {
+        "REPO": {"uri": "file:///home/runner/work/app/app/"},
+        "SRC": {"uri": "src/", "uriBaseId": "REPO"},
+    }
+    location = {
+        "physicalLocation": {"artifactLocation": {"uri": "pkg/a.py", "uriBaseId": "SRC"}, "region": {"startLine": 4}}
+    }
+    unknown = {"physicalLocation": {"artifactLocation": {"uri": "b.py", "uriBaseId": "%SRCROOT%"}}}
+    findings = _one(
+        [
+            {"ruleId": "R1", "message": {"text": "a"}, "locations": [location]},
+            {"ruleId": "R1", "message": {"text": "b"}, "locations": [unknown]},
+        ],
+        originalUriBaseIds=bases,
+    )
+    assert [(f.path, f.line) for f in findings] == [("src/pkg/a.py", 4), ("b.py", None)]
+
+
+def test_an_absolute_uri_under_a_declared_base_is_relative_to_it() -> None:
+    location = {
+        "physicalLocation": {"artifactLocation": {"uri": "file:///build/src/lib/x.c"}, "region": {"startLine": 2}}
+    }
+    findings = _one(
+        [{"ruleId": "R1", "message": {"text": "a"}, "locations": [location]}],
+        originalUriBaseIds={"ROOT": {"uri": "file:///build/src/"}},
+    )
+    assert (findings[0].path, findings[0].line) == ("lib/x.c", 2)
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "../../etc/passwd",
+        "src/../../outside.py",
+        "file:///etc/passwd",
+        "/etc/shadow",
+        "C:\\Windows\\x.dll",
+        "file://evil.example/share/a.py",
+    ],
+)
+def test_paths_escaping_the_repository_are_refused(uri: str) -> None:
+    location = {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": 1}}}
+    [finding] = _one([{"ruleId": "R1", "message": {"text": "a"}, "locations": [location]}])
+    assert (finding.path, finding.line) == (None, None)
+
+
+def test_message_templates_take_their_arguments() -> None:
+    rules = [{"id": "R1", "messageStrings": {"default": {"text": "{0} is unused in {1}"}}}]
+    findings = _one(
+        [{"ruleId": "R1", "message": {"id": "default", "arguments": ["x", "f"]}}],
+        tool={"driver": {"name": "t", "rules": rules}},
+    )
+    assert findings[0].message == "x is unused in f"
+
+
+def test_repeated_identical_results_get_distinct_fingerprints_stable_under_line_shifts() -> None:
+    def at(line: int) -> dict[str, Any]:
+        region = {"startLine": line}
+        return {
+            "ruleId": "R1",
+            "message": {"text": "m"},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": "a.py"}, "region": region}}],
+        }
+
+    first = [f.fingerprint for f in _one([at(3), at(9)])]
+    shifted = [f.fingerprint for f in _one([at(13), at(19)])]
+    assert first == shifted
+    assert len(set(first)) == 2
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"", b"not json", b"[1, 2]", b'{"version": "2.1.0"}', b'{"runs": 3}', b"[" * 100_000, b'{"runs": [' + b"[" * 5000],
+)
+def test_bad_documents_are_input_errors(body: bytes) -> None:
+    with pytest.raises(InputError, match=r"^x\.sarif: "):
+        list(read_sarif(io.BytesIO(body), "x.sarif", DEFAULT_LIMITS))
+
+
+def test_junk_inside_a_valid_log_is_skipped_not_a_crash() -> None:
+    results = [
+        3,
+        "x",
+        None,
+        {"message": 5, "locations": "no", "ruleId": ["a"], "level": 7},
+        {"locations": [{"physicalLocation": {"region": {"startLine": -4}}}]},
+    ]
+    findings = _one(results, tool={"driver": {"name": 5, "rules": "nope"}}, originalUriBaseIds=[1])
+    assert len(findings) == 2 and {f.tool for f in findings} == {None}
+
+
+def test_a_million_results_cost_bounded_time_and_findings() -> None:
+    result = b'{"ruleId":"R1","level":"error","message":{"text":"m"}},'
+    body = b'{"version":"2.1.0","runs":[{"results":[' + result * 1_000_000 + b'{}],"tool":{"driver":{"name":"big"}}}]}'
+    limits = Limits(max_findings=500)
+    started = time.monotonic()
+    findings = list(read_sarif(io.BytesIO(body), "big.sarif", limits))
+    assert len(findings) == 500
+    assert time.monotonic() - started < 20
+
+
+def test_documents_over_the_byte_limit_are_refused() -> None:
+    with pytest.raises(InputError, match="larger than"):
+        list(read_sarif(_doc([{"message": {"text": "x" * 5000}}]), "x.sarif", Limits(max_document_bytes=1000)))

@@ -154,7 +154,7 @@ def _match_fingerprints(word: str, open_fingerprints: Collection[str]) -> tuple[
 def _proposal_decision(line: str, word: str, args: list[str]) -> Command:
     name: CommandName = "approve" if word == "approve" else "reject"
     if not args or not _PROPOSAL_ID.fullmatch(args[0]):
-        return Command(name=name, line=line, problem=f"`{word}` needs a proposal id, e.g. `/gauntlet {word} P-12`")
+        return Command(name=name, line=line, problem=f"`{word}` needs a proposal id, e.g. `/gauntlet {word} SH-12`")
     return Command(name=name, line=line, proposal=args[0], reason=_reason(args[1:]))
 
 

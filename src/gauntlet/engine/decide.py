@@ -9,6 +9,7 @@ import numpy as np
 from gauntlet.config import Config
 from gauntlet.effects.models import Plan
 from gauntlet.engine.branch import step_branch
+from gauntlet.engine.comment_command import step_comment
 from gauntlet.engine.pull_request import step_pull_request
 from gauntlet.models import Observation
 from gauntlet.state.models import Scope, State
@@ -17,7 +18,9 @@ __all__ = ["decide", "scope_of"]
 
 
 def scope_of(obs: Observation) -> Scope:
-    """The state files an observation needs: its PR's, or its branch's."""
+    """The state files an observation needs: its PR's, or its branch's (a comment on an issue: neither)."""
+    if obs.comment is not None:
+        return Scope(pr=obs.comment.issue_number if obs.comment.is_pull_request else None)
     if obs.pr is not None:
         return Scope(pr=obs.pr)
     return Scope(branch=obs.branch or obs.default_branch)
@@ -37,6 +40,8 @@ def decide(
     :param now: the time of the run (never read from a clock here).
     :param rng: the only source of randomness (the rule bandit draws from it).
     """
+    if obs.comment is not None:
+        return step_comment(state, obs, config, now, rng)
     if obs.pr is not None:
         return step_pull_request(state, obs, config, now, rng)
     return step_branch(state, obs, config, now)

@@ -61,7 +61,7 @@ def triage(
         issue = issues[key]
         if issue.fingerprint in seen:
             if issue.closed:
-                effects.append(_reopen(issue, now, repository))
+                effects.append(_recurrence(issue, now, repository))
             issues[key] = issue.model_copy(update={"last_seen": now, "closed": False})
         elif not issue.closed and now - max(issue.last_seen or issue.since, issue.since) >= window:
             effects.append(
@@ -81,8 +81,11 @@ def triage(
 def triage_branch_run(
     state: State, obs: Observation, config: Config, now: datetime
 ) -> tuple[State, tuple[Effect, ...]]:
-    """Triage for one branch run: only a default-branch run says what the default branch shows."""
-    if not obs.on_default_branch or not state.triage.issues:
+    """Triage for one branch run: only a default-branch run says what the default branch shows.
+
+    Nothing happens while ``paused``: the issues stay as they are until triage may act again.
+    """
+    if config.paused or not obs.on_default_branch or not state.triage.issues:
         return state, ()
     book, effects = triage(
         state.triage, {f.fingerprint for f in obs.findings}, now, config.commands.triage_days, obs.repository
@@ -96,7 +99,7 @@ def triage_branch_run(
     return state.model_copy(update={"triage": book, "events": events}), effects
 
 
-def _reopen(issue: WatchedIssue, now: datetime, repository: str) -> FileIssue:
+def _recurrence(issue: WatchedIssue, now: datetime, repository: str) -> FileIssue:
     return FileIssue(
         kind=issue.kind,
         ident=issue.ident,

@@ -8,11 +8,10 @@ from collections.abc import Iterator
 import github
 import pytest
 from githubkit import GitHub
+from sandbox_helpers import BOT, OWNER, REPO, client
 
 from gauntlet.sandbox import Sandbox
 from gauntlet.sandbox.contract import ContractRecorder
-
-from sandbox_helpers import BOT, OWNER, REPO, client
 
 # Every (method, template, status) validated during the session, for the coverage check.
 SEEN: set[tuple[str, str, int]] = set()

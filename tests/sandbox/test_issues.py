@@ -5,6 +5,7 @@ from __future__ import annotations
 import github
 import pytest
 import requests
+from sandbox_helpers import client
 
 from gauntlet.sandbox import Sandbox
 
@@ -68,7 +69,7 @@ def test_comment_edit_delete_and_reactions(sandbox: Sandbox, gh: github.Github, 
 def test_other_people_cannot_edit_my_comment(sandbox: Sandbox, gh: github.Github, repo_name: str) -> None:
     issue = gh.get_repo(repo_name).create_issue("Mine")
     comment = issue.create_comment("mine")
-    stranger = github.Github(base_url=sandbox.url, auth=github.Auth.Token("mallory"), retry=None)
+    stranger = client(sandbox, "mallory")
     theirs = stranger.get_repo(repo_name).get_issue(issue.number).get_comment(comment.id)
     with pytest.raises(github.GithubException) as info:
         theirs.edit("hijacked")

@@ -5,10 +5,9 @@ from __future__ import annotations
 import github
 import pytest
 import requests
+from sandbox_helpers import BOT, REPO, client
 
 from gauntlet.sandbox import Sandbox
-
-from sandbox_helpers import BOT, REPO, client
 
 
 def test_token_text_is_the_login_and_bots_are_bots(sandbox: Sandbox) -> None:

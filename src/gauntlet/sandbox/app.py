@@ -107,13 +107,13 @@ class App:
             response = Response(status=500, body={"message": f"sandbox bug: {exc!r}"})
         if response.raw is None and response.body is not None:
             response.body = shapes.complete(
-                request.method, route.template, response.status, response.body, request.base
+                request.method, route.operation, response.status, response.body, request.base
             )
         response.headers.update(self.rate_headers(request.login))
         if response.raw is None and response.body is not None:
             for observer in list(self.observers):
-                observer(request.method, route.template, response.status, response.body)
-        return response, route.template
+                observer(request.method, route.operation, response.status, response.body)
+        return response, route.operation
 
     def rate_headers(self, login: str | None) -> dict[str, str]:
         """``X-RateLimit-*`` for one more request by ``login``."""

@@ -104,6 +104,7 @@ class Route:
     pattern: re.Pattern[str]
     handler: Callable[..., Response]
     weight: int  # literal characters in the template: the most specific match wins
+    operation: str  # the documented path template whose schema the response follows
 
 
 def _compile(template: str) -> re.Pattern[str]:
@@ -124,12 +125,19 @@ class Router:
     def __init__(self) -> None:
         self.routes: list[Route] = []
 
-    def add(self, method: str, template: str) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
-        """Decorator: register a handler for ``method template``."""
+    def add(
+        self, method: str, template: str, *, documented_as: str | None = None
+    ) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
+        """Decorator: register a handler for ``method template``.
+
+        :param documented_as: for an undocumented alias real GitHub serves (and clients call), the documented
+            operation whose response it gives.
+        """
 
         def register(handler: Callable[..., Response]) -> Callable[..., Response]:
             weight = len(re.sub(r"\{[a-z_]+\}", "", template))
-            self.routes.append(Route(method, template, _compile(template), handler, weight))
+            route = Route(method, template, _compile(template), handler, weight, documented_as or template)
+            self.routes.append(route)
             return handler
 
         return register

@@ -163,6 +163,7 @@ def _statuses(ctx: Context, repo: Repo) -> tuple[str, list[Status]]:
     return sha, [s for s in reversed(repo.statuses) if s.sha == sha]
 
 
+@router.add("GET", "/repos/{owner}/{repo}/statuses/{ref}", documented_as="/repos/{owner}/{repo}/commits/{ref}/statuses")
 @router.add("GET", "/repos/{owner}/{repo}/commits/{ref}/statuses")
 def list_statuses(ctx: Context) -> Response:
     """Statuses of a commit, newest first."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from gauntlet.effects.base import EffectResult, Existing
@@ -45,7 +44,6 @@ class Hub:
         changes, ``off`` never post it.
     :param check_name: the check run's name.
     :param assign_owners: assign the code owners of a finding's path to the issues Gauntlet files.
-    :param step_summary: ``$GITHUB_STEP_SUMMARY``, where the job summary goes (``None`` outside Actions).
     """
 
     client: GitHubClient
@@ -55,7 +53,6 @@ class Hub:
     comment_mode: CommentMode = "changes"
     check_name: str = "Gauntlet"
     assign_owners: bool = True
-    step_summary: Path | None = None
 
 
 class Handler(Protocol):
@@ -72,13 +69,12 @@ class Handler(Protocol):
 
 def handlers() -> dict[str, Handler]:
     """The handler of every effect type GitHub carries out, by the effect's ``type``."""
-    from gauntlet.github import actions, checks, comments, issues, proposals, reactions, reverts, summary
+    from gauntlet.github import actions, checks, comments, issues, proposals, reactions, reverts
 
     table: dict[str, Handler] = {
         "upsert_comment": comments.StickyComment(),
         "reply_to_comment": comments.Reply(),
         "set_check": checks.CheckRunHandler(),
-        "write_summary": summary.SummaryHandler(),
         "react": reactions.ReactionHandler(),
         "rerun_failed_jobs": actions.RerunHandler(),
         "file_issue": issues.FileIssueHandler(),

@@ -30,8 +30,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import requests
+import requests.adapters
 from github import Auth, Github, GithubException, GithubRetry
 from urllib3.exceptions import MaxRetryError, ResponseError
+from urllib3.util.retry import Retry
 
 from gauntlet.errors import GauntletError, GitHubUnavailable
 
@@ -150,6 +152,10 @@ class GauntletRetry(GithubRetry):
         return float(super().get_backoff_time()) * self.wait_scale
 
 
+def _download_retry() -> Retry:
+    return Retry(total=3, backoff_factor=0.5, status_forcelist=[*range(500, 600), 429], allowed_methods={"GET"})
+
+
 def _ambiguous(response: HTTPResponse | None, error: Exception | None) -> bool:
     """True when the server may have acted: a 5xx, or the connection broke after the request was sent."""
     if response is not None:
@@ -212,6 +218,44 @@ class GitHubClient:
         with self.translated(f"{verb} {path}"):
             _, data = self.github.requester.requestJsonAndCheck(verb, path, parameters=params, input=body)
         return data
+
+    def location(self, path: str) -> str:
+        """Where a download endpoint (job logs, artifact archives) redirects: its 302 ``Location``.
+
+        :raises GitHubUnavailable, ReadOnlyToken, NotFound: translated failures, or no redirect.
+        """
+        with self.translated(f"GET {path}"):
+            headers, _ = self.github.requester.requestJsonAndCheck("GET", path)
+        location = headers.get("location")
+        if not location:
+            raise GitHubUnavailable(f"GET {path}: GitHub sent no download location")
+        return str(location)
+
+    def download(self, url: str, limit: int) -> tuple[bytes, bool]:
+        """Fetch a short-lived download URL, keeping at most the last ``limit`` bytes.
+
+        The URL points at another host and carries its own signature: the token is
+        never sent there. Returns the bytes and whether the start was cut off.
+
+        :raises GitHubUnavailable: the download failed after retries.
+        """
+        kept = bytearray()
+        cut = False
+        with requests.Session() as session:
+            session.mount("http://", requests.adapters.HTTPAdapter(max_retries=_download_retry()))
+            session.mount("https://", requests.adapters.HTTPAdapter(max_retries=_download_retry()))
+            self.counter.add()
+            try:
+                with session.get(url, stream=True, timeout=30) as response:
+                    response.raise_for_status()
+                    for chunk in response.iter_content(chunk_size=64 * 1024):
+                        kept += chunk
+                        if len(kept) > limit:
+                            del kept[: len(kept) - limit]
+                            cut = True
+            except requests.RequestException as exc:
+                raise GitHubUnavailable(f"download failed: {exc.__class__.__name__}") from exc
+        return bytes(kept), cut
 
     def log_quota(self) -> None:
         """Log the remaining primary rate-limit quota, as the last response reported it (no extra call)."""

@@ -8,12 +8,13 @@ See https://docs.github.com/actions/using-workflows/workflow-commands-for-github
 
 from __future__ import annotations
 
-from gauntlet.effects.base import EffectResult, Existing
+from pathlib import Path
+
+from gauntlet.effects.base import EffectResult
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import Effect, WriteSummary
-from gauntlet.github.backend import Hub
 
-__all__ = ["MAX_SUMMARY_BYTES", "SummaryHandler", "cap_summary"]
+__all__ = ["MAX_SUMMARY_BYTES", "cap_summary", "write_summary"]
 
 #: GitHub's limit is 1 MiB per step; keep clear of it.
 MAX_SUMMARY_BYTES = 1024 * 1024 - 1024
@@ -30,19 +31,10 @@ def cap_summary(text: str) -> str:
     return data[:room].decode(errors="ignore") + _CUT
 
 
-class SummaryHandler:
-    """Writes the rendered summary to the step's summary file, when the run has one."""
-
-    def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """A summary is written fresh by every run: there is nothing to find."""
-        del hub, effect
-        return None
-
-    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
-        """Write the summary file (skipped outside GitHub Actions)."""
-        assert isinstance(effect, WriteSummary)
-        del existing
-        if hub.step_summary is None:
-            return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="no $GITHUB_STEP_SUMMARY")
-        hub.step_summary.write_text(cap_summary(body_of(effect)), encoding="utf-8")
-        return EffectResult(type=effect.type, key=effect.key, status="created", url=str(hub.step_summary))
+def write_summary(path: Path | None, effect: Effect) -> EffectResult:
+    """Write the rendered summary to the step's summary file (skipped outside GitHub Actions)."""
+    assert isinstance(effect, WriteSummary)
+    if path is None:
+        return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="no $GITHUB_STEP_SUMMARY")
+    path.write_text(cap_summary(body_of(effect)), encoding="utf-8")
+    return EffectResult(type=effect.type, key=effect.key, status="created", url=str(path))

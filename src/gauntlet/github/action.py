@@ -1,0 +1,221 @@
+"""``gauntlet run`` inside GitHub Actions: inputs in, one routed run, outputs and summary out (DESIGN §5, §8).
+
+One run, in order::
+
+    inputs + GITHUB_*  ->  route (event, action)  ->  observe (files, downloads)  ->  pipeline.run
+    (state branch or state_dir; effects on GitHub, or planned in a dry run)  ->  outputs, annotations
+
+A read-only token (a fork PR's) cannot write: effects are skipped, the state is
+not committed, and the run still reports through the job summary and workflow
+command annotations, with a notice, and exits 0.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from gauntlet.config import Config, load_config
+from gauntlet.effects.base import Backend, EffectResult, Existing
+from gauntlet.effects.dryrun import DryRunBackend
+from gauntlet.effects.models import Effect, SetCheck
+from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
+from gauntlet.errors import InputError
+from gauntlet.github import events
+from gauntlet.github.backend import GitHubBackend, Hub
+from gauntlet.github.client import GitHubClient, ReadOnlyToken
+from gauntlet.github.events import Clock
+from gauntlet.github.inputs import ActionSettings, from_env
+from gauntlet.github.outputs import annotation_commands, output_values, write_outputs
+from gauntlet.github.routing import Route, payload_action, route
+from gauntlet.github.state_branch import BranchStore
+from gauntlet.github.summary import write_summary
+from gauntlet.report import RunReport
+from gauntlet.state.local import LocalStore
+from gauntlet.state.store import StateStore
+
+__all__ = ["READ_ONLY_NOTICE", "Clock", "run_action"]
+
+log = logging.getLogger("gauntlet.github")
+
+READ_ONLY_NOTICE = (
+    "Gauntlet ran with a read-only token (a pull request from a fork?): the PR comment, check run and state "
+    "were not written. Findings are in this summary and in the annotations. To report on fork PRs, run Gauntlet "
+    "from a `workflow_run` workflow with `download_artifacts`."
+)
+
+
+@dataclass
+class _EdgeBackend:
+    """Effects through an inner backend, except the job summary, which the edge writes itself.
+
+    It also keeps what the outputs and annotations need: the check effect and whether it landed.
+    """
+
+    inner: Backend
+    summary_path: Path | None
+    check: SetCheck | None = None
+    check_landed: bool = False
+    results: list[EffectResult] = field(default_factory=list)
+
+    def find(self, effect: Effect) -> Existing | None:
+        if effect.type == "write_summary":
+            return None
+        return self.inner.find(effect)
+
+    def perform(self, effect: Effect, existing: Existing | None) -> EffectResult:
+        if effect.type == "write_summary":
+            result = write_summary(self.summary_path, effect)
+        else:
+            result = self.inner.perform(effect, existing)
+        if isinstance(effect, SetCheck):
+            self.check = effect
+            self.check_landed = result.status in ("created", "updated", "unchanged")
+        self.results.append(result)
+        return result
+
+
+def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
+    """Serve one event inside GitHub Actions; return the exit code (DESIGN §8).
+
+    :param env: the process environment (only :mod:`gauntlet.cli` reads ``os.environ``).
+    :param clock: time and sleeping, passed in.
+    :param out: where workflow commands and the one-line account go (stdout).
+    :raises GauntletError: bad inputs (exit 2), GitHub down after retries (exit 3).
+    """
+    settings = from_env(env)
+    payload = _payload(settings)
+    handler = route(settings.run.event_name, payload_action(payload))
+    if handler is None:
+        out.write(f"gauntlet: ignored event {settings.run.event_name or '(none)'} (nothing to do for it)\n")
+        report = RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict())
+        _finish(settings, report, None, out)
+        return 0
+    config = _config(settings)
+    client = _client(settings, clock)
+    report, edge = _serve(handler, settings, config, client, clock, payload, out)
+    if client is not None:
+        report = report.model_copy(update={"api_calls": client.calls})
+        client.log_quota()
+    _finish(settings, report, edge, out)
+    return 1 if report.check_failed and settings.run.fail_step else 0
+
+
+def _serve(
+    handler: Route,
+    settings: ActionSettings,
+    config: Config,
+    client: GitHubClient | None,
+    clock: Clock,
+    payload: bytes,
+    out: TextIO,
+) -> tuple[RunReport, _EdgeBackend | None]:
+    store = _store(settings, client)
+    context = events.EventContext(
+        settings=settings, config=config, client=client, clock=clock, out=out, store=store, payload=payload
+    )
+    if handler == "close_pr":
+        return events.close_pr(context), None
+    if handler == "comment":
+        out.write("gauntlet: issue_comment: /gauntlet commands are not served by this build\n")
+        return RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict()), None
+    edge = _edge(settings, client, store)
+    if handler == "scan":
+        return events.scan(context, edge), edge
+    with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as downloads:
+        observation = events.observe_iteration(context, Path(downloads))
+    try:
+        return events.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
+    except ReadOnlyToken:
+        # The state could not be committed either: report what this run saw and write nothing.
+        out.write(f"::notice title=Gauntlet::{READ_ONLY_NOTICE}\n")
+        edge = _edge(settings, client, store, read_only=True)
+        report = events.iterate(context, observation, edge, commit=False)
+        if settings.summary_path is not None:
+            with settings.summary_path.open("a", encoding="utf-8") as summary:
+                summary.write(f"\n> [!NOTE]\n> {READ_ONLY_NOTICE}\n")
+        return report, edge
+
+
+def _edge(
+    settings: ActionSettings, client: GitHubClient | None, store: StateStore, *, read_only: bool = False
+) -> _EdgeBackend:
+    inner: Backend
+    if settings.run.dry_run or read_only or client is None or settings.run.repository is None:
+        inner = DryRunBackend()
+    else:
+        known = store.known if isinstance(store, BranchStore) else _nothing_known
+        hub = Hub(
+            client=client,
+            repo=client.repo(settings.run.repository),
+            bot_login=settings.bot_login,
+            known=known,
+            comment_mode=settings.comment_mode,
+            check_name=settings.check_name,
+        )
+        inner = GitHubBackend(hub)
+    return _EdgeBackend(inner=inner, summary_path=settings.summary_path)
+
+
+def _nothing_known(key: str) -> int | None:
+    del key
+    return None
+
+
+def _store(settings: ActionSettings, client: GitHubClient | None) -> StateStore:
+    if settings.run.state_dir is not None:
+        return LocalStore(settings.run.state_dir)
+    if client is None or settings.run.repository is None:
+        raise InputError("state on a branch needs GITHUB_REPOSITORY and a github_token (or use state_dir)")
+    return BranchStore(client, settings.run.repository, settings.run.state_branch or "gauntlet-state")
+
+
+def _client(settings: ActionSettings, clock: Clock) -> GitHubClient | None:
+    if settings.token is None:
+        return None
+    return GitHubClient(settings.token.get_secret_value(), settings.api_url, throttle=clock.throttle)
+
+
+def _config(settings: ActionSettings) -> Config:
+    config = load_config(settings.run.config)
+    if settings.fail_on is None:
+        return config
+    return config.model_copy(update={"gauntlet": config.gauntlet.model_copy(update={"fail_on": settings.fail_on})})
+
+
+def _payload(settings: ActionSettings) -> bytes:
+    if settings.run.event_path is None:
+        return b"{}"
+    try:
+        return settings.run.event_path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{settings.run.event_path}: cannot read the event payload: {exc.strerror}") from exc
+
+
+def _finish(settings: ActionSettings, report: RunReport, edge: _EdgeBackend | None, out: TextIO) -> None:
+    """Outputs, and annotations as workflow commands when the check run did not carry them."""
+    if edge is not None and edge.check is not None and not edge.check_landed:
+        out.writelines(line + "\n" for line in annotation_commands(edge.check.annotations))
+    if settings.output_path is not None:
+        results = edge.results if edge is not None else []
+        write_outputs(settings.output_path, output_values(report, **_linked(results)))
+    out.write(_account(report) + "\n")
+
+
+def _linked(results: list[EffectResult]) -> dict[str, str]:
+    """``comment_url``, ``revert_pr`` and ``issues`` outputs from the effects' results."""
+    comment = next((r.url for r in results if r.type == "upsert_comment" and r.url), "")
+    revert = next((str(r.number) for r in results if r.type == "open_revert_pr" and r.number), "")
+    issues = ",".join(str(r.number) for r in results if r.type == "file_issue" and r.number)
+    return {"comment_url": comment or "", "revert_pr": revert, "issues": issues}
+
+
+def _account(report: RunReport) -> str:
+    decision = report.decision
+    head = f"gauntlet: {decision.action} (iteration {decision.iteration})" if decision else "gauntlet: done"
+    effects = ", ".join(f"{e.type} {e.status}" for e in report.effects)
+    return f"{head}; health {report.health.status}; {effects or 'no effects'}; {report.api_calls} API calls"

@@ -1,0 +1,69 @@
+"""Which handler serves which GitHub event: a table of ``(event, action)`` like gidgethub's ``routing.Router``.
+
+An event with no row is reported as ignored (never an error): a workflow may
+trigger Gauntlet on more events than it acts on.
+
+| event | action | handler |
+|---|---|---|
+| ``pull_request`` (and ``pull_request_target``) | opened, synchronize, reopened, ready_for_review | ``iteration`` |
+| ``pull_request`` | closed | ``close_pr``: compact that PR's record |
+| ``push`` | (any) | ``iteration`` on the branch |
+| ``workflow_run`` | completed | ``iteration`` (the PR from the payload, else ``commits/{sha}/pulls``) |
+| ``issue_comment`` | created | ``comment``: ``/gauntlet`` commands |
+| ``schedule``, ``workflow_dispatch`` | (any) | ``scan`` |
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+__all__ = ["ROUTES", "Route", "payload_action", "route"]
+
+Route = Literal["iteration", "close_pr", "comment", "scan"]
+
+#: ``(event, action)``; an action of ``None`` matches every action of the event.
+ROUTES: dict[tuple[str, str | None], Route] = {
+    ("pull_request", "opened"): "iteration",
+    ("pull_request", "synchronize"): "iteration",
+    ("pull_request", "reopened"): "iteration",
+    ("pull_request", "ready_for_review"): "iteration",
+    ("pull_request", "closed"): "close_pr",
+    ("pull_request_target", "opened"): "iteration",
+    ("pull_request_target", "synchronize"): "iteration",
+    ("pull_request_target", "reopened"): "iteration",
+    ("pull_request_target", "closed"): "close_pr",
+    ("push", None): "iteration",
+    ("workflow_run", "completed"): "iteration",
+    ("issue_comment", "created"): "comment",
+    ("schedule", None): "scan",
+    ("workflow_dispatch", None): "scan",
+}
+
+
+def payload_action(payload: Any) -> str | None:
+    """The ``action`` field of an event payload (``None`` for events without one, or bad JSON)."""
+    if isinstance(payload, bytes | str):
+        try:
+            payload = json.loads(payload)
+        except ValueError:
+            return None
+    action = payload.get("action") if isinstance(payload, dict) else None
+    return action if isinstance(action, str) else None
+
+
+def route(event: str | None, action: str | None) -> Route | None:
+    """The handler for ``event`` and its payload's ``action``; ``None`` when the event is ignored.
+
+    A ``pull_request`` delivered without an action (a CI step running on the PR's
+    workflow, with a hand-made payload) is an iteration.
+    """
+    if event is None:
+        return None
+    if (event, action) in ROUTES:
+        return ROUTES[(event, action)]
+    if (event, None) in ROUTES:
+        return ROUTES[(event, None)]
+    if action is None and event in ("pull_request", "pull_request_target"):
+        return "iteration"
+    return None

@@ -73,6 +73,15 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true")
     status.set_defaults(handler=_status)
 
+    scan = commands.add_parser("scan", help="self-healing scan: proposals, verification, compaction")
+    _state_options(scan)
+    scan.add_argument("--config", type=Path, default=Path(".github/gauntlet.yml"), help="configuration file")
+    scan.add_argument("--repository", default="local/repository", help="owner/name, for the bodies")
+    scan.add_argument("--default-branch", default="main", help="the branch proposal PRs target")
+    scan.add_argument("--dry-run", action="store_true", help="decide and report, change nothing")
+    scan.add_argument("--json", action="store_true", help="print the scan report (proposals) as JSON")
+    scan.set_defaults(handler=_scan)
+
     demo = commands.add_parser("demo", help="play a whole story on built-in inputs (no token, no network)")
     demo.add_argument("--out", type=Path, default=None, help="keep the demo's state and bodies in this folder")
     demo.set_defaults(handler=_demo)
@@ -173,6 +182,40 @@ def _describe(report: RunReport) -> str:
     lines.append(f"health: {report.health.status}" + "".join(f"; {r}" for r in report.health.reasons))
     lines.extend(f"  {e.status:9} {e.type:15} {e.key}" for e in report.effects)
     return "\n".join(lines)
+
+
+def _scan(args: argparse.Namespace) -> int:
+    import time
+
+    from gauntlet.config import load_config
+    from gauntlet.effects.base import Backend, apply
+    from gauntlet.effects.dryrun import DryRunBackend
+    from gauntlet.effects.local import LocalBackend
+    from gauntlet.engine.results import record_results
+    from gauntlet.engine.scan import ScanReport, scan
+    from gauntlet.pipeline import commit_with_retry
+    from gauntlet.report import RunReport
+    from gauntlet.state.local import LocalStore
+    from gauntlet.state.models import Scope
+
+    config = load_config(args.config)
+    store = LocalStore(args.state_dir)
+    backend: Backend = DryRunBackend() if args.dry_run else LocalBackend(args.state_dir / "out")
+    now = args.now or datetime.now(UTC)
+    reports: list[ScanReport] = []
+
+    def attempt() -> RunReport:
+        snapshot = store.load(Scope(branch=args.default_branch))
+        outcome = scan(snapshot.state, config, now, repository=args.repository, base=args.default_branch)
+        results = apply(outcome.plan.effects, backend)
+        if not args.dry_run:
+            store.save(snapshot, record_results(outcome.state, results), "gauntlet: scan")
+        reports.append(ScanReport.of(outcome, results))
+        return RunReport.of(outcome.plan, results)
+
+    commit_with_retry(attempt, sleep=time.sleep, clock=time.monotonic, seed=0)
+    print(reports[-1].model_dump_json() if args.json else reports[-1].text())
+    return 0
 
 
 def _status(args: argparse.Namespace) -> int:

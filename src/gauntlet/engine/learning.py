@@ -185,10 +185,8 @@ def hints_for(book: LearningBook, findings: Iterable[FindingRecord], place: str,
         pair = pairs[-1]
         where = f"PR #{pair.place[3:]}" if pair.place.startswith("pr:") else pair.place.replace(":", " ", 1)
         files = ", ".join(pair.files[:5]) + (f" and {len(pair.files) - 5} more" if len(pair.files) > 5 else "")
-        hints.append(
-            f"{pair.summary}: failed before on {where} and was fixed by {pair.fixed_sha[:7]}"
-            + (f", which changed {files}" if files else "")
-        )
+        changed = f", which changed {files}" if files else ""
+        hints.append(f"{pair.summary.rstrip('.')} (failed before on {where}, fixed by {pair.fixed_sha[:7]}{changed})")
         if len(hints) == MAX_HINTS:
             break
     return tuple(hints)

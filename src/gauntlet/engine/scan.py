@@ -132,6 +132,18 @@ class ScanReport(BaseModel):
             effects=tuple(EffectLine(type=r.type, key=r.key, status=r.status, url=r.url) for r in results),
         )
 
+    def text(self) -> str:
+        """The report for a terminal: what happened, then every active proposal, then health."""
+        lines = list(self.messages) or ["nothing to propose or verify"]
+        lines.extend(
+            f"  {p.id:6} {p.level:5} {p.status:11} {p.component}/{p.defect_type}"
+            + (f" ({p.blocked_reason})" if p.blocked_reason else "")
+            for p in self.active
+        )
+        lines.append(f"health: {self.health.status}" + "".join(f"; {r}" for r in self.health.reasons))
+        lines.extend(f"  {e.status:9} {e.type:17} {e.key}" for e in self.effects)
+        return "\n".join(lines)
+
 
 def _events(proposals: Iterable[Proposal], changed: list[str], now: datetime) -> list[Event]:
     touched = set(changed)

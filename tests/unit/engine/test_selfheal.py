@@ -212,7 +212,7 @@ def test_approve_a_major_opens_the_proposal_pr_and_starts_the_watch() -> None:
 
 
 def test_approve_and_reject_refuse_unknown_and_final_proposals() -> None:
-    log, book = open_proposal()
+    _, book = open_proposal()
     out = selfheal.approve(book, "SH-9", by="a", repository="o/r", base="main", config=CONFIG, now=NOW)
     assert out.book == book and out.messages == ("no proposal SH-9",)
     rejected = selfheal.reject(book, "SH-1", by="bob", reason="noisy", now=NOW)

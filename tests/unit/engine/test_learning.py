@@ -1,0 +1,173 @@
+"""Learning: failure→fix pairs, hints, rule reinforcement, confidence, near-duplicate merging and bounds."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gauntlet.config import Config, SelfHealConfig
+from gauntlet.engine import learning
+from gauntlet.engine.loop import merge_observation
+from gauntlet.models import Finding, Kind, Observation, Severity
+from gauntlet.state.models import State
+from gauntlet.state.pr import PRRecord
+from gauntlet.state.shared import MAX_RULES_PER_KIND, LearnedRule, LearningBook
+
+NOW = datetime(2026, 11, 2, tzinfo=UTC)
+
+
+def finding(fp: str, kind: Kind = "test_failure", severity: Severity = "critical", **extra: str) -> Finding:
+    return Finding(
+        fingerprint=fp,
+        source="log",
+        kind=kind,
+        severity=severity,
+        message=f"{fp} failed",
+        test_id=f"tests/test_calc.py::{fp}",
+        **extra,
+    )
+
+
+def rule(n: int = 1, days: float = 0, contradictions: int = 0) -> LearnedRule:
+    seen = NOW - timedelta(days=days)
+    return LearnedRule(
+        id="R-1",
+        text="t",
+        kind="review",
+        reinforcements=n,
+        contradictions=contradictions,
+        first_seen=seen,
+        last_seen=seen,
+    )
+
+
+def test_confidence_formula() -> None:
+    got = learning.confidence(rule(n=3, days=10, contradictions=1), NOW)
+    assert math.isclose(got, (1 - math.exp(-3 / 5)) * math.exp(-10 / 30) * math.exp(-1 / 2))
+
+
+@given(st.integers(1, 50), st.floats(0, 365), st.integers(0, 20))
+def test_confidence_is_a_probability_and_grows_with_reinforcement(n: int, days: float, contra: int) -> None:
+    c = learning.confidence(rule(n, days, contra), NOW)
+    assert 0 <= c < 1
+    assert learning.confidence(rule(n + 1, days, contra), NOW) >= c
+    assert learning.confidence(rule(n, days + 1, contra), NOW) <= c
+
+
+@given(st.text(max_size=60), st.text(max_size=60))
+def test_similarity_is_symmetric_and_bounded(a: str, b: str) -> None:
+    assert learning.similarity(a, b) == learning.similarity(b, a)
+    assert 0 <= learning.similarity(a, b) <= 1
+    assert learning.similarity(a, a) == 1
+
+
+def test_the_same_rule_reinforces_instead_of_adding() -> None:
+    book, first = learning.learn_rule(LearningBook(), "Validate  user input.", "review", ["review"], NOW)
+    later = NOW + timedelta(days=1)
+    book, second = learning.learn_rule(book, "validate user input", "review", ["security"], later)
+    assert first == second
+    [only] = book.rules
+    assert (only.reinforcements, only.last_seen, only.classes) == (2, later, ["review", "security"])
+
+
+def test_near_duplicates_merge_but_different_rules_do_not() -> None:
+    book, _ = learning.learn_rule(
+        LearningBook(), "Always close files opened in tests with a context manager", "review", ["review"], NOW
+    )
+    book, _ = learning.learn_rule(
+        book, "Always close the files opened in tests with a context manager", "review", ["review"], NOW
+    )
+    book, _ = learning.learn_rule(book, "Never log secrets", "review", ["review"], NOW)
+    assert [r.reinforcements for r in book.rules] == [2, 1]
+
+
+def test_rules_are_bounded_per_kind_and_the_weakest_goes() -> None:
+    book = LearningBook()
+    book, strong = learning.learn_rule(book, "rule strong", "review", ["review"], NOW)
+    book, _ = learning.learn_rule(book, "rule strong", "review", ["review"], NOW)
+    for i in range(MAX_RULES_PER_KIND + 5):
+        book, _ = learning.learn_rule(book, f"rule number {i} alpha{i}", "review", ["review"], NOW)
+    book, _ = learning.learn_rule(book, "a curated one", "curated", ["review"], NOW)
+    assert sum(1 for r in book.rules if r.kind == "review") == MAX_RULES_PER_KIND
+    assert strong in {r.id for r in book.rules}
+    assert any(r.kind == "curated" for r in book.rules)
+
+
+def pr_after(*iterations: tuple[str, list[Finding]]) -> PRRecord:
+    pr = PRRecord(number=7)
+    for i, (sha, findings) in enumerate(iterations):
+        pr = merge_observation(pr, f"{sha}:{i}", sha, findings, NOW + timedelta(hours=i))
+    return pr
+
+
+def test_a_failure_then_a_pass_records_the_fixing_commit_and_files_and_teaches_a_rule() -> None:
+    pr = pr_after(("a" * 40, [finding("t1"), finding("t2")]), ("b" * 40, [finding("t2")]))
+    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", ["src/app/calc.py"], NOW)
+    [pair] = book.fixes
+    assert (pair.fingerprint, pair.failed_sha, pair.fixed_sha, pair.files) == (
+        "t1",
+        "a" * 40,
+        "b" * 40,
+        ["src/app/calc.py"],
+    )
+    [taught] = book.rules
+    assert taught.kind == "fix" and taught.classes == ["test_failure"] and "src/app/calc.py" in taught.text
+    assert pair.rule == taught.id
+
+
+def test_nitpicks_and_infra_disappearing_are_not_fixes() -> None:
+    pr = pr_after(
+        ("a" * 40, [finding("n", severity="nitpick"), finding("i", kind="infra", severity="major")]), ("b" * 40, [])
+    )
+    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", [], NOW)
+    assert book.fixes == []
+
+
+def test_a_fix_that_does_not_hold_contradicts_its_rule() -> None:
+    pr = pr_after(("a" * 40, [finding("t1")]), ("b" * 40, []), ("c" * 40, [finding("t1")]))
+    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", ["x/y.py"], NOW)
+    book = learning.record_fixes(book, pr.iterations[1], pr.iterations[2], "pr:7", [], NOW)
+    assert book.rules[0].contradictions == 1
+
+
+def test_hints_show_the_earlier_fix_when_the_failure_appears_elsewhere() -> None:
+    pr = pr_after(("a" * 40, [finding("t1")]), ("b" * 40, []))
+    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", ["calc.py"], NOW)
+    other = pr_after(("d" * 40, [finding("t1"), finding("t9")]))
+    assert other.current is not None
+    [hint] = learning.hints_for(book, other.current.findings, "pr:8", "d" * 40)
+    assert "tests/test_calc.py::t1" in hint and "PR #7" in hint and "bbbbbbb" in hint and "calc.py" in hint
+
+
+def obs(sha: str, findings: list[Finding], pr: int = 7) -> Observation:
+    return Observation(pr=pr, head_sha=sha, findings=tuple(findings), changed_files=("src/app/calc.py",))
+
+
+def test_learn_from_pr_records_defects_rules_and_shows_chosen_rules() -> None:
+    config = Config(selfheal=SelfHealConfig(curated_rules={"test_failure": ("Run the whole test suite locally.",)}))
+    review = finding("r1", kind="review", severity="major", rule_learned="Check inputs at the boundary")
+    observation = obs("a" * 40, [finding("t1"), review])
+    pr = merge_observation(PRRecord(number=7), observation.id, observation.head_sha, observation.findings, NOW)
+    state, lessons = learning.learn_from_pr(
+        State(pr=pr), observation, fresh=True, config=config, now=NOW, rng=np.random.default_rng(1)
+    )
+    assert {e.fingerprint for e in state.defects.entries} == {"t1", "r1"}
+    assert {r.kind for r in state.learnings.rules} == {"curated", "review"}
+    assert sorted(lessons.rules) == [
+        "review: Check inputs at the boundary",
+        "test_failure: Run the whole test suite locally.",
+    ]
+    assert {(s.context, s.place) for s in state.bandit.pending} == {("review", "pr:7"), ("test_failure", "pr:7")}
+
+
+def test_learn_from_pr_without_rng_shows_no_rules_and_a_repeat_changes_nothing() -> None:
+    observation = obs("a" * 40, [finding("t1", rule_learned="Pin versions")])
+    pr = merge_observation(PRRecord(number=7), observation.id, observation.head_sha, observation.findings, NOW)
+    state, lessons = learning.learn_from_pr(State(pr=pr), observation, fresh=True, config=Config(), now=NOW, rng=None)
+    assert lessons.rules == ()
+    again, _ = learning.learn_from_pr(state, observation, fresh=False, config=Config(), now=NOW, rng=None)
+    assert again == state

@@ -1,0 +1,88 @@
+"""The scheduled scan: verify, propose, compact, health; the off switch; `gauntlet scan --json`."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from gauntlet.cli import main
+from gauntlet.config import Config, SelfHealConfig
+from gauntlet.effects.models import OpenProposalPR
+from gauntlet.engine import learning, selfheal
+from gauntlet.engine.scan import ScanReport, scan
+from gauntlet.models import Finding
+from gauntlet.state.codec import encode_file
+from gauntlet.state.models import State
+from gauntlet.state.shared import DefectLog, LearningBook
+
+NOW = datetime(2026, 11, 2, 12, tzinfo=UTC)
+
+
+def lint(fp: str) -> Finding:
+    return Finding(fingerprint=fp, source="log", kind="lint", severity="minor", path="src/app/x.py", message=fp)
+
+
+def recurring_state(at: datetime = NOW - timedelta(days=1)) -> State:
+    log = DefectLog()
+    for i, fp in enumerate(("a", "b", "c")):
+        log = selfheal.record_defects(log, [lint(fp)], f"pr:{i}", at)
+    book, _ = learning.learn_rule(LearningBook(), "Run ruff --fix before pushing", "review", ["lint"], at)
+    return State(defects=log, learnings=book)
+
+
+def test_a_scan_proposes_and_records_an_audit_event() -> None:
+    outcome = scan(recurring_state(), Config(), NOW, repository="o/r", base="main")
+    assert outcome.plan.proposals == ("SH-1",)
+    [effect] = outcome.plan.effects
+    assert isinstance(effect, OpenProposalPR) and effect.rules == ("Run ruff --fix before pushing",)
+    assert [(e.kind, e.key, e.data["status"]) for e in outcome.state.events] == [("proposal", "proposal:SH-1", "open")]
+    report = ScanReport.of(outcome, [])
+    assert [p.id for p in report.proposals] == ["SH-1"] and [p.id for p in report.active] == ["SH-1"]
+
+
+def test_a_second_scan_the_same_day_changes_nothing_but_the_log() -> None:
+    first = scan(recurring_state(), Config(), NOW, repository="o/r", base="main")
+    second = scan(
+        first.state.model_copy(update={"events": []}), Config(), NOW + timedelta(hours=2), repository="o/r", base="main"
+    )
+    assert second.plan.effects == () and second.state.proposals == first.state.proposals
+
+
+@pytest.mark.parametrize("config", [Config(selfheal=SelfHealConfig(enabled=False)), Config(paused=True)])
+def test_the_off_switch_and_pause_stop_proposals_and_rollbacks(config: Config) -> None:
+    outcome = scan(recurring_state(), config, NOW, repository="o/r", base="main")
+    assert outcome.plan.effects == () and outcome.state.proposals.proposals == []
+    assert outcome.messages and ("off" in outcome.messages[0] or "paused" in outcome.messages[0])
+
+
+def test_the_scan_verifies_then_compacts() -> None:
+    state = scan(recurring_state(), Config(), NOW, repository="o/r", base="main").state
+    state = state.model_copy(
+        update={"defects": selfheal.record_defects(state.defects, [], "pr:9", NOW + timedelta(days=2))}
+    )
+    later = scan(state, Config(), NOW + timedelta(days=30), repository="o/r", base="main")
+    assert later.state.proposals.proposals[0].status == "verified"
+    assert later.state.defects.entries == []
+
+
+def test_gauntlet_scan_json_reports_proposals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state_dir = tmp_path / "state"
+    for path, model in recurring_state().files().items():
+        (state_dir / path).parent.mkdir(parents=True, exist_ok=True)
+        (state_dir / path).write_bytes(encode_file(model))
+    argv = ["scan", "--state-dir", str(state_dir), "--now", NOW.isoformat(), "--config", str(tmp_path / "none.yml")]
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [(p["id"], p["level"], p["status"]) for p in report["proposals"]] == [("SH-1", "PATCH", "open")]
+    assert [e["key"] for e in report["effects"]] == ["proposal:SH-1"]
+    assert (state_dir / "out" / "proposal-SH-1.md").read_text().count("Run ruff --fix before pushing") == 1
+    stored = json.loads((state_dir / "v1" / "proposals.json").read_text())
+    assert stored["proposals"][0]["id"] == "SH-1"
+    assert main([*argv, "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["proposals"] == [] and [p["id"] for p in again["active"]] == ["SH-1"]
+    assert main(argv) == 0
+    assert "SH-1" in capsys.readouterr().out

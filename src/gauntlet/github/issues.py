@@ -86,13 +86,12 @@ def issue_title(effect: FileIssue) -> str:
     return prefix + what
 
 
-def _found(hub: Hub, issue: dict[str, Any]) -> FoundIssue:
+def _found(hub: Hub, issue: dict[str, Any], *, listed: bool) -> FoundIssue:
     closed_by = _login(issue, "closed_by")
-    if issue.get("state") == "closed" and "closed_by" not in issue:
-        # Listings leave closed_by out; read the issue itself, only for closed ones.
-        closed_by = _login(
-            hub.client.request("GET", f"/repos/{hub.repo.full_name}/issues/{issue['number']}"), "closed_by"
-        )
+    if listed and issue.get("state") == "closed":
+        # A listing leaves closed_by out (or null): only the issue itself says who closed it.
+        single = hub.client.request("GET", f"/repos/{hub.repo.full_name}/issues/{issue['number']}")
+        closed_by = _login(single, "closed_by")
     return FoundIssue(
         number=int(issue["number"]),
         url=issue.get("html_url"),
@@ -116,12 +115,12 @@ def find_issue(hub: Hub, key: str) -> FoundIssue | None:
         except NotFound:
             issue = None  # deleted or transferred since it was recorded: look for it by label
         if isinstance(issue, dict) and "pull_request" not in issue and is_ours(_login(issue), hub.bot_login):
-            return _found(hub, issue)
+            return _found(hub, issue, listed=False)
     for issue in paged(hub, prefix, {"state": "all", "labels": BOT_LABEL}):
         if "pull_request" in issue or not is_ours(_login(issue), hub.bot_login):
             continue
         if has_marker(issue.get("body"), key):
-            return _found(hub, issue)
+            return _found(hub, issue, listed=True)
     return None
 
 
@@ -185,7 +184,7 @@ class FileIssueHandler:
         payload = {"title": issue_title(effect), "body": body_of(effect), "labels": list(labels)}
 
         def create() -> FoundIssue:
-            return _found(hub, hub.client.request("POST", prefix, body=payload))
+            return _found(hub, hub.client.request("POST", prefix, body=payload), listed=False)
 
         made = hub.client.create_once(f"file issue {effect.key}", create, lambda: find_issue(hub, effect.key))
         owners = code_owners(hub, effect.view.path) if hub.assign_owners and effect.view.path else ()
@@ -198,7 +197,8 @@ class FileIssueHandler:
         assert existing.number is not None
         found = existing
         if not isinstance(found, FoundIssue):
-            found = _found(hub, hub.client.request("GET", f"/repos/{hub.repo.full_name}/issues/{existing.number}"))
+            issue = hub.client.request("GET", f"/repos/{hub.repo.full_name}/issues/{existing.number}")
+            found = _found(hub, issue, listed=False)
         done: list[str] = []
         if effect.recurrence_note:
             body = render("issue_recurrence.md.j2", note=effect.recurrence_note)

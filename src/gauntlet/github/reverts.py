@@ -27,7 +27,7 @@ from gauntlet.effects.base import EffectResult, Existing, Status
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import Effect, FileIssue, OpenRevertPR
 from gauntlet.effects.views import IssueView
-from gauntlet.github.client import Rejected
+from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.issues import file_issue, is_ours
 from gauntlet.github.pulls import FoundPull, find_pull, open_pull, push_branch
 
@@ -164,7 +164,9 @@ def build_revert(hub: Hub, culprit: str, base: str, subject: str) -> Built:
     if not parents:
         return Built(outcome="empty", reverted=culprit)  # a root commit: there is nothing before it to go back to
     head_sha = str(hub.client.request("GET", f"{repo}/git/ref/heads/{quote(base, safe='/')}")["object"]["sha"])
-    trees = [read_tree(hub, rev) for rev in (str(parents[0]["sha"]), culprit, head_sha)]
+    revs = (str(parents[0]["sha"]), culprit, head_sha)
+    read = {rev: read_tree(hub, rev) for rev in dict.fromkeys(revs)}  # the head is often the culprit itself
+    trees = [read[rev] for rev in revs]
     if None in trees:
         return Built(outcome="too_large", reverted=culprit)
     (_, before), (_, after), (head_tree, now) = (t for t in trees if t is not None)
@@ -297,7 +299,8 @@ class RevertHandler:
                 f"/repos/{hub.repo.full_name}/pulls/{pull.number}/requested_reviewers",
                 body={"reviewers": [login]},
             )
-        except Rejected:
-            # GitHub refuses a reviewer who is not a collaborator or who opened the PR; the PR stands.
+        except (Rejected, NotFound):
+            # GitHub refuses a reviewer who is not a collaborator or who opened the PR. The PR stands either
+            # way: a missing review request must not fail (or, on a re-run, repeat) the revert.
             return f"review not requested from {login}"
         return f"review requested from {login}"

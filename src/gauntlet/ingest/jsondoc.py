@@ -107,31 +107,30 @@ def _load_line(raw: bytes, name: str, number: int) -> Any:
         raise InputError(f"{name}: line {number}: not valid JSON: {_one_line(exc)}") from exc
 
 
+_STARTS = frozenset({"start_map", "start_array"})
+_ENDS = frozenset({"end_map", "end_array"})
+
+
 def _build(events: Any, name: str, max_items: int) -> Any:
     root: Any = None
     stack: list[Any] = []  # open containers
     keys: list[str | None] = []  # the pending key of each open map
-    skipping = 0  # nesting level inside an array item that is being dropped
     values = 0
+    events = iter(events)
     for event, value in events:
-        if skipping:
-            if event in ("start_map", "start_array"):
-                skipping += 1
-            elif event in ("end_map", "end_array"):
-                skipping -= 1
-            continue
         if event == "map_key":
             keys[-1] = value
             continue
-        if event in ("end_map", "end_array"):
+        if event in _ENDS:
             stack.pop()
             keys.pop()
             continue
         parent = stack[-1] if stack else None
         if isinstance(parent, CappedList) and len(parent) >= max_items:
-            parent.dropped += 1
-            if event in ("start_map", "start_array"):
-                skipping = 1
+            # The array is full: count the rest of its items without building them, then close it.
+            parent.dropped += _drop_rest(events, event)
+            stack.pop()
+            keys.pop()
             continue
         values += 1
         if values > MAX_VALUES:
@@ -148,12 +147,31 @@ def _build(events: Any, name: str, max_items: int) -> Any:
             parent.append(node)
         else:
             parent[keys[-1]] = node
-        if event in ("start_map", "start_array"):
+        if event in _STARTS:
             if len(stack) >= MAX_DEPTH:
                 raise InputError(f"{name}: JSON nested deeper than {MAX_DEPTH} levels")
             stack.append(node)
             keys.append(None)
     return root
+
+
+def _drop_rest(events: Iterator[tuple[str, Any]], first: str) -> int:
+    """Consume an array's remaining items, starting with the event ``first``, through its ``end_array``."""
+    dropped = 1
+    depth = 1 if first in _STARTS else 0
+    starts, ends = _STARTS, _ENDS
+    for event, _ in events:
+        if event in starts:
+            if depth == 0:
+                dropped += 1
+            depth += 1
+        elif event in ends:
+            if depth == 0:
+                return dropped  # the array's own end
+            depth -= 1
+        elif depth == 0 and event != "map_key":
+            dropped += 1
+    return dropped
 
 
 def _one_line(exc: Exception) -> str:

@@ -28,6 +28,8 @@ __all__ = ["read_junit"]
 _PROBLEMS = ("failure", "error")
 _XSI_SCHEMA = "{http://www.w3.org/2001/XMLSchema-instance}noNamespaceSchemaLocation"
 _RUFF_SEVERITY: dict[str, Severity] = {"error": "major", "warning": "minor"}
+# Rust: "thread 'tests::x' (123) panicked at src/lib.rs:11:9:" then the message on the next line.
+_PANIC = re.compile(r"panicked at (?P<file>[^\s:]+):(?P<line>\d+):\d+:\s*\n\s*(?P<message>[^\n]+)")
 
 
 def read_junit(stream: BinaryIO, name: str, limits: Limits, *, root: str | None = None) -> Iterator[Finding]:
@@ -65,6 +67,8 @@ def _tool(ancestors: list[Element]) -> str | None:
             return "jest"
         if suite == "vitest tests":
             return "vitest"
+        if suite == "test" and element.get("package") == "test":
+            return "cargo"  # libtest's --format junit
         if "surefire" in element.get(_XSI_SCHEMA, ""):
             return "surefire"
         for prop in element.iter("property"):
@@ -84,9 +88,14 @@ def _test_finding(
     test_id = _test_id(tool, classname, name, path)
     if tool == "pytest" and path is None and "::" in test_id:
         path = test_id.split("::", 1)[0]
-    text = problem.text or ""
-    message = one_line(problem.get("message") or _first_line(text) or problem.get("type") or "test failed", limits)
-    line = _frame_line(text, path, case.get("file"), root) or _attr_line(case, tool)
+    text = (problem.text or "").strip() or _captured_output(case)
+    panic = _PANIC.search(text)
+    if panic and path is None:
+        path = repo_relative(panic.group("file"), root=root)
+    first = panic.group("message") if panic else _first_line(text)
+    message = one_line(problem.get("message") or first or problem.get("type") or "test failed", limits)
+    line = _int(panic.group("line")) if panic and path == repo_relative(panic.group("file"), root=root) else None
+    line = line or _frame_line(text, path, case.get("file"), root) or _attr_line(case, tool)
     kind: Kind = "test_failure"
     return Finding(
         fingerprint=fps("junit", tool, kind, test_id, message=message),
@@ -170,6 +179,15 @@ def _attr_line(case: Element, tool: str | None) -> int | None:
     if line is not None and tool == "pytest":
         return line + 1  # pytest writes the 0-based line of the test definition
     return line
+
+
+def _captured_output(case: Element) -> str:
+    """libtest puts the panic in the case's ``<system-out>``, leaving ``<failure>`` empty."""
+    for tag in ("system-out", "system-err"):
+        output = next((c for c in case if local_name(c.tag) == tag), None)
+        if output is not None and (output.text or "").strip():
+            return (output.text or "").strip()
+    return ""
 
 
 def _first_line(text: str) -> str:

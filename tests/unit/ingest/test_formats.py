@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gauntlet.cli import main
-from gauntlet.ingest.formats import FORMATS, detect_format, reader_for
+from gauntlet.errors import InputError
+from gauntlet.ingest.formats import FORMATS, Format, detect_format, reader_for
+from gauntlet.ingest.limits import DEFAULT_LIMITS
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -22,6 +27,7 @@ CASES = [
     ("junit/jest/broken-sum/junit.xml", "junit"),
     ("junit/vitest/broken-sum/junit.xml", "junit"),
     ("junit/surefire/broken-calc/TEST-demo.CalcTest.xml", "junit"),
+    ("junit/cargo/broken-calc/junit.xml", "junit"),
     ("rdjson/ruff/broken-calc/ruff.rdjson", "rdjson"),
     ("rdjson/eslint/broken-sum/eslint.rdjson", "rdjson"),
     ("checkstyle/eslint/broken-sum/eslint-checkstyle.xml", "checkstyle"),
@@ -71,3 +77,39 @@ def test_ingest_command_exits_2_on_bad_input(tmp_path: Path, capsys: pytest.Capt
     )
     assert main(["ingest", str(bomb)]) == 2
     assert "bomb.xml: refused XML" in capsys.readouterr().err
+
+
+_STRUCTURED = [fmt for fmt in FORMATS if fmt not in ("auto", "log")]
+_SAMPLES = [(FIXTURES / fixture).read_bytes() for fixture, fmt in CASES if fmt != "log"]
+
+
+def _read_or_input_error(fmt: Format, body: bytes) -> None:
+    try:
+        findings = list(reader_for(fmt)(io.BytesIO(body), "fuzz", DEFAULT_LIMITS))
+    except InputError as exc:
+        assert str(exc).startswith("fuzz: ")
+        assert "\n" not in str(exc)
+    else:
+        assert all(f.source == fmt for f in findings)
+
+
+@settings(max_examples=150, deadline=None)
+@given(fmt=st.sampled_from(_STRUCTURED), body=st.binary(max_size=300))
+def test_any_bytes_give_findings_or_an_input_error(fmt: Format, body: bytes) -> None:
+    _read_or_input_error(fmt, body)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    fmt=st.sampled_from(_STRUCTURED),
+    sample=st.sampled_from(_SAMPLES),
+    cut=st.floats(min_value=0, max_value=1),
+    flips=st.lists(st.tuples(st.floats(min_value=0, max_value=1), st.integers(0, 255)), max_size=4),
+)
+def test_damaged_real_files_give_findings_or_an_input_error(
+    fmt: Format, sample: bytes, cut: float, flips: list[tuple[float, int]]
+) -> None:
+    body = bytearray(sample[: int(len(sample) * cut) + 1])
+    for where, value in flips:
+        body[min(int(len(body) * where), len(body) - 1)] = value
+    _read_or_input_error(fmt, bytes(body))

@@ -84,6 +84,15 @@ def test_surefire_report_failures_and_errors() -> None:
     ]
 
 
+def test_cargo_libtest_junit_reads_the_panic_from_captured_output() -> None:
+    findings = _read(FIXTURES / "cargo/broken-calc/junit.xml")
+    assert [(f.tool, f.test_id, f.path, f.line, f.message) for f in findings] == [
+        ("cargo", "tests::adds_two_numbers", "src/lib.rs", 11, "assertion `left == right` failed"),
+        ("cargo", "tests::panics", "src/lib.rs", 22, "index out of bounds: the len is 0 but the index is 3"),
+    ]
+    assert "right: 4" in findings[0].excerpt
+
+
 def test_ruff_junit_is_lint_with_rules() -> None:
     findings = _read(FIXTURES / "ruff/broken-calc/report.xml", root="/tmp/fx/py")
     assert [(f.kind, f.rule, f.path, f.line, f.column) for f in findings] == [

@@ -219,13 +219,13 @@ def test_junk_inside_a_valid_log_is_skipped_not_a_crash() -> None:
 
 
 def test_a_million_results_cost_bounded_time_and_findings() -> None:
-    result = b'{"ruleId":"R1","level":"error","message":{"text":"m"}},'
+    result = b'{"ruleId":"R1","message":{"text":"m"}},'
     body = b'{"version":"2.1.0","runs":[{"results":[' + result * 1_000_000 + b'{}],"tool":{"driver":{"name":"big"}}}]}'
     limits = Limits(max_findings=500)
     started = time.monotonic()
     findings = list(read_sarif(io.BytesIO(body), "big.sarif", limits))
     assert len(findings) == 500
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < 30  # linear: ~2 s on an idle core
 
 
 def test_documents_over_the_byte_limit_are_refused() -> None:

@@ -46,19 +46,34 @@ class GauntletConfig(_Section):
 
 
 class RecoveryConfig(_Section):
-    """Attempts, retry budgets and circular-fix detection."""
+    """Attempts, retry budgets and circular-fix detection (``engine/recovery.py``, ``engine/circular.py``)."""
 
+    #: Retries of a failed verification (lint, security, review) before a human is asked.
     verification_budget: int = Field(3, ge=0)
+    #: Retries of a failure nobody could classify.
     unknown_budget: int = Field(2, ge=0)
+    #: Reruns of the failed jobs after an infrastructure failure.
     infra_budget: int = Field(2, ge=0)
+    #: How many consecutive head SHAs with the same failures make a circular fix.
+    circular_window: int = Field(3, ge=2, le=20)
+    #: Jaccard similarity of two failing-fingerprint sets that counts as "the same"; 1.0 is the same set.
+    circular_similarity: float = Field(1.0, gt=0, le=1)
 
 
 class RevertConfig(_Section):
-    """Automatic revert PRs on the default branch."""
+    """Automatic revert PRs on the default branch (``engine/revert.py``)."""
 
+    #: ``on`` opens revert PRs; ``shadow`` records what it would do; ``off`` asks a human instead.
     auto_revert: Literal["on", "shadow", "off"] = "on"
+    #: A culprit older than this (committer date) is left to a human.
     max_age_hours: float = Field(24, gt=0)
+    #: Revert PRs opened per UTC day, at most.
     max_reverts_per_day: int = Field(3, ge=0)
+    #: Reruns of the failed jobs to confirm an unconfirmed breakage before a human is asked.
+    confirm_reruns: int = Field(1, ge=0)
+    #: A lone suspect whose failures never passed on it is confirmed by one red run (DESIGN §3);
+    #: false waits for a second observation (a rerun) even then, at the cost of one CI run.
+    trust_single_suspect: bool = True
 
 
 class SelfHealConfig(_Section):

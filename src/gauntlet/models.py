@@ -7,6 +7,8 @@ around unchanged.
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,11 +16,14 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "SEVERITY_ORDER",
     "CommentFact",
+    "CommitFact",
     "Finding",
     "Kind",
     "Observation",
     "Permission",
     "Priority",
+    "RevertPRFact",
+    "RevertPRState",
     "Severity",
     "Source",
 ]
@@ -71,6 +76,77 @@ class Finding(BaseModel):
     sources: tuple[Source, ...] = ()
 
 
+#: ``git revert`` writes this line; GitHub's "Revert" button too.
+_REVERTS = re.compile(r"This reverts commit ([0-9a-fA-F]{7,40})")
+#: Commits whose message carries this word are never reverted automatically (DESIGN §3).
+NOAUTOREVERT = "NOAUTOREVERT"
+#: A merge of many files is no less revertable, but state keeps only this many paths per commit.
+MAX_COMMIT_FILES = 300
+RevertPRState = Literal["open", "merged", "closed_unmerged"]
+
+
+class CommitFact(BaseModel):
+    """One commit of the default branch's first-parent history, as the engine needs it for culprits.
+
+    Built at the edge (GitHub compare/commits API) with :meth:`of`; ``files`` are
+    the paths changed against the first parent, so a merge commit counts as one change.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sha: str
+    subject: str
+    author: str | None = None
+    files: tuple[str, ...] = ()
+    parents: tuple[str, ...] = ()
+    at: datetime
+    #: The commit this one reverts (from ``This reverts commit <sha>``), if it is a revert.
+    reverts: str | None = None
+    noautorevert: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        sha: str,
+        message: str,
+        author: str | None,
+        files: tuple[str, ...],
+        parents: tuple[str, ...],
+        at: datetime,
+    ) -> CommitFact:
+        """Build the fact from a commit as the API returns it; the message is read, never kept whole.
+
+        :param sha: the full commit SHA.
+        :param message: the full commit message (untrusted; only its subject is stored).
+        :param author: the GitHub login of the author, if known.
+        :param files: paths changed against the first parent.
+        :param parents: parent SHAs, first parent first.
+        :param at: the committer date.
+        """
+        reverted = _REVERTS.search(message)
+        return cls(
+            sha=sha,
+            subject=(message.splitlines() or [""])[0][:200],
+            author=author,
+            files=files[:MAX_COMMIT_FILES],
+            parents=parents,
+            at=at,
+            reverts=reverted.group(1).lower() if reverted else None,
+            noautorevert=NOAUTOREVERT in message,
+        )
+
+
+class RevertPRFact(BaseModel):
+    """What GitHub says about a revert PR Gauntlet opened earlier (found by its fixed branch name)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    culprit: str = Field(description="The reverted commit's SHA, or its first 12 characters.")
+    number: int
+    state: RevertPRState
+
+
 #: Collaborator permission levels, lowest first ("none": not a collaborator), as ``role_name`` reports them.
 Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
 
@@ -119,6 +195,10 @@ class Observation(BaseModel):
     workflow: str = ""
     findings: tuple[Finding, ...] = ()
     changed_files: tuple[str, ...] = ()
+    #: Default branch only: its first-parent history, newest first, from the tip back past last-good.
+    commits: tuple[CommitFact, ...] = ()
+    #: Default branch only: the state of the revert PRs Gauntlet opened earlier.
+    revert_prs: tuple[RevertPRFact, ...] = ()
 
     #: Set for an ``issue_comment`` event: the comment that may carry ``/gauntlet`` commands.
     comment: CommentFact | None = None

@@ -8,9 +8,18 @@ from typing import Literal
 import numpy as np
 
 from gauntlet.config import Config
-from gauntlet.effects.models import CheckAnnotation, Plan, SetCheck, UpsertComment, WriteSummary
-from gauntlet.effects.views import RunView
-from gauntlet.engine import health, learning, recovery
+from gauntlet.effects.models import (
+    CheckAnnotation,
+    Effect,
+    FileIssue,
+    Plan,
+    RerunFailedJobs,
+    SetCheck,
+    UpsertComment,
+    WriteSummary,
+)
+from gauntlet.effects.views import IssueView, RunView
+from gauntlet.engine import circular, health, learning, recovery
 from gauntlet.engine.loop import decide_iteration, fails_check, merge_observation
 from gauntlet.engine.verdicts import Decision, RecoveryVerdict
 from gauntlet.models import Observation, Severity
@@ -50,7 +59,14 @@ def step_pull_request(
     assert current is not None
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
     earlier = [a for a in pr.attempts if a.observation != obs.id]
-    verdict = recovery.assess(current.findings, earlier, "pr", config.recovery)
+    loop = circular.detect(
+        [(it.head_sha, _failing(it.findings)) for it in pr.iterations],
+        window=config.recovery.circular_window,
+        threshold=config.recovery.circular_similarity,
+    )
+    verdict = recovery.assess(current.findings, earlier, "pr", config.recovery, loop, observation=obs.id)
+    if config.paused:
+        verdict = recovery.paused(verdict)
     status = health.assess_pr(current.number, config.gauntlet.max_iterations, verdict, config.health, pr=pr, now=now)
     events = list(state.events)
     if not seen:
@@ -87,6 +103,7 @@ def step_pull_request(
             ),
             WriteSummary(view=view),
             *((blocked,) if blocked and not config.paused else ()),
+            *_recovery_effects(obs, verdict, earlier),
         ),
     )
     return state.model_copy(update={"pr": pr, "events": events}), plan
@@ -104,9 +121,41 @@ def _record_attempt(
         failure_type=verdict.failure_type,
         action=verdict.action,
         reason=verdict.reason,
-        fingerprints=sorted(f.fingerprint for f in current.findings if f.severity in ("critical", "major")),
+        fingerprints=sorted(_failing(current.findings)),
+        number=verdict.attempt,
     )
     return pr.model_copy(update={"attempts": keep_last([*pr.attempts, attempt], MAX_ATTEMPTS_KEPT)})
+
+
+def _failing(findings: list[FindingRecord]) -> frozenset[str]:
+    return frozenset(f.fingerprint for f in findings if f.severity in recovery.BLOCKING_SEVERITIES)
+
+
+def _recovery_effects(obs: Observation, verdict: RecoveryVerdict, earlier: list[Attempt]) -> tuple[Effect, ...]:
+    """Rerun the failed jobs for an infra retry; file a needs-human issue when a failure type first escalates."""
+    assert obs.pr is not None
+    if verdict.action == "retry" and verdict.failure_type == "infra" and obs.run_id.isdigit() and obs.run_id != "0":
+        return (RerunFailedJobs(run_id=int(obs.run_id), attempt=int(obs.run_attempt or "1")),)
+    escalated_before = any(a.failure_type == verdict.failure_type and a.action == "escalate" for a in earlier)
+    if verdict.action != "escalate" or escalated_before:
+        return ()
+    view = IssueView(
+        repository=obs.repository,
+        summary=f"Gauntlet stopped retrying on PR #{obs.pr}: {verdict.failure_type}",
+        decision=verdict.reason,
+        why=f"attempt {verdict.attempt}" + (f" of a budget of {verdict.budget}" if verdict.budget is not None else ""),
+        resolve="Look at the failures by hand; a PR is never rolled back automatically.",
+        pr=obs.pr,
+    )
+    return (
+        FileIssue(
+            kind="needs-human",
+            ident=f"pr-{obs.pr}:{verdict.failure_type}",
+            title=f"PR #{obs.pr} needs a human: {verdict.failure_type}",
+            view=view,
+            labels=("gauntlet", "needs-human"),
+        ),
+    )
 
 
 def _view(obs: Observation, pr: PRRecord, current: IterationRecord, decision: Decision, config: Config) -> RunView:

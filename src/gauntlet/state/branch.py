@@ -1,15 +1,48 @@
-"""``v1/branches/<slug>.json``: runs of one branch, its last-good commit, breakages and reverts."""
+"""``v1/branches/<slug>.json``: runs of one branch, its last-good commits, breakages and reverts.
+
+Everything here is bounded (DESIGN §4): the newest runs, breakages and reverts
+are kept and older ones dropped. Dropping an old revert is safe because a
+culprit older than ``max_age_hours`` is never reverted anyway.
+"""
 
 from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Literal
 
+from gauntlet.models import CommitFact, RevertPRState
 from gauntlet.state.base import Record, StateFile
+from gauntlet.state.pr import Attempt, FindingRecord
 
-__all__ = ["BranchRecord", "RunRecord", "branch_slug"]
+__all__ = [
+    "MAX_BREAKAGES_KEPT",
+    "MAX_BREAKAGE_ATTEMPTS",
+    "MAX_BREAKAGE_FINDINGS",
+    "MAX_DAYS_KEPT",
+    "MAX_FLAKY_KEPT",
+    "MAX_REVERTS_KEPT",
+    "MAX_RUNS_KEPT",
+    "BranchRecord",
+    "Breakage",
+    "RevertRecord",
+    "RunRecord",
+    "branch_slug",
+    "same_commit",
+]
+
+MAX_RUNS_KEPT = 100
+MAX_BREAKAGES_KEPT = 50
+MAX_REVERTS_KEPT = 200
+MAX_FLAKY_KEPT = 200
+#: Per breakage: the attempts and the failing findings worth keeping to explain a decision.
+MAX_BREAKAGE_ATTEMPTS = 20
+MAX_BREAKAGE_FINDINGS = 50
+#: Daily revert counts kept (days); the cap only ever reads today's.
+MAX_DAYS_KEPT = 7
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_SHORT = 7
 
 
 def branch_slug(name: str) -> str:
@@ -19,6 +52,14 @@ def branch_slug(name: str) -> str:
     )
 
 
+def same_commit(a: str, b: str) -> bool:
+    """True when two SHAs (either possibly abbreviated, at least 7 characters) name the same commit."""
+    a, b = a.lower(), b.lower()
+    if min(len(a), len(b)) < _SHORT:
+        return False
+    return a.startswith(b) or b.startswith(a)
+
+
 class RunRecord(Record):
     """One observed CI run on the branch."""
 
@@ -26,7 +67,54 @@ class RunRecord(Record):
     head_sha: str
     at: datetime
     green: bool
+    #: Fingerprints of the blocking (critical or major) findings.
     failing: list[str] = []
+    #: ``workflow/job``: runs are compared only with runs of the same job.
+    job: str = ""
+
+
+class Breakage(Record):
+    """One red spell of one job on the default branch, from its first red run until it is green again."""
+
+    id: str
+    job: str
+    first_red: str
+    opened_at: datetime
+    #: The job's last green commit when the breakage began (``None``: never seen green).
+    last_good: str | None = None
+    #: First-parent commits after last-good up to the first red run, oldest first; ``None``: not yet known.
+    suspects: list[CommitFact] | None = None
+    observations: list[str] = []
+    #: Breaking fingerprint -> in how many distinct observations it failed (confirmation, DESIGN §3).
+    sightings: dict[str, int] = {}
+    findings: list[FindingRecord] = []
+    attempts: list[Attempt] = []
+    #: Attempts so far; counts on past the attempts kept.
+    attempt_count: int = 0
+    reruns: int = 0
+    culprit: str | None = None
+    #: The latest revert decision: ``revert``/``shadow``/``off`` or a refusal reason code.
+    decision: str | None = None
+    detail: str = ""
+    escalated: bool = False
+    resolved_at: datetime | None = None
+    resolution: Literal["recovered", "reverted", "flaky"] | None = None
+
+    @property
+    def open(self) -> bool:
+        """True until a green run of the job ends the breakage."""
+        return self.resolved_at is None
+
+
+class RevertRecord(Record):
+    """A revert PR Gauntlet opened; one per culprit, ever."""
+
+    culprit: str
+    subject: str = ""
+    breakage: str
+    opened_at: datetime
+    status: RevertPRState = "open"
+    number: int | None = None
 
 
 class BranchRecord(StateFile):
@@ -34,4 +122,21 @@ class BranchRecord(StateFile):
 
     name: str
     runs: list[RunRecord] = []
+    #: The newest commit with a green run (DESIGN §3).
     last_good: str | None = None
+    #: ``workflow/job`` -> that job's newest green commit; culprits are looked for after it.
+    good: dict[str, str] = {}
+    breakages: list[Breakage] = []
+    reverts: list[RevertRecord] = []
+    #: UTC day (``YYYY-MM-DD``) -> revert PRs opened that day.
+    daily: dict[str, int] = {}
+    #: Fingerprints seen failing and passing on the same commit: never a reason to revert.
+    flaky: list[str] = []
+
+    def open_breakage(self, job: str) -> Breakage | None:
+        """The job's unresolved breakage, if any."""
+        return next((b for b in reversed(self.breakages) if b.job == job and b.open), None)
+
+    def revert_of(self, culprit: str) -> RevertRecord | None:
+        """The revert PR opened for ``culprit``, if any."""
+        return next((r for r in self.reverts if same_commit(r.culprit, culprit)), None)

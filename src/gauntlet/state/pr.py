@@ -68,6 +68,8 @@ class Attempt(Record):
     action: str
     reason: str
     fingerprints: list[str] = []
+    #: The attempt's number for its failure type; kept so the count never drops when old attempts are.
+    number: int = 0
 
 
 class AcceptedRisk(Record):

@@ -1,0 +1,301 @@
+"""Revert safety (DESIGN §3): revert a commit that broke the default branch only when it is safe.
+
+Theory of operation
+-------------------
+
+A *breakage* is one red spell of one job on the default branch. Its *suspects*
+are the first-parent commits after the job's last green commit, up to and
+including the commit of its first red run (merge commits count as one change,
+against their first parent). :func:`decide_revert` checks the rules below in this
+order; the first that fails is the refusal, with a reason code
+(:class:`RevertReason`) and a sentence a person can read::
+
+    check                                                        refusal            action
+    1. some failing finding is test_failure/build_error/         infra | not_confirmed  retry
+       type_error/crash (infra, timeout, dependency, unknown
+       never justify a revert)
+    2. not every such fingerprint is known flaky (it failed      flaky              skip
+       and passed on the same commit)
+    3. exactly one suspect, or the failing files point to        ambiguous          escalate
+       exactly one of several
+    4. the culprit is not itself a revert                        is_revert          escalate
+    5. no revert of it exists: no Gauntlet revert PR (open,      already_reverted   skip (escalate when a
+       merged, or closed unmerged: never recreated) and no                          human closed ours)
+       revert commit on the branch
+    6. its message has no NOAUTOREVERT                           noautorevert       escalate
+    7. it is at most max_age_hours old                           too_old            escalate
+    8. the breakage is confirmed: a fingerprint failed in two    not_confirmed      retry (rerun, then
+       distinct observations, or the culprit is the only                            escalate)
+       suspect and its fingerprints never passed on it
+    9. no later commit changed a file the culprit changed        conflict           escalate
+   10. fewer than max_reverts_per_day revert PRs today           daily_cap          escalate
+
+Permanent refusals (4-7) come before confirmation, so Gauntlet never reruns jobs
+to confirm a breakage it would not revert anyway. When every check passes the
+culprit is reverted: ``auto_revert: on`` opens the revert PR, ``shadow`` only
+records the decision, ``off`` asks a human instead. Everything here is pure: the
+engine passes the branch history, the observed commits and the time in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from gauntlet.config import RevertConfig
+from gauntlet.engine.recovery import BLOCKING_SEVERITIES, BREAKING_KINDS, INFRA_KINDS
+from gauntlet.engine.verdicts import RecoveryAction
+from gauntlet.models import CommitFact
+from gauntlet.state.branch import BranchRecord, Breakage, RunRecord, same_commit
+from gauntlet.state.pr import FindingRecord
+
+__all__ = [
+    "REFUSAL_ACTIONS",
+    "RevertDecision",
+    "RevertReason",
+    "decide_revert",
+    "failing_files",
+    "first_parent_chain",
+    "identify_culprit",
+    "suspects_between",
+]
+
+
+class RevertReason(StrEnum):
+    """Why Gauntlet did not revert (DESIGN §3); every refusal has exactly one."""
+
+    INFRA = "infra"
+    FLAKY = "flaky"
+    NOT_CONFIRMED = "not_confirmed"
+    AMBIGUOUS = "ambiguous"
+    TOO_OLD = "too_old"
+    NOAUTOREVERT = "noautorevert"
+    IS_REVERT = "is_revert"
+    ALREADY_REVERTED = "already_reverted"
+    DAILY_CAP = "daily_cap"
+    CONFLICT = "conflict"
+
+
+#: What recovery does after each refusal (see the table in the module docstring).
+REFUSAL_ACTIONS: dict[RevertReason, RecoveryAction] = {
+    RevertReason.INFRA: "retry",
+    RevertReason.FLAKY: "skip",
+    RevertReason.NOT_CONFIRMED: "retry",
+    RevertReason.AMBIGUOUS: "escalate",
+    RevertReason.TOO_OLD: "escalate",
+    RevertReason.NOAUTOREVERT: "escalate",
+    RevertReason.IS_REVERT: "escalate",
+    RevertReason.ALREADY_REVERTED: "skip",
+    RevertReason.DAILY_CAP: "escalate",
+    RevertReason.CONFLICT: "escalate",
+}
+
+
+class RevertDecision(BaseModel):
+    """The outcome for one red run: revert ``culprit`` (``refusal`` is ``None``) or refuse, and why."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    culprit: CommitFact | None = None
+    refusal: RevertReason | None = None
+    detail: str
+    #: The suspects' SHAs, oldest first (empty when the history is unknown).
+    suspects: tuple[str, ...] = ()
+    #: The fingerprints the decision rests on.
+    fingerprints: tuple[str, ...] = ()
+    #: Set for ``already_reverted`` when a human closed Gauntlet's revert PR without merging it.
+    declined: bool = False
+
+    @property
+    def action(self) -> RecoveryAction:
+        """``rollback`` for a revert, else the refusal's action (a declined revert needs a human)."""
+        if self.refusal is None:
+            return "rollback"
+        if self.declined:
+            return "escalate"
+        return REFUSAL_ACTIONS[self.refusal]
+
+
+def first_parent_chain(commits: Sequence[CommitFact]) -> list[CommitFact]:
+    """Walk the first parents from the tip (``commits[0]``), newest first, as far as the facts reach."""
+    by_sha = {c.sha: c for c in commits}
+    chain: list[CommitFact] = []
+    current = commits[0] if commits else None
+    while current is not None and len(chain) < len(by_sha):
+        chain.append(current)
+        current = by_sha.get(current.parents[0]) if current.parents else None
+    return chain
+
+
+def suspects_between(chain: Sequence[CommitFact], last_good: str | None, first_red: str) -> list[CommitFact] | None:
+    """The commits after ``last_good`` up to and including ``first_red``, oldest first.
+
+    ``None`` when they cannot be known: no last-good commit, or the observed
+    history does not reach from ``first_red`` back to it.
+    """
+    if last_good is None:
+        return None
+    start = next((i for i, c in enumerate(chain) if same_commit(c.sha, first_red)), None)
+    if start is None:
+        return None
+    suspects: list[CommitFact] = []
+    for commit in chain[start:]:
+        if same_commit(commit.sha, last_good):
+            return suspects[::-1]
+        suspects.append(commit)
+    return None
+
+
+def failing_files(findings: Sequence[FindingRecord]) -> set[str]:
+    """The repository paths the findings point at (a test id names its file too)."""
+    files: set[str] = set()
+    for finding in findings:
+        for path in (finding.path, (finding.test_id or "").split("::")[0] or None):
+            if path:
+                files.add(path.removeprefix("./"))
+    return files
+
+
+def identify_culprit(suspects: Sequence[CommitFact], files: set[str]) -> tuple[CommitFact | None, str]:
+    """The one suspect to blame, or ``None`` with the reason it is ambiguous.
+
+    Exactly one suspect is the culprit; among several, the one (and only one)
+    that changed a file the failures point at.
+    """
+    if len(suspects) == 1:
+        return suspects[0], f"{_short(suspects[0])} is the only commit since the last green run"
+    if not suspects:
+        return None, "no commit since the last green run (the job went red on a commit it passed before)"
+    touching = [c for c in suspects if files & set(c.files)]
+    if len(touching) == 1:
+        return touching[0], (
+            f"{_short(touching[0])} is the only one of {len(suspects)} suspects that changed the failing files"
+        )
+    names = ", ".join(_short(c) for c in (touching or suspects))
+    if touching:
+        return None, f"{len(touching)} of {len(suspects)} suspects changed the failing files ({names})"
+    return None, f"none of the {len(suspects)} suspects ({names}) changed the failing files"
+
+
+def decide_revert(
+    branch: BranchRecord,
+    breakage: Breakage,
+    findings: Sequence[FindingRecord],
+    chain: Sequence[CommitFact],
+    config: RevertConfig,
+    now: datetime,
+) -> RevertDecision:
+    """Decide whether the culprit of ``breakage`` is reverted, or why not.
+
+    :param branch: the branch history (runs, reverts, daily counts, known flaky fingerprints).
+    :param breakage: the open breakage, with this observation already folded in.
+    :param findings: the current observation's findings.
+    :param chain: the observed first-parent history, newest first (may be empty).
+    :param config: the revert settings.
+    :param now: the time of the run.
+    """
+    blocking = [f for f in findings if f.severity in BLOCKING_SEVERITIES]
+    breaking = [f for f in blocking if f.kind in BREAKING_KINDS]
+    if not breaking:
+        kinds = ", ".join(sorted({f.kind for f in blocking})) or "no"
+        code = RevertReason.INFRA if any(f.kind in INFRA_KINDS for f in blocking) else RevertReason.NOT_CONFIRMED
+        return RevertDecision(refusal=code, detail=f"only {kinds} failures, which never justify a revert")
+    runs = [r for r in branch.runs if r.job == breakage.job]
+    known_flaky = set(branch.flaky)
+    real = [f for f in breaking if f.fingerprint not in known_flaky and not _failed_and_passed(f.fingerprint, runs)]
+    if not real:
+        return RevertDecision(
+            refusal=RevertReason.FLAKY,
+            detail=f"all {len(breaking)} failing fingerprint(s) also passed on the same commit: flaky, not broken",
+            fingerprints=_fps(breaking),
+        )
+    fps = _fps(real)
+    if breakage.suspects is None:
+        why = "the job was never seen green" if breakage.last_good is None else "the history since it is unknown"
+        return RevertDecision(refusal=RevertReason.AMBIGUOUS, detail=f"no culprit: {why}", fingerprints=fps)
+    suspects = breakage.suspects
+    suspect_shas = tuple(c.sha for c in suspects)
+    culprit, why = identify_culprit(suspects, failing_files(real))
+    if culprit is None:
+        return RevertDecision(refusal=RevertReason.AMBIGUOUS, detail=why, suspects=suspect_shas, fingerprints=fps)
+
+    def refuse(code: RevertReason, detail: str, *, declined: bool = False) -> RevertDecision:
+        return RevertDecision(
+            culprit=culprit,
+            refusal=code,
+            detail=f"{why}; {detail}",
+            suspects=suspect_shas,
+            fingerprints=fps,
+            declined=declined,
+        )
+
+    later = _later_than(culprit, suspects, chain)
+    if culprit.reverts is not None or culprit.subject.startswith('Revert "'):
+        return refuse(RevertReason.IS_REVERT, "it is itself a revert; reverting it again is for a human to decide")
+    earlier = branch.revert_of(culprit.sha)
+    if earlier is not None:
+        pr = f"#{earlier.number}" if earlier.number else "the revert PR"
+        if earlier.status == "closed_unmerged":
+            return refuse(
+                RevertReason.ALREADY_REVERTED,
+                f"a human closed {pr} without merging; it is never recreated",
+                declined=True,
+            )
+        return refuse(RevertReason.ALREADY_REVERTED, f"{pr} for it is already {earlier.status}")
+    human = next((c for c in later if c.reverts and same_commit(c.reverts, culprit.sha)), None)
+    if human is not None:
+        return refuse(RevertReason.ALREADY_REVERTED, f"{_short(human)} already reverts it")
+    if culprit.noautorevert:
+        return refuse(RevertReason.NOAUTOREVERT, "its message says NOAUTOREVERT")
+    age = now - culprit.at
+    if age > timedelta(hours=config.max_age_hours):
+        hours = age.total_seconds() / 3600
+        return refuse(RevertReason.TOO_OLD, f"it is {hours:.0f} h old (the limit is {config.max_age_hours:g} h)")
+    single = len(suspects) == 1 and config.trust_single_suspect
+    if not _confirmed(real, breakage, runs, culprit, single=single):
+        return refuse(RevertReason.NOT_CONFIRMED, "no failure has been seen twice yet; rerunning to confirm")
+    touched = set(culprit.files)
+    clash = next((c for c in later if touched & set(c.files)), None)
+    if clash is not None:
+        files = ", ".join(sorted(touched & set(clash.files))[:5])
+        return refuse(RevertReason.CONFLICT, f"{_short(clash)} changed the same files since ({files})")
+    today = branch.daily.get(now.date().isoformat(), 0)
+    if today >= config.max_reverts_per_day:
+        return refuse(RevertReason.DAILY_CAP, f"{today} revert PR(s) today reach the daily cap")
+    return RevertDecision(culprit=culprit, detail=why, suspects=suspect_shas, fingerprints=fps)
+
+
+def _confirmed(
+    real: Sequence[FindingRecord], breakage: Breakage, runs: Sequence[RunRecord], culprit: CommitFact, *, single: bool
+) -> bool:
+    """DESIGN §3: seen in two distinct observations, or the only suspect and never passed on it."""
+    if any(breakage.sightings.get(f.fingerprint, 0) >= 2 for f in real):
+        return True
+    on_culprit = [r for r in runs if same_commit(r.head_sha, culprit.sha)]
+    return single and not any(f.fingerprint not in r.failing for f in real for r in on_culprit)
+
+
+def _failed_and_passed(fingerprint: str, runs: Sequence[RunRecord]) -> bool:
+    failed_on = {r.head_sha for r in runs if fingerprint in r.failing}
+    return any(r.head_sha in failed_on and fingerprint not in r.failing for r in runs)
+
+
+def _later_than(culprit: CommitFact, suspects: Sequence[CommitFact], chain: Sequence[CommitFact]) -> list[CommitFact]:
+    """Commits after the culprit: later suspects and whatever the observed history shows above it."""
+    after = list(suspects[[c.sha for c in suspects].index(culprit.sha) + 1 :])
+    position = next((i for i, c in enumerate(chain) if c.sha == culprit.sha), None)
+    if position is not None:
+        known = {c.sha for c in after}
+        after.extend(c for c in chain[:position] if c.sha not in known)
+    return after
+
+
+def _fps(findings: Sequence[FindingRecord]) -> tuple[str, ...]:
+    return tuple(sorted({f.fingerprint for f in findings}))
+
+
+def _short(commit: CommitFact) -> str:
+    return f"{commit.sha[:7]} ({commit.subject[:60]})"

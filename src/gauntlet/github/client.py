@@ -206,7 +206,7 @@ class GitHubClient:
 
     def repo(self, full_name: str) -> Repository:
         """The repository ``owner/name`` as a lazy object (no call until it is used)."""
-        return self.github.get_repo(full_name, lazy=True)
+        return self.github.get_repo(full_name)
 
     def request(
         self, verb: str, path: str, *, params: dict[str, Any] | None = None, body: dict[str, Any] | None = None

@@ -1,0 +1,80 @@
+"""A PR on the sandbox through the action: comment, check run and state appear; the next commit edits them."""
+
+from __future__ import annotations
+
+from action_world import BOT, REPO, ActionWorld, failing_ci, world_fixture  # noqa: F401  (the world fixture)
+
+
+def test_a_failing_pr_gets_a_comment_a_check_and_state(world: ActionWorld) -> None:
+    number, sha = world.open_pr("fix-add", {"calc.py": "def add(a, b):\n    return a + b\n"})
+
+    first = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=failing_ci(1))
+
+    assert first.code == 0, first.error
+    assert first.outputs["action"] == "fix_criticals"
+    assert first.outputs["iteration"] == "1"
+    assert int(first.outputs["criticals"]) >= 3
+    comments = world.comments(number)
+    assert len(comments) == 1
+    assert comments[0].user.login == BOT
+    assert f"<!-- gauntlet:key=pr-comment:{number} -->" in comments[0].body
+    assert "iteration 1" in comments[0].body
+    assert first.outputs["comment_url"] == comments[0].html_url
+    checks = world.check_runs(sha)
+    assert [(c.name, c.conclusion) for c in checks] == [("Gauntlet", "failure")]
+    assert checks[0].output.annotations_count > 0
+    record = world.pr_record(number)
+    assert record is not None and record.iteration_count == 1
+    assert record.comment_id == comments[0].id
+    assert "fix criticals" in first.summary.lower() or "fix_criticals" in first.summary
+    assert first.report["api_calls"] > 0
+
+    sha2 = world.push(number, {"calc.py": "def add(a, b):\n    return a + b\n# 2\n"})
+    second = world.run("pull_request", world.pull_request_event(number, sha2), files=failing_ci(2), run_id=101)
+
+    assert second.code == 0, second.error
+    assert second.outputs["iteration"] == "2"
+    after = world.comments(number)
+    assert [c.id for c in after] == [comments[0].id], "the sticky comment is edited in place"
+    body = after[0].body
+    assert "iteration 2" in body
+    assert "Fixed" in body or "fixed" in body
+    record = world.pr_record(number)
+    assert record is not None and record.iteration_count == 2
+    current = record.iterations[-1]
+    assert current.fixed and current.head_sha == sha2
+    assert [c.name for c in world.check_runs(sha2)] == ["Gauntlet"]
+    assert [c.name for c in world.check_runs(sha)] == ["Gauntlet"]
+
+
+def test_the_same_event_three_times_changes_github_and_state_once(world: ActionWorld) -> None:
+    number, sha = world.open_pr("dup", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    event = world.pull_request_event(number, sha, "opened")
+
+    outcomes = [world.run("pull_request", event, files=failing_ci(1)) for _ in range(3)]
+
+    assert [o.code for o in outcomes] == [0, 0, 0]
+    assert len(world.comments(number)) == 1
+    assert len(world.check_runs(sha)) == 1
+    assert len(world.state_commits()) == 1, "one state change: the first run's"
+    assert [e["status"] for e in outcomes[2].report["effects"] if e["type"] != "write_summary"] == [
+        "unchanged",
+        "unchanged",
+    ]
+    writes = [r for r in world.sandbox.requests() if r["method"] != "GET" and "/_sandbox" not in r["path"]]
+    assert sum(1 for r in writes if r["path"].endswith("/comments")) == 1
+    assert sum(1 for r in writes if r["path"].endswith("/check-runs")) == 1
+
+
+def test_a_marker_typed_by_someone_else_is_ignored(world: ActionWorld) -> None:
+    number, sha = world.open_pr("spoof", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    stranger = world.owner.get_repo(REPO).get_issue(number)
+    planted = stranger.create_comment(f"<!-- gauntlet:key=pr-comment:{number} -->\nI am Gauntlet, trust me")
+
+    outcome = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=failing_ci(1))
+
+    assert outcome.code == 0, outcome.error
+    comments = world.comments(number)
+    assert len(comments) == 2
+    assert comments[0].id == planted.id and comments[0].body.endswith("trust me"), "never edited"
+    assert comments[1].user.login == BOT

@@ -271,7 +271,6 @@ def config_schema() -> dict[str, Any]:
     schema = Config.model_json_schema(mode="validation")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://github.com/gauntlet/gauntlet/schema/gauntlet.schema.json",
         "title": "Gauntlet configuration (.github/gauntlet.yml)",
         **schema,
     }

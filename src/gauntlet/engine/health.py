@@ -93,7 +93,9 @@ def assess_repository(
         if flaky:
             signals.append(("warn", f"flaky: {len(flaky)} commit(s) on {branch.name} were both red and green"))
     recent = now - timedelta(days=watch_days)
-    rolled = [p.id for p in proposals.proposals if p.status == "rolled_back" and p.created_at >= recent]
+    rolled = [
+        p.id for p in proposals.proposals if p.status == "rolled_back" and (p.watch_until or p.created_at) >= recent
+    ]
     if rolled:
         signals.append(("warn", f"rolled back: {', '.join(rolled)} made its defect worse"))
     waiting = [p.id for p in proposals.proposals if p.status == "needs_human"]

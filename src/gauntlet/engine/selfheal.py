@@ -171,13 +171,15 @@ def propose(
     :param repository: ``owner/name``, for the bodies.
     :param base: the branch proposal PRs target.
     """
-    window = counts_by_key(log, now - timedelta(days=config.window_days), now)
+    start = now - timedelta(days=config.window_days)
+    window = counts_by_key(log, start, now)
     proposals = list(book.proposals)
     number = book.next_number
     effects: list[Effect] = []
     changed: list[str] = []
     messages: list[str] = []
-    for (component, defect_type), counts in sorted(window.items()):
+    for (component, defect_type), in_window in sorted(window.items()):
+        counts = _unsettled(log, proposals, (component, defect_type), in_window, start, now)
         reached = level_for(counts, config)
         if reached is None:
             continue
@@ -396,6 +398,29 @@ def _effect(proposal: Proposal, repository: str, base: str, *, rollback: bool = 
             evidence=(*proposal.evidence, *((proposal.note,) if rollback and proposal.note else ())),
         ),
     )
+
+
+def _unsettled(
+    log: DefectLog,
+    proposals: list[Proposal],
+    key: tuple[str, str],
+    in_window: Counter[Priority],
+    start: datetime,
+    now: datetime,
+) -> Counter[Priority]:
+    """The window's defects of a key that no settled proposal has answered yet.
+
+    Defects up to the end of a settled proposal's watch (or its rejection) were its business;
+    only later ones can make a new proposal.
+    """
+    settled = [
+        p.watch_until or p.decided_at or p.created_at
+        for p in proposals
+        if (p.component, p.defect_type) == key and p.status in _FINAL - {"escalated"}
+    ]
+    if not settled or max(settled) <= start:
+        return in_window
+    return counts_by_key(log, max(settled), now).get(key, Counter())
 
 
 def _higher(a: ProposalLevel, b: ProposalLevel) -> ProposalLevel:

@@ -224,8 +224,12 @@ def test_approve_and_reject_refuse_unknown_and_final_proposals() -> None:
 def test_a_rejected_key_rests_for_the_cooldown() -> None:
     log, book = open_proposal()
     rejected = selfheal.reject(book, "SH-1", by="bob", reason="", now=NOW + timedelta(hours=30)).book
-    out = propose(log, rejected, now=NOW + timedelta(hours=31))
-    assert out.book.proposals[-1].blocked_reason == "cooldown"
+    assert propose(log, rejected, now=NOW + timedelta(hours=31)).book == rejected  # its defects were answered
+    log = selfheal.record_defects(log, [finding(x) for x in "xyz"], "pr:8", NOW + timedelta(hours=40))
+    out = propose(log, rejected, now=NOW + timedelta(hours=41))
+    assert (out.book.proposals[-1].id, out.book.proposals[-1].blocked_reason) == ("SH-2", "cooldown")
+    later = propose(log, out.book, now=NOW + timedelta(hours=55))
+    assert (later.book.proposals[-1].id, later.book.proposals[-1].status) == ("SH-2", "open")
 
 
 def test_compaction_bounds_the_log() -> None:

@@ -1,0 +1,231 @@
+"""Self-healing, learning and health as sequences of real runs: the pipeline on a state folder, then `gauntlet scan`.
+
+Each story drives :func:`gauntlet.pipeline.run` (engine, effects, state commit) with observations
+over days, then the scan command in-process, and asserts on the proposals, verifications,
+rollbacks, health and the bodies written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gauntlet.cli import main
+from gauntlet.config import Config, GauntletConfig
+from gauntlet.effects.local import LocalBackend
+from gauntlet.models import Finding, Kind, Observation, Priority, Severity
+from gauntlet.pipeline import run
+from gauntlet.report import RunReport
+from gauntlet.state.local import LocalStore
+
+DAY0 = datetime(2026, 11, 2, 9, tzinfo=UTC)
+RULE = "Validate inputs at the module boundary"
+
+
+def finding(
+    fp: str,
+    *,
+    kind: Kind = "review",
+    severity: Severity = "minor",
+    priority: Priority = "P2",
+    path: str = "src/app/calc.py",
+    rule_learned: str | None = None,
+) -> Finding:
+    return Finding(
+        fingerprint=fp,
+        source="review" if kind == "review" else "log",
+        kind=kind,
+        severity=severity,
+        priority=priority,
+        path=path,
+        message=f"{fp} is wrong",
+        rule_learned=rule_learned,
+        test_id=f"tests/test_calc.py::{fp}" if kind == "test_failure" else None,
+    )
+
+
+@dataclass
+class Repo:
+    """A repository's state folder and the runs and scans made on it."""
+
+    root: Path
+    config: Config = field(default_factory=Config)
+    runs: int = 0
+
+    def run(
+        self,
+        at: datetime,
+        findings: list[Finding],
+        *,
+        pr: int | None = None,
+        sha: str | None = None,
+        files: tuple[str, ...] = (),
+    ) -> RunReport:
+        self.runs += 1
+        obs = Observation(
+            repository="octo/app",
+            pr=pr,
+            branch=None if pr else "main",
+            head_sha=sha or f"{self.runs:040x}",
+            run_id=str(self.runs),
+            findings=tuple(findings),
+            changed_files=files,
+        )
+        return run(
+            obs,
+            self.config,
+            LocalStore(self.root),
+            LocalBackend(self.root / "out"),
+            now=at,
+            sleep=lambda _: None,
+            clock=lambda: 0.0,
+        )
+
+    def scan(self, at: datetime, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+        config = self.root / "gauntlet.yml"
+        config.write_text(json.dumps(self.config.model_dump(mode="json")))
+        argv = ["scan", "--json", "--state-dir", str(self.root), "--now", at.isoformat(), "--config", str(config)]
+        argv += ["--repository", "octo/app"]
+        assert main(argv) == 0
+        return dict(json.loads(capsys.readouterr().out))
+
+    def proposals(self) -> dict[str, tuple[str, str]]:
+        book = json.loads((self.root / "v1" / "proposals.json").read_text())
+        return {p["id"]: (p["level"], p["status"]) for p in book["proposals"]}
+
+    def body(self, key: str) -> str:
+        return (self.root / "out" / f"{key}.md").read_text()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path / "state")
+
+
+def recurring_review_defect(repo: Repo) -> None:
+    """Three PRs, one day apart, each with the same kind of review finding in src/app and the rule it taught."""
+    for i in range(3):
+        repo.run(DAY0 + timedelta(days=i), [finding(f"r{i}", rule_learned=RULE)], pr=10 + i)
+
+
+def quiet_day(repo: Repo, at: datetime) -> None:
+    repo.run(at, [], pr=99, sha=f"{at.day:040x}")
+
+
+def test_recurring_defect_is_proposed_then_verified(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    recurring_review_defect(repo)
+    day3 = DAY0 + timedelta(days=3)
+    report = repo.scan(day3, capsys)
+    assert [(p["id"], p["level"], p["status"]) for p in report["proposals"]] == [("SH-1", "PATCH", "open")]
+    assert report["proposals"][0]["rules"] == [RULE]
+    assert RULE in repo.body("proposal-SH-1")
+    for d in range(4, 10):
+        quiet_day(repo, DAY0 + timedelta(days=d))
+    assert repo.scan(DAY0 + timedelta(days=6), capsys)["proposals"] == []  # still watching
+    settled = repo.scan(day3 + timedelta(days=7, hours=1), capsys)
+    assert [(p["id"], p["status"]) for p in settled["proposals"]] == [("SH-1", "verified")]
+    assert settled["health"]["status"] == "continue"
+    assert not (repo.root / "out" / "proposal-SH-1-rollback.md").exists()
+
+
+def test_defects_growing_after_a_promotion_roll_it_back(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    recurring_review_defect(repo)
+    day3 = DAY0 + timedelta(days=3)
+    repo.scan(day3, capsys)
+    # Two more in the watch: not a new threshold (3) but 2/7 a day is more than the 3/14 before.
+    repo.run(day3 + timedelta(days=2), [finding("r7")], pr=20)
+    repo.run(day3 + timedelta(days=4), [finding("r8")], pr=21)
+    settled = repo.scan(day3 + timedelta(days=7, hours=1), capsys)
+    assert [(p["id"], p["status"]) for p in settled["proposals"]] == [("SH-1", "rolled_back")]
+    assert "0.21 to 0.29" in settled["proposals"][0]["note"]
+    assert [e["key"] for e in settled["effects"]] == ["proposal:SH-1:rollback"]
+    assert "Roll back proposal SH-1" in repo.body("proposal-SH-1-rollback")
+    assert settled["health"]["status"] == "warn"
+    assert any("SH-1" in r for r in settled["health"]["reasons"])
+
+
+def test_recurrence_during_the_watch_escalates(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    recurring_review_defect(repo)
+    repo.scan(DAY0 + timedelta(days=3), capsys)
+    for i in range(3):
+        repo.run(DAY0 + timedelta(days=4, hours=i), [finding(f"again{i}")], pr=30 + i)
+    report = repo.scan(DAY0 + timedelta(days=5), capsys)
+    assert repo.proposals() == {"SH-1": ("PATCH", "escalated"), "SH-2": ("MINOR", "open")}
+    assert [e["key"] for e in report["effects"]] == ["proposal:SH-2"]
+    assert "SH-1 escalated to SH-2" in report["messages"][0]
+
+
+def test_no_runs_during_the_watch_is_unverified(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    recurring_review_defect(repo)
+    repo.scan(DAY0 + timedelta(days=3), capsys)
+    settled = repo.scan(DAY0 + timedelta(days=11), capsys)
+    assert [(p["id"], p["status"]) for p in settled["proposals"]] == [("SH-1", "unverified")]
+
+
+def test_a_critical_on_the_default_branch_files_a_major_needs_human_issue(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.run(DAY0, [finding("boom", kind="test_failure", severity="critical", priority="P0")])
+    report = repo.scan(DAY0 + timedelta(hours=1), capsys)
+    assert [(p["level"], p["status"]) for p in report["proposals"]] == [("MAJOR", "needs_human")]
+    assert [e["key"] for e in report["effects"]] == ["needs-human:proposal-SH-1"]
+    again = repo.scan(DAY0 + timedelta(days=2), capsys)
+    assert again["proposals"] == [] and again["effects"] == []
+
+
+def test_the_daily_limit_blocks_and_records_why(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.config = Config.model_validate({"selfheal": {"max_patch_per_day": 1}})
+    for i, component in enumerate(("alpha", "beta")):
+        for j in range(3):
+            path = f"src/{component}/x.py"
+            repo.run(
+                DAY0 + timedelta(hours=i * 3 + j), [finding(f"{component}{j}", path=path, rule_learned=RULE)], pr=40 + j
+            )
+    report = repo.scan(DAY0 + timedelta(days=1), capsys)
+    assert [(p["component"], p["status"], p["blocked_reason"]) for p in report["proposals"]] == [
+        ("alpha", "open", None),
+        ("beta", "blocked", "daily_limit"),
+    ]
+    next_day = repo.scan(DAY0 + timedelta(days=2, hours=1), capsys)
+    assert [(p["id"], p["status"]) for p in next_day["proposals"]] == [("SH-2", "open")]
+
+
+def test_an_earlier_fix_is_shown_when_the_failure_appears_on_another_pr(repo: Repo) -> None:
+    broken = finding("test_add", kind="test_failure", severity="critical", priority="P1")
+    repo.run(DAY0, [broken], pr=1, sha="a" * 40)
+    repo.run(DAY0 + timedelta(hours=1), [], pr=1, sha="b" * 40, files=("src/app/calc.py",))
+    repo.run(DAY0 + timedelta(days=1), [broken], pr=2, sha="c" * 40)
+    comment = repo.body("pr-comment-2")
+    assert "### Fixed before" in comment
+    assert (
+        "tests/test_calc.py::test_add (failed before on PR #1, fixed by bbbbbbb, which changed src/app/calc.py)"
+        in comment
+    )
+    assert "### Rules learned in this repository" in comment
+    assert "When test_failure fails in app, look at src/app/calc.py first" in comment
+
+
+def test_health_warns_then_blocks_and_files_a_needs_human_issue(repo: Repo) -> None:
+    repo.config = Config(gauntlet=GauntletConfig(max_iterations=5))
+    reports = [
+        repo.run(DAY0 + timedelta(hours=i), [finding(f"t{i}", kind="test_failure", severity="critical")], pr=5)
+        for i in range(5)
+    ]
+    assert [r.health.status for r in reports] == ["continue", "continue", "continue", "warn", "block"]
+    assert "iteration budget spent (5 of 5)" in reports[-1].health.reasons
+    assert reports[-1].check_failed
+    assert "needs-human:health-pr-5" in [e.key for e in reports[-1].effects]
+    assert "Gauntlet stopped iterating on PR #5" in repo.body("needs-human-health-pr-5")
+
+
+def test_a_pr_red_for_a_day_warns_in_the_comment(repo: Repo) -> None:
+    broken = [finding("t", kind="test_failure", severity="critical")]
+    repo.run(DAY0, broken, pr=6, sha="a" * 40)
+    report = repo.run(DAY0 + timedelta(hours=30), broken, pr=6, sha="b" * 40)
+    assert report.health.status == "warn"
+    assert "stalled: red for 30 h" in repo.body("pr-comment-6")

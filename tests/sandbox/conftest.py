@@ -4,6 +4,7 @@ OpenAPI description, and PyGithub / githubkit clients pointed at it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import github
 import pytest
@@ -50,7 +51,7 @@ def gh(sandbox: Sandbox) -> Iterator[github.Github]:
 
 
 @pytest.fixture
-def kit(sandbox: Sandbox) -> Iterator[GitHub[object]]:
-    """githubkit (API version 2022-11-28 models) as the repository owner."""
-    g: GitHub[object] = GitHub(OWNER, base_url=sandbox.url, http_cache=False, auto_retry=False)  # type: ignore[arg-type]
-    yield g
+def kit(sandbox: Sandbox) -> Iterator[GitHub[Any]]:
+    """githubkit (API version 2022-11-28 models) as the repository owner, on one persistent HTTP client."""
+    with GitHub(OWNER, base_url=sandbox.url, http_cache=False, auto_retry=False) as g:
+        yield g

@@ -51,6 +51,9 @@ def label(base: str, repo: Repo, item: Label) -> dict[str, Any]:
         "color": item.color,
         "default": False,
         "description": item.description,
+        # Newer than the pinned description, required by githubkit's 2022-11-28 models.
+        "archived_at": None,
+        "archived_by": None,
     }
 
 

@@ -1,0 +1,100 @@
+"""Self-healing on the sandbox: a recurring defect is promoted by a proposal PR, a person merges it, the defect
+grows during the watch, and the scan rolls the promotion back with a revert PR of the merge.
+
+The engine runs for real (``decide`` for every PR run, ``scan`` for the scheduled scans); its effects go
+through Gauntlet's GitHub backend and PyGithub over HTTP to the sandbox (``effects_world.World``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from effects_world import BOT, OWNER, World, file_at, world_fixture  # noqa: F401  (a fixture)
+
+from gauntlet.config import Config
+from gauntlet.effects.models import Effect
+from gauntlet.engine.decide import decide
+from gauntlet.engine.scan import scan
+from gauntlet.github.rules_file import read_rules
+from gauntlet.models import Finding, Observation
+from gauntlet.state.models import State
+from gauntlet.state.pr import PRRecord
+
+DAY0 = datetime(2026, 11, 2, 9, tzinfo=UTC)
+RULE = "Validate inputs at the module boundary"
+CONFIG = Config.model_validate({"components": {"app": ["src/**"]}})
+
+
+def pr_run(shared: State, number: int, at: datetime, findings: list[Finding]) -> State:
+    """One CI run on PR ``number`` through the real engine; return the shared state it leaves."""
+    obs = Observation(repository="octo/app", pr=number, head_sha=f"{number:040x}", findings=tuple(findings))
+    rng = np.random.default_rng(int.from_bytes(hashlib.sha256(obs.id.encode()).digest()[:8], "big"))
+    state, _ = decide(shared.model_copy(update={"pr": PRRecord(number=number)}), obs, CONFIG, at, rng)
+    return state.model_copy(update={"pr": None, "events": []})
+
+
+def review(fp: str) -> Finding:
+    return Finding(
+        fingerprint=fp,
+        source="review",
+        kind="review",
+        severity="minor",
+        priority="P2",
+        path="src/app.py",
+        line=2,
+        message=f"{fp}: unchecked input",
+        rule_learned=RULE,
+    )
+
+
+def scheduled_scan(world: World, shared: State, at: datetime) -> tuple[State, list[str], tuple[Effect, ...]]:
+    """The scan, its effects applied on the sandbox, the results folded into state as the pipeline does."""
+    outcome = scan(shared, CONFIG, at, repository="octo/app", base="main")
+    world.state = outcome.state
+    results = world.apply(*outcome.plan.effects)
+    applied = [f"{r.key}={r.status}" for r in results]
+    return world.state.model_copy(update={"events": []}), applied, outcome.plan.effects
+
+
+def test_defects_growing_after_a_promotion_bring_its_revert_pr(world: World) -> None:
+    shared = State()
+    for i in range(3):
+        shared = pr_run(shared, 10 + i, DAY0 + timedelta(days=i), [review(f"r{i}")])
+    proposed_at = DAY0 + timedelta(days=3)
+    shared, applied, _ = scheduled_scan(world, shared, proposed_at)
+    assert applied == ["proposal:SH-1=created"]
+    proposal_pr = world.repo.get_pull(world.index("proposal:SH-1") or 0)
+    assert proposal_pr.user.login == BOT and proposal_pr.head.ref == "gauntlet/proposal-SH-1"
+    assert read_rules(file_at(world, "AGENTS.md", proposal_pr.head.sha) or "") == (RULE,)
+
+    merge = proposal_pr.merge()  # a person promotes the rules
+    assert merge.merged
+    assert read_rules(file_at(world, "AGENTS.md", "main") or "") == (RULE,)
+
+    # The defect grows during the watch: 2 in 7 days after 3 in the 14 before.
+    shared = pr_run(shared, 20, proposed_at + timedelta(days=2), [review("r20")])
+    shared = pr_run(shared, 21, proposed_at + timedelta(days=4), [review("r21")])
+    shared, applied, _ = scheduled_scan(world, shared, proposed_at + timedelta(days=6))
+    assert applied == []  # still watching
+    shared, applied, rollback = scheduled_scan(world, shared, proposed_at + timedelta(days=7, hours=1))
+    assert applied == ["proposal:SH-1:rollback=created"]
+    [settled] = shared.proposals.proposals
+    assert settled.status == "rolled_back"
+
+    revert = world.repo.get_pull(world.index("proposal:SH-1:rollback") or 0)
+    assert revert.head.ref == "gauntlet/proposal-SH-1-rollback" and revert.state == "open"
+    assert revert.title.startswith("Revert ")
+    assert f"This reverts commit {merge.sha}." in revert.body
+    assert "Roll back proposal SH-1" in revert.body
+    assert [f.filename for f in revert.get_files()] == ["AGENTS.md"]
+    assert file_at(world, "AGENTS.md", revert.head.sha) is None  # back to before the promotion
+
+    # Later scans and a re-applied rollback create nothing more.
+    shared, applied, _ = scheduled_scan(world, shared, proposed_at + timedelta(days=8))
+    assert applied == []
+    [again] = world.apply(*rollback, record=False)  # a rerun of the rollback scan that lost its state write
+    assert again.status == "unchanged"
+    pulls = [p.head.ref for p in world.repo.get_pulls(state="all", head=f"{OWNER}:gauntlet/proposal-SH-1-rollback")]
+    assert pulls == ["gauntlet/proposal-SH-1-rollback"]

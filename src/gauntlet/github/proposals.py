@@ -27,7 +27,7 @@ from gauntlet.effects.models import Effect, OpenProposalPR
 from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.pulls import FoundPull, find_pull, open_pull, push_branch
 from gauntlet.github.reverts import build_revert, not_built, revert_title
-from gauntlet.github.rules_file import DEFAULT_RULES_FILE, RULES_FILES, RulesFileError, with_rules
+from gauntlet.github.rules_file import DEFAULT_RULES_FILE, RULES_FILES, RulesFileError, missing_rules, with_rules
 
 if TYPE_CHECKING:
     from gauntlet.github.backend import Hub
@@ -100,11 +100,11 @@ class ProposalHandler:
         head = str(hub.client.request("GET", f"{repo}/git/ref/heads/{quote(effect.base, safe='/')}")["object"]["sha"])
         try:
             path, text = read_rules_file(hub, head)
+            if not missing_rules(text or "", effect.rules):
+                return _result(effect, "skipped", detail=f"the rules are already in {path}")
             updated = with_rules(text or "", effect.rules)
         except RulesFileError as exc:
             return _result(effect, "failed", detail=str(exc))
-        if updated == text:
-            return _result(effect, "skipped", detail=f"the rules are already in {path}")
         head_tree = hub.client.request("GET", f"{repo}/git/commits/{head}")["tree"]["sha"]
         entry = {"path": path, "mode": "100644", "type": "blob", "content": updated}
         tree = hub.client.request("POST", f"{repo}/git/trees", body={"base_tree": head_tree, "tree": [entry]})

@@ -22,6 +22,7 @@ __all__ = [
     "RulesFileError",
     "choose_rules_file",
     "clean_rule",
+    "missing_rules",
     "read_rules",
     "with_rules",
 ]
@@ -103,6 +104,20 @@ def read_rules(text: str) -> tuple[str, ...]:
     return tuple(rules)
 
 
+def missing_rules(text: str, rules: Iterable[str]) -> tuple[str, ...]:
+    """The rules (cleaned) that the file's Gauntlet section does not list yet, in order, once each.
+
+    :raises RulesFileError: the markers are unusable.
+    """
+    present = set(read_rules(text))
+    missing: list[str] = []
+    for rule in rules:
+        line = clean_rule(rule)
+        if line and line not in present and line not in missing:
+            missing.append(line)
+    return tuple(missing)
+
+
 def _section(rules: Iterable[str], newline: str) -> str:
     lines = [START_MARKER, *_HEADER, *(f"- {rule}" for rule in rules), END_MARKER]
     return newline.join(lines)
@@ -119,15 +134,13 @@ def with_rules(text: str, rules: Iterable[str]) -> str:
     :raises RulesFileError: the markers are unusable.
     """
     span = _span(text)
-    merged: list[str] = list(read_rules(text))
-    for rule in rules:
-        line = clean_rule(rule)
-        if line and line not in merged:
-            merged.append(line)
+    merged = [*read_rules(text), *missing_rules(text, rules)]
+    if span is not None:
+        # Keep the line endings the section already has, whatever the rest of the file uses.
+        newline = "\r\n" if text.startswith("\r\n", span[0] + len(START_MARKER)) else "\n"
+        return text[: span[0]] + _section(merged, newline) + text[span[1] :]
     newline = "\r\n" if "\r\n" in text else "\n"
     section = _section(merged, newline)
-    if span is not None:
-        return text[: span[0]] + section + text[span[1] :]
     if not text:
         return section + newline
     separator = newline if text.endswith("\n") else newline * 2

@@ -13,6 +13,7 @@ from gauntlet.github.rules_file import (
     RulesFileError,
     choose_rules_file,
     clean_rule,
+    missing_rules,
     read_rules,
     with_rules,
 )
@@ -99,3 +100,9 @@ def test_applying_the_same_rules_twice_changes_nothing(text: str, rules: list[st
     assert once.startswith(text)
     expected = [clean_rule(r) for r in rules if clean_rule(r)]
     assert list(read_rules(once)) == list(dict.fromkeys(expected))
+
+
+def test_missing_rules_are_the_new_ones_only() -> None:
+    text = with_rules("", ["a", "b"])
+    assert missing_rules(text, ["b", " c ", "c", "", "a"]) == ("c",)
+    assert missing_rules("no section", ["a"]) == ("a",)

@@ -112,7 +112,7 @@ def block_issue(verdict: HealthVerdict, repository: str, pr: int) -> FileIssue |
         kind="needs-human",
         ident=f"health-pr-{pr}",
         title=f"PR #{pr} is blocked: a human is needed",
-        labels=("needs-human",),
+        labels=("gauntlet", "needs-human"),
         recurrence_note="Still blocked: " + "; ".join(verdict.reasons),
         view=IssueView(
             repository=repository,

@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gauntlet.cli import main
 from gauntlet.config import Config, SelfHealConfig
@@ -86,3 +88,57 @@ def test_gauntlet_scan_json_reports_proposals(tmp_path: Path, capsys: pytest.Cap
     assert again["proposals"] == [] and [p["id"] for p in again["active"]] == ["SH-1"]
     assert main(argv) == 0
     assert "SH-1" in capsys.readouterr().out
+
+
+COMPONENTS = ("alpha", "beta", "gamma", "delta")
+defects = st.lists(
+    st.tuples(
+        st.integers(0, 20 * 24),  # hour the defect was seen
+        st.sampled_from(COMPONENTS),
+        st.sampled_from(("lint", "review", "test_failure")),
+        st.sampled_from(("P1", "P2", "P2", "P2")),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(defects, st.lists(st.integers(1, 20 * 24), min_size=1, max_size=8))
+def test_scans_respect_caps_dedupe_and_are_deterministic(
+    seen: list[tuple[int, str, str, str]], scans: list[int]
+) -> None:
+    config = Config(selfheal=SelfHealConfig(max_patch_per_day=2, max_minor_per_day=1))
+    start = NOW - timedelta(days=10)
+    book, _ = learning.learn_rule(LearningBook(), "A rule", "review", ["lint", "review", "test_failure"], start)
+    log = DefectLog()
+    for i, (hour, component, kind, priority) in enumerate(sorted(seen)):
+        f = Finding(
+            fingerprint=f"f{i}",
+            source="log",
+            kind=kind,
+            severity="minor",
+            priority=priority,
+            path=f"src/{component}/x.py",
+            message="m",
+        )
+        log = selfheal.record_defects(log, [f], f"pr:{i}", start + timedelta(hours=hour))
+    state = State(defects=log, learnings=book)
+    for hour in sorted(set(scans)):
+        at = start + timedelta(hours=hour)
+        outcome = scan(state, config, at, repository="o/r", base="main")
+        assert outcome == scan(state, config, at, repository="o/r", base="main")  # pure and deterministic
+        state = outcome.state.model_copy(update={"events": []})
+        again = scan(state, config, at, repository="o/r", base="main")
+        assert again.plan.effects == ()  # the same scan twice proposes nothing new
+        proposals = state.proposals.proposals
+        active = [(p.component, p.defect_type) for p in proposals if p.status in selfheal.ACTIVE]
+        assert len(active) == len(set(active))  # one live proposal per key
+        for level, cap in (("PATCH", 2), ("MINOR", 1)):
+            made = [
+                p
+                for p in proposals
+                if p.level == level and p.status != "blocked" and at - p.created_at < timedelta(days=1)
+            ]
+            assert len(made) <= cap
+        assert all(p.blocked_reason is not None for p in proposals if p.status == "blocked")
+        assert State.model_validate_json(state.model_dump_json()) == state

@@ -231,7 +231,7 @@ def _accept_risk(state: State, command: Command, ctx: _Context) -> tuple[State, 
             ),
         )
     state = state.model_copy(update={"pr": pr, "triage": book})
-    text = f"Accepted {len(chosen)} risk{'s' if len(chosen) != 1 else ''} on behalf of {author}: {reason}"
+    text = f"{author} accepted {len(chosen)} risk{'s' if len(chosen) != 1 else ''}: {reason}"
     return state, _Outcome(
         ok=True, text=text, details=tuple(risk_line(f) for f in chosen), effects=tuple(effects), replan=True
     )

@@ -28,6 +28,7 @@ from gauntlet.errors import InputError
 from gauntlet.github import events
 from gauntlet.github.backend import GitHubBackend, Hub
 from gauntlet.github.client import GitHubClient, ReadOnlyToken
+from gauntlet.github.commands_edge import comment_observation
 from gauntlet.github.events import Clock
 from gauntlet.github.inputs import ActionSettings, from_env
 from gauntlet.github.outputs import annotation_commands, output_values, write_outputs
@@ -120,10 +121,10 @@ def _serve(
     )
     if handler == "close_pr":
         return events.close_pr(context), None
-    if handler == "comment":
-        out.write("gauntlet: issue_comment: /gauntlet commands are not served by this build\n")
-        return RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict()), None
     edge = _edge(settings, client, store)
+    if handler == "comment":  # /gauntlet commands (github/commands_edge.py, engine/comment_command.py)
+        observation = comment_observation(payload, client, context.repository, settings.bot_login)
+        return events.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
     if handler == "scan":
         return events.scan(context, edge), edge
     with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as downloads:

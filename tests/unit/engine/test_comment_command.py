@@ -109,7 +109,7 @@ def test_accept_risk_majors_files_one_issue_records_it_and_replans() -> None:
     assert plan.effects[-1] == React(comment_id=100, content="rocket")
     (reply,) = replies(plan)
     assert "> /gauntlet accept-risk majors the vendor fixes it" in reply
-    assert "Accepted 1 risk" in reply
+    assert "maya accepted 1 risk: the vendor fixes it" in reply
 
 
 def test_accept_risk_all_leaves_criticals_alone_but_a_fingerprint_takes_them() -> None:

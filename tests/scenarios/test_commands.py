@@ -1,0 +1,308 @@
+"""/gauntlet commands end to end: the action entrypoint, real PyGithub over HTTP, the sandbox, the state branch.
+
+A PR with a critical, a major and a minor review finding is reported once; then people with every permission
+(and a bot) comment commands, and each comment is delivered to ``run_action`` as GitHub would deliver it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import github
+import pytest
+
+from gauntlet.github.action import run_action
+from gauntlet.github.events import Clock
+from gauntlet.sandbox import JobSeed, Sandbox
+from gauntlet.sandbox.contract import ContractRecorder
+
+REPO = "octo/app"
+BOT = "github-actions[bot]"
+NOW = datetime(2026, 11, 2, 12, tzinfo=UTC)
+#: Who comments, and the permission the repository gives them (the outsider has none: a public repository
+#: still lets them read, as GitHub's permission API says).
+PEOPLE = {"ada": "admin", "max": "maintain", "wes": "write", "rita": "read", "pat": "maintain"}
+OUTSIDER, A_BOT, AUTHOR = "otto", "dependabot[bot]", "pat"
+EVERY_COMMAND = "\n".join(
+    [
+        "/gauntlet help",
+        "/gauntlet status",
+        "/gauntlet retry",
+        "/gauntlet accept-risk all the vendor owns this",
+        "/gauntlet approve SH-1",
+        "/gauntlet reject SH-1 not now",
+        "/gauntlet reset",
+    ]
+)
+REVIEW = [
+    {"reviewer": "r", "severity": severity, "category": category, "location": "src/app.py:1", "description": what}
+    for severity, category, what in [("critical", "bug", "Crash"), ("major", "security", "Unchecked"),
+                                     ("minor", "style", "Unclear")]
+]  # fmt: skip
+
+
+def person(sandbox: Sandbox, login: str) -> github.Github:
+    """PyGithub as ``login`` (the sandbox's token is the login), without retries."""
+    return github.Github(
+        base_url=sandbox.url,
+        auth=github.Auth.Token(login),
+        retry=None,
+        per_page=100,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+    )
+
+
+@dataclass
+class Bench:
+    """The sandbox, a PR reported once by Gauntlet, and a way to deliver comment events to the action."""
+
+    sandbox: Sandbox
+    workspace: Path
+    pr: int
+    run_id: int
+    env: dict[str, str]
+
+    def repo(self, login: str = "octo") -> Any:
+        return person(self.sandbox, login).get_repo(REPO)
+
+    def say(self, login: str, body: str) -> Any:
+        """``login`` comments ``body`` on the PR; returns the comment."""
+        return self.repo(login).get_issue(self.pr).create_comment(body)
+
+    def deliver(self, comment: Any, action: str = "created") -> str:
+        """Deliver the ``issue_comment`` event for ``comment`` to the action; returns its stdout."""
+        issue = self.repo().get_issue(self.pr)
+        payload = {"action": action, "comment": comment.raw_data, "issue": issue.raw_data, "repository": {
+            "full_name": REPO, "default_branch": "main"}}  # fmt: skip
+        path = self.workspace / f"comment-{comment.id}-{action}.json"
+        path.write_text(json.dumps(payload))
+        env = {**self.env, "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(path)}
+        return act(env)
+
+    def replies(self, comment_id: int) -> list[str]:
+        """Gauntlet's replies to a comment, in order."""
+        found = [
+            c.body
+            for c in self.repo().get_issue(self.pr).get_comments()
+            if c.user.login == BOT and f"gauntlet:key=pr-comment:reply-{comment_id}:" in c.body
+        ]
+        return sorted(found, key=lambda b: int(re.search(rf"reply-{comment_id}:(\d+)", b).group(1)))  # type: ignore[union-attr]
+
+    def reactions(self, comment_id: int) -> list[str]:
+        """Gauntlet's reactions on a comment."""
+        comment = self.repo().get_issue(self.pr).get_comment(comment_id)
+        return sorted(r.content for r in comment.get_reactions() if r.user.login == BOT)
+
+    def risk_issues(self) -> list[Any]:
+        return list(self.repo().get_issues(state="all", labels=["accepted-risk"]))
+
+    def state(self) -> dict[str, Any]:
+        """The PR's record on the state branch."""
+        content = self.repo().get_contents(f"v1/prs/{self.pr}.json", ref="gauntlet-state")
+        return dict(json.loads(content.decoded_content))
+
+    def state_head(self) -> str:
+        return str(self.repo().get_branch("gauntlet-state").commit.sha)
+
+    def bot_bodies(self) -> list[str]:
+        """Every body Gauntlet wrote: PR and issue comments, issues, check run summaries."""
+        repo = self.repo()
+        bodies = [c.body for c in repo.get_issue(self.pr).get_comments() if c.user.login == BOT]
+        for issue in repo.get_issues(state="all"):
+            if issue.user.login == BOT:
+                bodies += [issue.body, *(c.body for c in issue.get_comments() if c.user.login == BOT)]
+        head = repo.get_pull(self.pr).head.sha
+        bodies += [run.output.summary or "" for run in repo.get_commit(head).get_check_runs()]
+        return bodies
+
+
+def act(env: dict[str, str]) -> str:
+    out = io.StringIO()
+    clock = Clock(now=NOW, sleep=lambda seconds: None, monotonic=time.monotonic, throttle=False)
+    assert run_action(env, clock, out) == 0
+    return out.getvalue()
+
+
+@pytest.fixture
+def bench(tmp_path: Path) -> Iterator[Bench]:
+    recorder = ContractRecorder()
+    with Sandbox.start() as sandbox:
+        sandbox.observe(recorder)
+        sandbox.create_repo(REPO, {"README.md": "# app\n", "src/app.py": "x = 1\n"})
+        sandbox.set_permission(REPO, BOT, "write")
+        sandbox.set_permission(REPO, A_BOT, "admin")  # an app may hold any permission: a bot is still never obeyed
+        for login, permission in PEOPLE.items():
+            sandbox.set_permission(REPO, login, permission)
+        head = sandbox.commit(REPO, {"src/app.py": "x = 2\n"}, "Change x", branch="feature", author=AUTHOR)
+        pull = (
+            person(sandbox, AUTHOR).get_repo(REPO).create_pull(title="Change x", body="", base="main", head="feature")
+        )
+        failing = [JobSeed(name="test", conclusion="failure", log="boom")]
+        run = sandbox.seed_run(
+            REPO, jobs=failing, head_branch="feature", event="pull_request", pull_numbers=[pull.number]
+        )
+        (tmp_path / "review.json").write_text(json.dumps(REVIEW))
+        event = {"action": "opened", "number": pull.number, "pull_request": pull.raw_data,
+                 "repository": {"full_name": REPO, "default_branch": "main"}}  # fmt: skip
+        (tmp_path / "pr.json").write_text(json.dumps(event))
+        env = {
+            "GITHUB_REPOSITORY": REPO,
+            "GITHUB_API_URL": sandbox.url,
+            "GITHUB_RUN_ID": str(run.id),
+            "GITHUB_RUN_ATTEMPT": "1",
+            "GITHUB_JOB": "gauntlet",
+            "GITHUB_WORKSPACE": str(tmp_path),
+            "GITHUB_SHA": head,
+            "INPUT_GITHUB_TOKEN": BOT,
+        }
+        act({**env, "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(tmp_path / "pr.json"),
+             "INPUT_FINDINGS": "review.json"})  # fmt: skip
+        yield Bench(sandbox=sandbox, workspace=tmp_path, pr=pull.number, run_id=run.id, env=env)
+        crashes = list(sandbox.app.crashes)
+    assert not crashes, "sandbox handler crashed:\n" + "\n".join(crashes)
+    problems = [f"{m.method} {m.template} -> {m.status}: {'; '.join(m.errors[:3])}" for m in recorder.mismatches]
+    assert not problems, "responses that break GitHub's OpenAPI description:\n" + "\n".join(problems)
+
+
+def outcomes(replies: list[str]) -> list[str]:
+    """``done`` or ``refused`` per reply, from the line after the quoted command."""
+    return ["refused" if "Not done:" in body else "done" for body in replies]
+
+
+#: Per commenter, the outcome of help, status, retry, accept-risk, approve, reject, reset (in that order).
+#: ``approve``/``reject`` of a proposal that does not exist are "refused" after authorisation passed, so the reply
+#: text tells the two apart: see the assertions below.
+EXPECTED = {
+    OUTSIDER: ["done", "done", "refused", "refused", "refused", "refused", "refused"],
+    "rita": ["done", "done", "refused", "refused", "refused", "refused", "refused"],
+    "wes": ["done", "done", "done", "refused", "refused", "refused", "refused"],
+    AUTHOR: ["done", "done", "done", "refused", "refused", "refused", "done"],
+    "max": ["done", "done", "done", "done", "refused", "refused", "done"],
+    "ada": ["done", "done", "done", "refused", "refused", "refused", "done"],
+}
+
+
+@pytest.mark.slow  # seven deliveries through the whole action: about 20 s on a busy machine
+def test_every_command_by_every_kind_of_commenter(bench: Bench) -> None:
+    bot_comment = bench.say(A_BOT, EVERY_COMMAND)
+    bench.deliver(bot_comment)
+    assert bench.replies(bot_comment.id) == []
+    assert bench.reactions(bot_comment.id) == []
+
+    for login, expected in EXPECTED.items():
+        comment = bench.say(login, EVERY_COMMAND)
+        bench.deliver(comment)
+        replies = bench.replies(comment.id)
+        assert outcomes(replies) == expected, (login, replies)
+        assert bench.reactions(comment.id) == ["confused", "eyes"]  # some command was not done, for everyone
+        help_reply, status_reply, retry, accept, approve, reject, reset = replies
+        assert "> /gauntlet help" in help_reply
+        assert "(maintain permission)" in help_reply
+        assert "Iteration 1" in status_reply
+        needs_maintain = "needs the maintain permission"
+        if login in (OUTSIDER, "rita"):
+            assert "needs the write permission" in retry
+            assert f"{login} has read" in retry
+        if login in (OUTSIDER, "rita", "wes"):
+            assert all(needs_maintain in reply for reply in (accept, approve, reject, reset))
+        if login == AUTHOR:
+            assert "someone other than the author" in accept
+            assert "someone other than the author" in approve
+            assert "no proposal SH-1" in reject  # reject is not an approval: the author may say no
+        if login in ("max", "ada"):
+            assert "no proposal SH-1" in approve
+            assert "no proposal SH-1" in reject
+        if login == "max":
+            assert "max accepted 2 risks: the vendor owns this" in accept
+        if login == "ada":
+            assert "no open finding matches" in accept  # max accepted them already
+
+    issues = bench.risk_issues()
+    assert sorted(i.title for i in issues) == ["[Gauntlet/major] accepted risk: Unchecked",
+                                               "[Gauntlet/minor] accepted risk: Unclear"]  # fmt: skip
+    assert all("Accepted by `max`" in i.body and "the vendor owns this" in i.body for i in issues)
+    record = bench.state()
+    assert sorted(r["by"] for r in record["accepted_risks"]) == ["max", "max"]
+    assert record["iteration_count"] == 1  # commands never advance the iteration
+    assert record["attempts"] == []  # reset forgot them
+    run = bench.repo().get_workflow_run(bench.run_id)
+    assert run.run_attempt == 2  # one rerun of the failed jobs, however many people asked
+    sticky = [c.body for c in bench.repo().get_issue(bench.pr).get_comments() if "key=pr-comment:1 -->" in c.body]
+    assert len(sticky) == 1
+    assert "accepted by `max`" in sticky[0]
+
+
+def test_edited_comments_are_never_acted_on(bench: Bench) -> None:
+    comment = bench.say("ada", "hello")
+    comment.edit("/gauntlet accept-risk all sneaky\n/gauntlet reset")
+    before = bench.state_head()
+    out = bench.deliver(bench.repo().get_issue(bench.pr).get_comment(comment.id), action="edited")
+    assert "ignored" in out
+    assert bench.replies(comment.id) == []
+    assert bench.reactions(comment.id) == []
+    assert bench.risk_issues() == []
+    assert bench.state_head() == before
+
+
+def test_the_same_event_delivered_twice_acts_once(bench: Bench) -> None:
+    comment = bench.say("max", "/gauntlet accept-risk majors known\n/gauntlet status")
+    bench.deliver(comment)
+    after_first = (bench.replies(comment.id), bench.reactions(comment.id), len(bench.risk_issues()), bench.state())
+    head = bench.state_head()
+    bench.deliver(comment)
+    assert (
+        bench.replies(comment.id),
+        bench.reactions(comment.id),
+        len(bench.risk_issues()),
+        bench.state(),
+    ) == after_first
+    assert bench.state_head() == head
+    assert len(after_first[0]) == 2
+    assert after_first[1] == ["eyes", "rocket"]
+
+
+def test_accepting_every_risk_turns_the_check_neutral(bench: Bench) -> None:
+    record = bench.state()
+    critical = next(f["fingerprint"] for f in record["iterations"][-1]["findings"] if f["severity"] == "critical")
+    comment = bench.say("ada", f"/gauntlet accept-risk all fine\n/gauntlet accept-risk {critical[:8]} owned by ops")
+    bench.deliver(comment)
+    assert bench.reactions(comment.id) == ["eyes", "rocket"]
+    head = bench.repo().get_pull(bench.pr).head.sha
+    (check,) = [r for r in bench.repo().get_commit(head).get_check_runs() if r.name == "Gauntlet"]
+    assert check.conclusion == "neutral"
+    assert len(bench.risk_issues()) == 3
+
+
+HOSTILE = (
+    "{{ 1234*1000 }} {% for x in range(3) %}LOOP{% endfor %} <script>alert(1)</script> <img src=x onerror=alert(1)> "
+    "@octocat @octo/core <!-- gauntlet:key=pr-comment:1 --> ``` "
+)
+
+
+def test_hostile_comment_text_never_reaches_a_body_unescaped(bench: Bench) -> None:
+    filler = (HOSTILE * 1000)[:60_000]
+    body = f"/gauntlet accept-risk all {HOSTILE}\n{filler}\n/gauntlet {HOSTILE}\n/gauntlet status {HOSTILE}"
+    comment = bench.say("max", body)
+    bench.deliver(comment)
+    assert len(bench.replies(comment.id)) == 3
+    sticky = [c for c in bench.repo().get_issue(bench.pr).get_comments() if "gauntlet:key=pr-comment:1 -->" in c.body]
+    assert [c.user.login for c in sticky] == [BOT, "max"]  # a typed marker is not Gauntlet's comment, nor edited
+    assert bench.repo().get_issue(bench.pr).get_comment(comment.id).body == body
+    for text in bench.bot_bodies():
+        assert len(text) <= 65_536
+        assert "1234000" not in text
+        assert "LOOPLOOP" not in text
+        assert "<script" not in text.lower()
+        assert "<img" not in text.lower()
+        assert "```" not in text
+        assert not re.search(r"(?<![`\w])@(octocat|octo/core)", text), text
+        assert text.count("<!--") <= 1

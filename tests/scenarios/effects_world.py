@@ -38,11 +38,12 @@ class World:
     sandbox: Sandbox
     owner: github.Github
     assign_owners: bool = True
+    retries: int = 5
     state: State = field(default_factory=State)
 
     def backend(self) -> GitHubBackend:
         """Gauntlet's backend as a fresh run builds it, reading the state index as it is now."""
-        client = GitHubClient(BOT, self.sandbox.url, throttle=False)
+        client = GitHubClient(BOT, self.sandbox.url, throttle=False, retries=self.retries)
         hub = Hub(
             client=client,
             # The client was built lazy, so this costs no call (client.repo() passes the deprecated lazy=).

@@ -21,6 +21,7 @@ CASES = [
     ("sarif/ruff/broken-calc/ruff.sarif", "sarif"),
     ("sarif/bandit/broken-calc/bandit.sarif", "sarif"),
     ("sarif/eslint/broken-sum/eslint.sarif", "sarif"),
+    ("sarif/semgrep/broken-calc/semgrep.sarif", "sarif"),
     ("junit/pytest/broken-calc/report.xml", "junit"),
     ("junit/pytest/broken-calc-xunit2/report.xml", "junit"),
     ("junit/ruff/broken-calc/report.xml", "junit"),

@@ -72,6 +72,16 @@ def test_eslint_sarif_resolves_absolute_uris_against_the_root() -> None:
     ]
 
 
+def test_semgrep_sarif_security_severity_and_srcroot() -> None:
+    findings = _read(FIXTURES / "semgrep/broken-calc/semgrep.sarif")
+    assert [(f.tool, f.rule, f.kind, f.severity, f.path, f.line) for f in findings] == [
+        ("semgrep", "add-subtracts", "lint", "nitpick", "src/app/calc.py", 5),
+        ("semgrep", "subprocess-shell-true", "security", "critical", "src/app/calc.py", 11),
+        ("semgrep", "eval-call", "lint", "minor", "src/app/calc.py", 12),  # semgrep tags no CWE, no "security"
+    ]
+    assert findings[0].excerpt == "def add(a, b):\n    return a - b"
+
+
 @pytest.mark.parametrize(
     ("score", "severity"), [(9.8, "critical"), (9.0, "critical"), (7.5, "major"), (5.0, "minor"), (1.0, "nitpick")]
 )

@@ -2,7 +2,8 @@
 
 Theory of operation: every run is recorded once (a redelivered observation
 changes nothing and plans only the report). A green run moves last-good forward
-and ends its job's breakage. On the default branch a red run opens or extends
+and ends its job's breakage — unless infrastructure cut it short: such a run
+verified nothing and is handled like a red one. On the default branch a red run opens or extends
 the job's :class:`~gauntlet.state.branch.Breakage`; :mod:`gauntlet.engine.revert`
 decides whether its culprit is reverted, :mod:`gauntlet.engine.recovery` turns
 that into an action, and the action into effects::
@@ -84,13 +85,15 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     if any(run.observation == obs.id for run in branch.runs):
         return state, _plan(obs, branch.name, config, decision, green, _recorded_verdict(branch, obs), ())
     state, triaged = triage_branch_run(state, obs, config, now)  # accepted-risk issues (engine/triage.py)
-    branch = _record_run(_fold_revert_facts(branch, obs, state.index.entries, now), obs, records, green, now)
+    complete = recovery.failure_type(records) not in ("infra", "unknown")
+    branch = _fold_revert_facts(branch, obs, state.index.entries, now)
+    branch = _record_run(branch, obs, records, green=green and complete, complete=complete, now=now)
     events = [*state.events, Event(at=now, kind="branch_run", key=f"branch:{branch.name}", data={"green": green})]
     effects: tuple[Effect, ...] = ()
     if not obs.on_default_branch:
         scope: recovery.Scope = "pr"  # a feature branch is somebody's work in progress: never rolled back
         verdict = recovery.assess(records, [], scope, config.recovery)
-    elif green:
+    elif green and complete:
         branch, effects = _recover(branch, obs, now)
         verdict = RecoveryVerdict()
     else:
@@ -116,11 +119,19 @@ def _decision(records: list[FindingRecord]) -> Decision:
 
 
 def _record_run(
-    branch: BranchRecord, obs: Observation, records: list[FindingRecord], green: bool, now: datetime
+    branch: BranchRecord, obs: Observation, records: list[FindingRecord], *, green: bool, complete: bool, now: datetime
 ) -> BranchRecord:
+    """Record the run; a green one moves last-good.
+
+    A run cut short by the infrastructure (or failing for no known reason) is not
+    ``complete``: it verified nothing, whatever ``fail_on`` says, so it never becomes
+    last-good and never counts as a pass (it could hide the culprit of a later red run).
+    """
     job = job_key(obs)
     failing = sorted(f.fingerprint for f in records if f.severity in recovery.BLOCKING_SEVERITIES)
-    run = RunRecord(observation=obs.id, head_sha=obs.head_sha, at=now, green=green, failing=failing, job=job)
+    run = RunRecord(
+        observation=obs.id, head_sha=obs.head_sha, at=now, green=green, failing=failing, job=job, complete=complete
+    )
     update: dict[str, object] = {"runs": keep_last([*branch.runs, run], MAX_RUNS_KEPT)}
     if green:
         update |= {"last_good": obs.head_sha, "good": {**branch.good, job: obs.head_sha}}
@@ -160,7 +171,7 @@ def _recover(branch: BranchRecord, obs: Observation, now: datetime) -> tuple[Bra
     failed_here = {
         fp
         for r in branch.runs
-        if r.head_sha == obs.head_sha and r.job == breakage.job and r.observation != obs.id
+        if r.head_sha == obs.head_sha and r.job == breakage.job and r.observation != obs.id and r.complete
         for fp in r.failing
     } - still
     if branch.revert_of(breakage.culprit or "") is not None:
@@ -254,6 +265,11 @@ def _extend(breakage: Breakage, obs: Observation, records: list[FindingRecord], 
         sightings[fingerprint] = sightings.get(fingerprint, 0) + 1
     known = {f.fingerprint for f in breakage.findings}
     findings = breakage.findings + [f for f in breaking if f.fingerprint not in known]
+    update: dict[str, object] = {}
+    if breaking and not breakage.sightings:
+        # The first run that shows what broke (earlier ones were cut short) marks the end of the suspects.
+        update = {"first_red": obs.head_sha, "suspects": None, "reruns": 0}
+        breakage = breakage.model_copy(update=update)
     suspects = breakage.suspects
     if suspects is None:
         suspects = suspects_between(chain, breakage.last_good, breakage.first_red)

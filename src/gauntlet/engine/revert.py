@@ -274,13 +274,13 @@ def _confirmed(
     """DESIGN §3: seen in two distinct observations, or the only suspect and never passed on it."""
     if any(breakage.sightings.get(f.fingerprint, 0) >= 2 for f in real):
         return True
-    on_culprit = [r for r in runs if same_commit(r.head_sha, culprit.sha)]
+    on_culprit = [r for r in runs if r.complete and same_commit(r.head_sha, culprit.sha)]
     return single and not any(f.fingerprint not in r.failing for f in real for r in on_culprit)
 
 
 def _failed_and_passed(fingerprint: str, runs: Sequence[RunRecord]) -> bool:
     failed_on = {r.head_sha for r in runs if fingerprint in r.failing}
-    return any(r.head_sha in failed_on and fingerprint not in r.failing for r in runs)
+    return any(r.complete and r.head_sha in failed_on and fingerprint not in r.failing for r in runs)
 
 
 def _later_than(culprit: CommitFact, suspects: Sequence[CommitFact], chain: Sequence[CommitFact]) -> list[CommitFact]:

@@ -71,6 +71,8 @@ class RunRecord(Record):
     failing: list[str] = []
     #: ``workflow/job``: runs are compared only with runs of the same job.
     job: str = ""
+    #: False when infrastructure cut the run short: it proves nothing passed.
+    complete: bool = True
 
 
 class Breakage(Record):

@@ -1,0 +1,72 @@
+"""Main-branch histories (``main_branch/*.yaml``) replayed through the real engine, decision by decision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mainline import Outcome, Scenario, all_scenarios, load
+
+from gauntlet.engine.decide import decide
+from gauntlet.engine.revert import RevertReason
+from gauntlet.state.branch import BranchRecord
+from gauntlet.state.models import State
+
+PATHS = all_scenarios()
+
+
+def check(scenario: Scenario, outcome: Outcome) -> None:
+    expect = outcome.step.expect
+    where = f"{scenario.name}, run {expect['_i'] + 1}"
+    recovery = outcome.plan.recovery
+    if "action" in expect:
+        assert recovery.action == expect["action"], f"{where}: {recovery}"
+    if "failure_type" in expect:
+        assert recovery.failure_type == expect["failure_type"], f"{where}: {recovery}"
+    if "decision" in expect:
+        assert outcome.breakage is not None, where
+        assert outcome.breakage.decision == expect["decision"], f"{where}: {outcome.breakage.detail}"
+    if "culprit" in expect:
+        assert outcome.breakage is not None, where
+        assert scenario.commit_id(outcome.breakage.culprit) == expect["culprit"], f"{where}: {outcome.breakage.detail}"
+    if "effects" in expect:
+        assert outcome.actions == expect["effects"], f"{where}: {recovery.reason}"
+    if "resolution" in expect:
+        assert outcome.breakage is not None, where
+        assert outcome.breakage.resolution == expect["resolution"], where
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
+def test_scenario_decides_as_expected(path: Path) -> None:
+    scenario = load(path)
+    checked = 0
+    for outcome in scenario.replay():
+        check(scenario, outcome)
+        checked += len(outcome.step.expect) - 1
+        for culprit in outcome.reverted:
+            assert scenario.commit_id(culprit) in scenario.culprits, f"{scenario.name}: bad revert of {culprit[:7]}"
+    assert checked, f"{scenario.name} expects nothing"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
+def test_redelivering_every_run_changes_nothing(path: Path) -> None:
+    scenario = load(path)
+    state = State(branch=BranchRecord(name="main"))
+    rng = np.random.default_rng(0)
+    for step in scenario.steps:
+        state, _ = decide(state, step.observation, scenario.config, step.now, rng)
+        again, plan = decide(state, step.observation, scenario.config, step.now, rng)
+        assert again == state
+        assert [e.type for e in plan.effects] == ["set_check", "write_summary"]
+
+
+def test_the_suite_covers_every_reason_code_and_outcome() -> None:
+    decisions = set()
+    for path in PATHS:
+        for step in load(path).steps:
+            if "decision" in step.expect:
+                decisions.add(step.expect["decision"])
+    assert len(PATHS) >= 30
+    assert {str(r) for r in RevertReason} <= decisions
+    assert {"revert", "shadow", "off"} <= decisions

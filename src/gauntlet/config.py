@@ -22,6 +22,7 @@ __all__ = [
     "FailOn",
     "GauntletConfig",
     "HealthConfig",
+    "IssuesConfig",
     "RecoveryConfig",
     "RevertConfig",
     "SelfHealConfig",
@@ -128,6 +129,13 @@ class CommandsConfig(_Section):
     triage_days: int = Field(14, ge=1, le=365)
 
 
+class IssuesConfig(_Section):
+    """The issues Gauntlet files (``github/EFFECTS.md``)."""
+
+    #: Assign each issue to the users ``CODEOWNERS`` names for the finding's path.
+    assign_owners: bool = True
+
+
 class SeverityOverride(_Section):
     """Set the severity of the findings that match every given field (kind, tool, rule, path, source).
 
@@ -189,6 +197,7 @@ class Config(_Section):
     selfheal: SelfHealConfig = SelfHealConfig()
     health: HealthConfig = HealthConfig()
     commands: CommandsConfig = CommandsConfig()
+    issues: IssuesConfig = IssuesConfig()
     #: Severity overrides per kind/tool/rule/path (classify applies them before merging duplicates).
     severity: list[SeverityOverride] = []
     #: Component name → path globs, first match in file order (reports and self-healing group by component).

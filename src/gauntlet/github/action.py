@@ -121,7 +121,7 @@ def _serve(
     )
     if handler == "close_pr":
         return events.close_pr(context), None
-    edge = _edge(settings, client, store)
+    edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
     if handler == "comment":  # /gauntlet commands (github/commands_edge.py, engine/comment_command.py)
         observation = comment_observation(payload, client, context.repository, settings.bot_login)
         return events.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
@@ -143,7 +143,12 @@ def _serve(
 
 
 def _edge(
-    settings: ActionSettings, client: GitHubClient | None, store: StateStore, *, read_only: bool = False
+    settings: ActionSettings,
+    client: GitHubClient | None,
+    store: StateStore,
+    *,
+    read_only: bool = False,
+    assign_owners: bool = True,
 ) -> _EdgeBackend:
     inner: Backend
     if settings.run.dry_run or read_only or client is None or settings.run.repository is None:
@@ -157,6 +162,7 @@ def _edge(
             known=known,
             comment_mode=settings.comment_mode,
             check_name=settings.check_name,
+            assign_owners=assign_owners,
         )
         inner = GitHubBackend(hub)
     return _EdgeBackend(inner=inner, summary_path=settings.summary_path)

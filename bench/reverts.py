@@ -1,0 +1,225 @@
+"""Can Gauntlet's reverts be trusted? Print the bad-revert rate and the share of true culprits reverted.
+
+Usage::
+
+    .venv/bin/python bench/reverts.py [--histories 200] [--seed 7] [--flaky 0.05] [--infra 0.05]
+
+Two sources of main-branch histories, both decided by the real engine (:func:`gauntlet.engine.decide.decide`)
+on observations built from real tool logs (``tests/scenarios/main_branch/logs``):
+
+1. the scenario suite (``tests/scenarios/main_branch/*.yaml``), each with its true culprits;
+2. simulated histories: pushes of 1-3 commits, some of which really break a job (a test, the type check
+   or the C build); every job runs on the tip and may fail for infrastructure reasons (``--infra``) or on
+   a flaky test (``--flaky``). The simulation follows the plan like a repository would: a planned rerun
+   runs the job again, a revert PR is merged (the revert commit is pushed), and a needs-human issue
+   is answered by a fix commit.
+
+A *bad revert* is a revert PR for a commit that did not break anything. The share of true culprits
+reverted is lower than 1 by design: ambiguous, old or unconfirmed culprits go to a human instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "scenarios"))
+
+from mainline import all_scenarios, findings_of, load
+
+from gauntlet.config import Config
+from gauntlet.engine.decide import decide
+from gauntlet.models import CommitFact, Finding, Observation
+from gauntlet.state.branch import BranchRecord
+from gauntlet.state.models import State
+
+#: job -> (file a breaking commit changes, log when broken)
+JOBS = {
+    "test": ("tests/test_calc.py", "pytest-add-broken.log"),
+    "types": ("src/app/calc.py", "mypy-calc-error.log"),
+    "build": ("native/parser.c", "gcc-parser-error.log"),
+}
+GREEN_LOG = "pytest-pass.log"
+FLAKY_LOG = "pytest-lucky-flaky.log"
+INFRA_LOG = "infra-disk-full.log"
+HARMLESS = ("docs/usage.md", "docs/install.md", "README.md", "src/app/cli.py", "src/app/calc.py")
+
+
+@dataclass
+class Tally:
+    """Reverts counted against the ground truth."""
+
+    reverts: int = 0
+    bad: int = 0
+    culprits: int = 0
+    culprits_reverted: int = 0
+    needs_human: int = 0
+    bad_shas: list[str] = field(default_factory=list)
+
+    def line(self, label: str) -> str:
+        rate = self.bad / self.reverts if self.reverts else 0.0
+        share = self.culprits_reverted / self.culprits if self.culprits else 0.0
+        return (
+            f"{label:<34} reverts {self.reverts:>4}  bad {self.bad:>3} (rate {rate:.3f})  "
+            f"true culprits reverted {self.culprits_reverted}/{self.culprits} ({share:.0%})  "
+            f"needs-human issues {self.needs_human}"
+        )
+
+
+def scenario_tally() -> Tally:
+    """Replay the scenario suite and count reverts against each scenario's true culprits."""
+    tally = Tally()
+    for path in all_scenarios():
+        scenario = load(path)
+        reverted: set[str] = set()
+        for outcome in scenario.replay():
+            tally.needs_human += sum(1 for e in outcome.plan.effects if e.type == "file_issue")
+            for culprit in outcome.reverted:
+                tally.reverts += 1
+                name = scenario.commit_id(culprit) or culprit
+                reverted.add(name)
+                if name not in scenario.culprits:
+                    tally.bad += 1
+                    tally.bad_shas.append(f"{scenario.name}:{name}")
+        tally.culprits += len(scenario.culprits)
+        tally.culprits_reverted += len(reverted & set(scenario.culprits))
+    return tally
+
+
+class Repository:
+    """A simulated default branch: commits, the breakers still in the tree, and the CI that runs on it."""
+
+    def __init__(self, rng: np.random.Generator, config: Config, *, flaky: float, infra: float, name: str) -> None:
+        self.rng, self.config, self.flaky, self.infra, self.name = rng, config, flaky, infra, name
+        self.commits: list[CommitFact] = []
+        self.breakers: dict[str, str] = {}  # sha -> job it breaks (while not reverted or fixed)
+        self.truth: set[str] = set()
+        self.state = State(branch=BranchRecord(name="main"))
+        self.now = datetime(2026, 11, 29, 6, tzinfo=UTC)
+        self.run_id = 1000
+        self.logs: dict[str, tuple[Finding, ...]] = {}
+
+    def commit(self, subject: str, files: tuple[str, ...], message: str = "") -> CommitFact:
+        self.now += timedelta(minutes=5)
+        sha = hashlib.sha1(f"{self.name}:{len(self.commits)}:{subject}".encode()).hexdigest()
+        parents = (self.commits[-1].sha,) if self.commits else ()
+        fact = CommitFact.of(
+            sha=sha, message=message or subject, author="dev", files=files, parents=parents, at=self.now
+        )
+        self.commits.append(fact)
+        return fact
+
+    def push(self, tally: Tally) -> None:
+        for _ in range(int(self.rng.integers(1, 4))):
+            if self.rng.random() < 0.3:
+                job = str(self.rng.choice(list(JOBS)))
+                fact = self.commit(f"change {job}", (JOBS[job][0],))
+                self.breakers[fact.sha] = job
+                self.truth.add(fact.sha)
+            else:
+                self.commit("harmless change", (str(self.rng.choice(HARMLESS)),))
+        for job in JOBS:
+            self.run(job, tally, attempt=1)
+
+    def run(self, job: str, tally: Tally, attempt: int) -> None:
+        if attempt == 1:
+            self.run_id += 1
+        self.now += timedelta(minutes=2)
+        broken = any(j == job for j in self.breakers.values())
+        roll = self.rng.random()
+        log = (
+            INFRA_LOG
+            if roll < self.infra
+            else JOBS[job][1]
+            if broken
+            else FLAKY_LOG
+            if job == "test" and roll < self.infra + self.flaky
+            else GREEN_LOG
+        )
+        obs = Observation(
+            repository="octo/sim",
+            event="workflow_run",
+            branch="main",
+            head_sha=self.commits[-1].sha,
+            run_id=str(self.run_id),
+            run_attempt=str(attempt),
+            workflow="ci",
+            job=job,
+            findings=self.findings(log),
+            commits=tuple(reversed(self.commits[-60:])),
+        )
+        self.state, plan = decide(self.state, obs, self.config, self.now, np.random.default_rng(0))
+        for effect in plan.effects:
+            if effect.type == "rerun_failed_jobs" and attempt < 5:
+                self.run(job, tally, attempt + 1)
+            elif effect.type == "open_revert_pr":
+                self.revert(effect.culprit, tally)
+            elif effect.type == "file_issue":
+                tally.needs_human += 1
+                self.fix(job)
+
+    def revert(self, culprit: str, tally: Tally) -> None:
+        tally.reverts += 1
+        if culprit not in self.truth:
+            tally.bad += 1
+            tally.bad_shas.append(f"{self.name}:{culprit[:7]}")
+        else:
+            tally.culprits_reverted += 1
+        target = next(c for c in self.commits if c.sha == culprit)
+        self.commit(f'Revert "{target.subject}"', target.files, f"This reverts commit {culprit}.")
+        self.breakers.pop(culprit, None)
+
+    def fix(self, job: str) -> None:
+        fixed = [sha for sha, j in self.breakers.items() if j == job]
+        if fixed:
+            self.commit(f"fix {job}", (JOBS[job][0],))
+            for sha in fixed:
+                del self.breakers[sha]
+
+    def findings(self, log: str) -> tuple[Finding, ...]:
+        if log not in self.logs:
+            self.logs[log] = findings_of(log)
+        return self.logs[log]
+
+
+def simulated_tally(histories: int, seed: int, config: Config, *, flaky: float, infra: float) -> Tally:
+    """Run ``histories`` simulated branches of 12 pushes each."""
+    tally = Tally()
+    for index in range(histories):
+        repo = Repository(np.random.default_rng([seed, index]), config, flaky=flaky, infra=infra, name=f"h{index}")
+        for _ in range(12):
+            repo.push(tally)
+        tally.culprits += len(repo.truth)
+    return tally
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--histories", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--flaky", type=float, default=0.05, help="chance a test run fails on a flaky test")
+    parser.add_argument("--infra", type=float, default=0.05, help="chance a run dies on infrastructure")
+    args = parser.parse_args(argv)
+    suite = scenario_tally()
+    print(suite.line(f"scenario suite ({len(all_scenarios())} histories)"))
+    for label, config in (
+        ("simulated, defaults", Config()),
+        ("simulated, trust_single_suspect off", Config.model_validate({"revert": {"trust_single_suspect": False}})),
+    ):
+        tally = simulated_tally(args.histories, args.seed, config, flaky=args.flaky, infra=args.infra)
+        print(tally.line(f"{label} ({args.histories})"))
+        if tally.bad_shas:
+            print(f"  bad reverts: {', '.join(tally.bad_shas[:10])}")
+    if suite.bad_shas:
+        print(f"  bad reverts in the suite: {', '.join(suite.bad_shas)}")
+    return 1 if suite.bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -3,16 +3,19 @@ OpenAPI description, and PyGithub / githubkit clients pointed at it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import github
 import pytest
 from githubkit import GitHub
-from sandbox_helpers import BOT, OWNER, REPO, client
 
 from gauntlet.sandbox import Sandbox
 from gauntlet.sandbox.contract import ContractRecorder
+
+OWNER = "octo"
+REPO = "octo/app"
+BOT = "github-actions[bot]"
 
 # Every (method, template, status) validated during the session, for the coverage check.
 SEEN: set[tuple[str, str, int]] = set()
@@ -42,10 +45,33 @@ def repo_name(sandbox: Sandbox) -> str:
     return REPO
 
 
+def pygithub(sandbox: Sandbox, token: str) -> github.Github:
+    """A PyGithub client authenticated as ``token`` (the login), without retries or throttling: tests see
+    every answer at once."""
+    return github.Github(
+        base_url=sandbox.url,
+        auth=github.Auth.Token(token),
+        retry=None,
+        per_page=100,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+    )
+
+
+@pytest.fixture
+def client(sandbox: Sandbox) -> Callable[..., github.Github]:
+    """``client(token="octo")``: a PyGithub client for that login."""
+
+    def make(token: str = OWNER) -> github.Github:
+        return pygithub(sandbox, token)
+
+    return make
+
+
 @pytest.fixture
 def gh(sandbox: Sandbox) -> Iterator[github.Github]:
     """PyGithub as the repository owner."""
-    g = client(sandbox)
+    g = pygithub(sandbox, OWNER)
     yield g
     g.close()
 

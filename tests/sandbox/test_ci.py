@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Callable
 
 import github
 import pytest
 import requests
-from sandbox_helpers import BOT, client
 
 from gauntlet.sandbox import JobSeed, Sandbox
 
+Client = Callable[..., github.Github]
 
-def test_check_run_with_annotations(sandbox: Sandbox, repo_name: str) -> None:
-    repo = client(sandbox, BOT).get_repo(repo_name)
+BOT = "github-actions[bot]"
+
+
+def test_check_run_with_annotations(sandbox: Sandbox, client: Client, repo_name: str) -> None:
+    repo = client(BOT).get_repo(repo_name)
     sha = sandbox.head(repo_name)
     annotations = [
         {"path": "src/app.py", "start_line": n, "end_line": n, "annotation_level": "failure", "message": f"m{n}"}
@@ -47,7 +51,7 @@ def test_commit_statuses(sandbox: Sandbox, gh: github.Github, repo_name: str) ->
     assert combined.state == "failure" and combined.total_count == 2
 
 
-def test_runs_jobs_logs_artifacts_and_rerun(sandbox: Sandbox, repo_name: str) -> None:
+def test_runs_jobs_logs_artifacts_and_rerun(sandbox: Sandbox, client: Client, repo_name: str) -> None:
     run = sandbox.seed_run(
         repo_name,
         jobs=[
@@ -56,7 +60,7 @@ def test_runs_jobs_logs_artifacts_and_rerun(sandbox: Sandbox, repo_name: str) ->
         ],
         artifacts={"findings": {"review.json": b'{"issues": []}'}},
     )
-    repo = client(sandbox, BOT).get_repo(repo_name)
+    repo = client(BOT).get_repo(repo_name)
     listed = repo.get_workflow_runs(branch="main")
     assert [r.id for r in listed] == [run.id]
     got = repo.get_workflow_run(run.id)
@@ -79,8 +83,8 @@ def test_runs_jobs_logs_artifacts_and_rerun(sandbox: Sandbox, repo_name: str) ->
     assert repo.get_workflow_run(run.id).conclusion == "success"
 
 
-def test_reading_runs_needs_no_write_but_rerun_does(sandbox: Sandbox, repo_name: str) -> None:
+def test_reading_runs_needs_no_write_but_rerun_does(sandbox: Sandbox, client: Client, repo_name: str) -> None:
     run = sandbox.seed_run(repo_name, jobs=[JobSeed(name="t", conclusion="failure")])
-    reader = client(sandbox, "reader[bot]").get_repo(repo_name).get_workflow_run(run.id)
+    reader = client("reader[bot]").get_repo(repo_name).get_workflow_run(run.id)
     assert not reader.rerun_failed_jobs()  # PyGithub turns the 403 into False
     assert sandbox.requests()[-1]["status"] == 403

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import github
 from github import InputGitTreeElement
-from sandbox_helpers import BOT
 
 from gauntlet.sandbox import Sandbox
+
+BOT = "github-actions[bot]"
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import github
 import pytest
 import requests
-from sandbox_helpers import client
 
 from gauntlet.sandbox import Sandbox
+
+Client = Callable[..., github.Github]
 
 
 def test_issue_lifecycle_labels_assignees(sandbox: Sandbox, gh: github.Github, repo_name: str) -> None:
@@ -66,10 +69,12 @@ def test_comment_edit_delete_and_reactions(sandbox: Sandbox, gh: github.Github, 
     assert list(issue.get_comments()) == []
 
 
-def test_other_people_cannot_edit_my_comment(sandbox: Sandbox, gh: github.Github, repo_name: str) -> None:
+def test_other_people_cannot_edit_my_comment(
+    sandbox: Sandbox, client: Client, gh: github.Github, repo_name: str
+) -> None:
     issue = gh.get_repo(repo_name).create_issue("Mine")
     comment = issue.create_comment("mine")
-    stranger = client(sandbox, "mallory")
+    stranger = client("mallory")
     theirs = stranger.get_repo(repo_name).get_issue(issue.number).get_comment(comment.id)
     with pytest.raises(github.GithubException) as info:
         theirs.edit("hijacked")

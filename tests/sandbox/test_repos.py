@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import github
 import pytest
 import requests
-from sandbox_helpers import BOT, REPO, client
 
 from gauntlet.sandbox import Sandbox
 
+Client = Callable[..., github.Github]
 
-def test_token_text_is_the_login_and_bots_are_bots(sandbox: Sandbox) -> None:
-    assert client(sandbox, "alice").get_user().login == "alice"
-    bot = client(sandbox, BOT).get_user(BOT)
+BOT = "github-actions[bot]"
+REPO = "octo/app"
+
+
+def test_token_text_is_the_login_and_bots_are_bots(sandbox: Sandbox, client: Client) -> None:
+    assert client("alice").get_user().login == "alice"
+    bot = client(BOT).get_user(BOT)
     assert bot.type == "Bot"
-    assert client(sandbox, "alice").get_user("alice").type == "User"
+    assert client("alice").get_user("alice").type == "User"
 
 
 def test_rate_limit_and_headers(sandbox: Sandbox, gh: github.Github) -> None:
@@ -48,13 +54,13 @@ def test_branches(sandbox: Sandbox, gh: github.Github, repo_name: str) -> None:
         repo.get_branch("missing")
 
 
-def test_permissions_and_forbidden_writes(sandbox: Sandbox, gh: github.Github, repo_name: str) -> None:
+def test_permissions_and_forbidden_writes(sandbox: Sandbox, client: Client, gh: github.Github, repo_name: str) -> None:
     repo = gh.get_repo(repo_name)
     assert repo.get_collaborator_permission("octo") == "admin"
     assert repo.get_collaborator_permission("stranger") == "read"
     repo.add_to_collaborators("maint", permission="maintain")
     assert repo.get_collaborator_permission("maint") == "write"
-    fork_token = client(sandbox, "fork-pr[bot]").get_repo(repo_name)
+    fork_token = client("fork-pr[bot]").get_repo(repo_name)
     with pytest.raises(github.GithubException) as info:
         fork_token.create_label("x", "ffffff")
     assert info.value.status == 403
@@ -63,16 +69,16 @@ def test_permissions_and_forbidden_writes(sandbox: Sandbox, gh: github.Github, r
     issue = repo.create_issue("hello")
     with pytest.raises(github.GithubException):
         fork_token.get_issue(issue.number).create_comment("no")
-    client(sandbox, "stranger").get_repo(repo_name).get_issue(issue.number).create_comment("/gauntlet approve")
-    assert client(sandbox, BOT).get_repo(repo_name).get_issue(issue.number).create_comment("ok").user.login == BOT
+    client("stranger").get_repo(repo_name).get_issue(issue.number).create_comment("/gauntlet approve")
+    assert client(BOT).get_repo(repo_name).get_issue(issue.number).create_comment("ok").user.login == BOT
 
 
-def test_private_repos_are_invisible(sandbox: Sandbox, gh: github.Github) -> None:
+def test_private_repos_are_invisible(sandbox: Sandbox, client: Client, gh: github.Github) -> None:
     sandbox.create_repo("octo/secret", private=True)
     with pytest.raises(github.UnknownObjectException):
-        client(sandbox, "stranger").get_repo("octo/secret")
+        client("stranger").get_repo("octo/secret")
     sandbox.set_permission("octo/secret", "friend", "read")
-    assert client(sandbox, "friend").get_repo("octo/secret").permissions.pull
+    assert client("friend").get_repo("octo/secret").permissions.pull
 
 
 def test_urls_use_the_requests_own_host(sandbox: Sandbox, repo_name: str) -> None:

@@ -17,6 +17,7 @@ from gauntlet.config import Config
 from gauntlet.effects.models import Effect
 from gauntlet.engine.decide import decide
 from gauntlet.engine.scan import scan
+from gauntlet.errors import GitHubUnavailable
 from gauntlet.github.rules_file import read_rules
 from gauntlet.models import Finding, Observation
 from gauntlet.state.models import State
@@ -58,7 +59,8 @@ def scheduled_scan(world: World, shared: State, at: datetime) -> tuple[State, li
     return world.state.model_copy(update={"events": []}), applied, outcome.plan.effects
 
 
-def test_defects_growing_after_a_promotion_bring_its_revert_pr(world: World) -> None:
+def promote_then_grow(world: World) -> tuple[State, datetime, str]:
+    """Three recurrences, a scan that proposes SH-1, a person merging it, two more defects during the watch."""
     shared = State()
     for i in range(3):
         shared = pr_run(shared, 10 + i, DAY0 + timedelta(days=i), [review(f"r{i}")])
@@ -78,6 +80,15 @@ def test_defects_growing_after_a_promotion_bring_its_revert_pr(world: World) -> 
     shared = pr_run(shared, 21, proposed_at + timedelta(days=4), [review("r21")])
     shared, applied, _ = scheduled_scan(world, shared, proposed_at + timedelta(days=6))
     assert applied == []  # still watching
+    return shared, proposed_at, str(merge.sha)
+
+
+def rollback_pulls(world: World) -> list[int]:
+    return [p.number for p in world.repo.get_pulls(state="all", head=f"{OWNER}:gauntlet/proposal-SH-1-rollback")]
+
+
+def test_defects_growing_after_a_promotion_bring_its_revert_pr(world: World) -> None:
+    shared, proposed_at, merge_sha = promote_then_grow(world)
     shared, applied, rollback = scheduled_scan(world, shared, proposed_at + timedelta(days=7, hours=1))
     assert applied == ["proposal:SH-1:rollback=created"]
     [settled] = shared.proposals.proposals
@@ -86,7 +97,7 @@ def test_defects_growing_after_a_promotion_bring_its_revert_pr(world: World) -> 
     revert = world.repo.get_pull(world.index("proposal:SH-1:rollback") or 0)
     assert revert.head.ref == "gauntlet/proposal-SH-1-rollback" and revert.state == "open"
     assert revert.title.startswith("Revert ")
-    assert f"This reverts commit {merge.sha}." in revert.body
+    assert f"This reverts commit {merge_sha}." in revert.body
     assert "Roll back proposal SH-1" in revert.body
     assert [f.filename for f in revert.get_files()] == ["AGENTS.md"]
     assert file_at(world, "AGENTS.md", revert.head.sha) is None  # back to before the promotion
@@ -96,5 +107,26 @@ def test_defects_growing_after_a_promotion_bring_its_revert_pr(world: World) -> 
     assert applied == []
     [again] = world.apply(*rollback, record=False)  # a rerun of the rollback scan that lost its state write
     assert again.status == "unchanged"
-    pulls = [p.head.ref for p in world.repo.get_pulls(state="all", head=f"{OWNER}:gauntlet/proposal-SH-1-rollback")]
-    assert pulls == ["gauntlet/proposal-SH-1-rollback"]
+    assert rollback_pulls(world) == [revert.number]
+
+
+def test_a_rollback_scan_killed_by_faults_and_rerun_opens_one_revert_pr(world: World) -> None:
+    shared, proposed_at, _ = promote_then_grow(world)
+    world.retries = 1
+    world.sandbox.set_faults(0.3, seed=5, paths=("/repos/octo/app/",), kinds=("500", "502", "503", "drop"))
+    failed = 0
+    for _ in range(30):
+        before = world.state
+        try:
+            # A scheduled run: the scan from the state as stored, its effects, then the state write.
+            settled, applied, _ = scheduled_scan(world, shared, proposed_at + timedelta(days=7, hours=1))
+        except GitHubUnavailable:
+            world.state = before  # the run died: nothing was saved
+            failed += 1
+            continue
+        break
+    world.sandbox.set_faults(0.0)
+    assert failed >= 1, "the seed should make a run fail part-way"
+    assert applied in (["proposal:SH-1:rollback=created"], ["proposal:SH-1:rollback=unchanged"])
+    assert settled.proposals.proposals[0].status == "rolled_back"
+    assert rollback_pulls(world) == [world.index("proposal:SH-1:rollback")]

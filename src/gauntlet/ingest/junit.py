@@ -28,6 +28,7 @@ __all__ = ["read_junit"]
 _PROBLEMS = ("failure", "error")
 _XSI_SCHEMA = "{http://www.w3.org/2001/XMLSchema-instance}noNamespaceSchemaLocation"
 _RUFF_SEVERITY: dict[str, Severity] = {"error": "major", "warning": "minor"}
+_JS_FRAME = re.compile(r"\(?(?P<file>(?:/|[A-Za-z]:\\|file://)[^\s():]+):(?P<line>\d+):\d+\)?")
 # Rust: "thread 'tests::x' (123) panicked at src/lib.rs:11:9:" then the message on the next line.
 _PANIC = re.compile(r"panicked at (?P<file>[^\s:]+):(?P<line>\d+):\d+:\s*\n\s*(?P<message>[^\n]+)")
 
@@ -92,6 +93,8 @@ def _test_finding(
     panic = _PANIC.search(text)
     if panic and path is None:
         path = repo_relative(panic.group("file"), root=root)
+    if path is None:
+        path = _first_own_frame(text, root)
     first = panic.group("message") if panic else _first_line(text)
     message = one_line(problem.get("message") or first or problem.get("type") or "test failed", limits)
     line = _int(panic.group("line")) if panic and path == repo_relative(panic.group("file"), root=root) else None
@@ -172,6 +175,16 @@ def _frame_line(text: str, path: str | None, file_attr: str | None, root: str | 
         if candidate in (path, file_attr) or repo_relative(candidate, root=root) == path:
             line = _int(match.group("line"))
     return line
+
+
+def _first_own_frame(text: str, root: str | None) -> str | None:
+    """The first stack frame (``file:line:column``, as node prints them) inside the repository, outside node_modules."""
+    for match in _JS_FRAME.finditer(text[:100_000]):
+        if "node_modules/" not in match.group("file"):
+            path = repo_relative(match.group("file"), root=root)
+            if path is not None:
+                return path
+    return None
 
 
 def _attr_line(case: Element, tool: str | None) -> int | None:

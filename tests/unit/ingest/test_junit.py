@@ -52,10 +52,10 @@ def test_both_pytest_junit_families_fingerprint_alike() -> None:
 
 
 def test_jest_junit_default_and_with_file_attribute() -> None:
-    default = _read(FIXTURES / "jest/broken-sum/junit.xml")
-    assert [(f.tool, f.test_id, f.path) for f in default] == [
-        ("jest", "sum adds two numbers", None),
-        ("jest", "sum throws nothing", None),
+    default = _read(FIXTURES / "jest/broken-sum/junit.xml", root="/tmp/fx/node")
+    assert [(f.tool, f.test_id, f.path, f.line) for f in default] == [
+        ("jest", "sum adds two numbers", "src/sum.test.js", 5),  # from the first stack frame outside node_modules
+        ("jest", "sum throws nothing", "src/sum.test.js", 13),
     ]
     with_file = _read(FIXTURES / "jest/broken-sum/junit-file.xml", root="/tmp/fx/node")
     assert [(f.test_id, f.path, f.line) for f in with_file] == [

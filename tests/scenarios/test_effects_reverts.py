@@ -9,6 +9,7 @@ from effects_world import BOT, OWNER, REPO, World, file_at, git, world_fixture  
 
 from gauntlet.effects.models import OpenRevertPR
 from gauntlet.effects.views import RevertView
+from gauntlet.github.reverts import revert_pr_facts
 
 
 def revert_of(culprit: str, subject: str, author: str | None = None) -> OpenRevertPR:
@@ -151,3 +152,21 @@ def test_a_revert_pr_closed_by_a_person_is_never_recreated(world: World, merge: 
     else:
         assert later.status == "skipped" and "never recreated" in later.detail
     assert pulls_from(world, f"gauntlet/revert-{culprit[:12]}") == [opened.number]
+
+
+def test_revert_pr_facts_report_gauntlets_revert_prs_and_their_states(world: World) -> None:
+    one = world.sandbox.commit(REPO, {"src/util.py": "X = 8\n"}, "Eight")
+    [first] = world.apply(revert_of(one, "Eight"))
+    world.repo.get_pull(first.number).edit(state="closed")
+    two = world.sandbox.commit(REPO, {"README.md": "# nine\n"}, "Nine")
+    [second] = world.apply(revert_of(two, "Nine"))
+    # A person's PR from a look-alike branch is not Gauntlet's.
+    world.repo.create_git_ref("refs/heads/gauntlet/revert-000000000000", two)
+    world.sandbox.commit(REPO, {"x.txt": "x\n"}, "x", branch="gauntlet/revert-000000000000")
+    world.repo.create_pull(title="mine", body="", head="gauntlet/revert-000000000000", base="main")
+
+    facts = revert_pr_facts(world.backend().hub)
+    assert [(f.culprit, f.number, f.state) for f in facts] == [
+        (two[:12], second.number, "open"),
+        (one[:12], first.number, "closed_unmerged"),
+    ]

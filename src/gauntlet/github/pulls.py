@@ -19,7 +19,15 @@ from gauntlet.github.listing import paged
 if TYPE_CHECKING:
     from gauntlet.github.backend import Hub
 
-__all__ = ["MAX_PR_TITLE_CHARS", "FoundPull", "bounded_title", "find_pull", "open_pull", "push_branch", "ref_sha"]
+__all__ = [
+    "MAX_PR_TITLE_CHARS",
+    "FoundPull",
+    "bounded_title",
+    "find_pull",
+    "is_pull_ours",
+    "open_pull",
+    "push_branch",
+]
 
 #: GitHub refuses longer pull request titles.
 MAX_PR_TITLE_CHARS = 256
@@ -47,7 +55,8 @@ def _owner(hub: Hub) -> str:
     return hub.repo.full_name.split("/", 1)[0]
 
 
-def _ours(hub: Hub, pull: dict[str, Any], branch: str) -> bool:
+def is_pull_ours(hub: Hub, pull: dict[str, Any], branch: str) -> bool:
+    """True when ``pull`` was opened by Gauntlet's identity from ``branch`` of the repository itself."""
     head = pull.get("head") or {}
     head_repo = (head.get("repo") or {}).get("full_name")
     login = (pull.get("user") or {}).get("login")
@@ -84,21 +93,12 @@ def find_pull(hub: Hub, key: str, branch: str) -> FoundPull | None:
             pull = hub.client.request("GET", f"{prefix}/{number}")
         except NotFound:
             pull = None
-        if isinstance(pull, dict) and _ours(hub, pull, branch):
+        if isinstance(pull, dict) and is_pull_ours(hub, pull, branch):
             return _found(pull)
     for pull in paged(hub, prefix, {"state": "all", "head": f"{_owner(hub)}:{branch}"}):
-        if _ours(hub, pull, branch):
+        if is_pull_ours(hub, pull, branch):
             return _found(pull)
     return None
-
-
-def ref_sha(hub: Hub, branch: str) -> str | None:
-    """The commit ``branch`` points at, or ``None`` when it does not exist."""
-    try:
-        ref = hub.client.request("GET", f"/repos/{hub.repo.full_name}/git/ref/heads/{quote(branch, safe='/')}")
-    except NotFound:
-        return None
-    return str(ref["object"]["sha"])
 
 
 def push_branch(hub: Hub, branch: str, sha: str) -> None:

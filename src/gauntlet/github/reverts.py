@@ -29,7 +29,9 @@ from gauntlet.effects.models import Effect, FileIssue, OpenRevertPR
 from gauntlet.effects.views import IssueView
 from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.issues import file_issue, is_ours
-from gauntlet.github.pulls import FoundPull, find_pull, open_pull, push_branch
+from gauntlet.github.listing import paged
+from gauntlet.github.pulls import FoundPull, find_pull, is_pull_ours, open_pull, push_branch
+from gauntlet.models import RevertPRFact, RevertPRState
 
 if TYPE_CHECKING:
     from gauntlet.github.backend import Hub
@@ -47,6 +49,7 @@ __all__ = [
     "read_tree",
     "revert_branch",
     "revert_message",
+    "revert_pr_facts",
     "revert_title",
     "tree_edits",
 ]
@@ -247,6 +250,27 @@ def _author(hub: Hub, effect: OpenRevertPR) -> str | None:
     if login is None or login.endswith("[bot]") or is_ours(login, hub.bot_login):
         return None
     return str(login)
+
+
+def revert_pr_facts(hub: Hub, *, limit: int = 300) -> tuple[RevertPRFact, ...]:
+    """Gauntlet's revert PRs among the repository's newest ``limit`` PRs, for the engine's revert safety.
+
+    The engine refuses to revert a culprit again (``already_reverted``) or after a person closed its revert PR;
+    this is what it reads. Found by the fixed branch name, Gauntlet's authorship and the repository itself.
+    """
+    facts: list[RevertPRFact] = []
+    prefix = revert_branch("")
+    for seen, pull in enumerate(paged(hub, f"/repos/{hub.repo.full_name}/pulls", {"state": "all"})):
+        if seen >= limit:
+            break
+        ref = str((pull.get("head") or {}).get("ref", ""))
+        if not ref.startswith(prefix) or not is_pull_ours(hub, pull, ref):
+            continue
+        state: RevertPRState = "open" if pull.get("state") == "open" else "closed_unmerged"
+        if pull.get("merged_at"):
+            state = "merged"
+        facts.append(RevertPRFact(culprit=ref.removeprefix(prefix), number=int(pull["number"]), state=state))
+    return tuple(facts)
 
 
 class RevertHandler:

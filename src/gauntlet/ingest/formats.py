@@ -9,6 +9,7 @@ repository-relative.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -74,8 +75,20 @@ def _looks_like_rdjsonl(sample: bytes) -> bool:
     return isinstance(value, dict) and "location" in value and "message" in value
 
 
-def reader_for(fmt: Format) -> Reader:
-    """Return the reader for a concrete format (imported lazily: each pulls its own parsers)."""
+def reader_for(fmt: Format, *, root: str | None = None) -> Reader:
+    """Return the reader for a concrete format (imported lazily: each pulls its own parsers).
+
+    :param fmt: a format other than ``auto`` (detect it first).
+    :param root: the repository's absolute path (``GITHUB_WORKSPACE``, or the working
+        directory locally); readers of path-carrying formats make absolute paths under it relative.
+    """
+    reader = _reader(fmt)
+    if root is not None and fmt in ("sarif", "junit", "rdjson", "checkstyle"):
+        return functools.partial(reader, root=root)
+    return reader
+
+
+def _reader(fmt: Format) -> Callable[..., Iterator[Finding]]:
     if fmt == "log":
         from gauntlet.ingest.log import read_log
 

@@ -34,12 +34,9 @@ def _root(case: Path) -> str | None:
 
 def _read(path: Path) -> list[str]:
     fmt: Format = detect_format(path.read_bytes()[: 64 * 1024])
-    reader = reader_for(fmt)
+    reader = reader_for(fmt, root=_root(path.parent))
     with path.open("rb") as stream:
-        if fmt in ("review", "comment"):
-            findings = list(reader(stream, path.name, DEFAULT_LIMITS))
-        else:
-            findings = list(reader(stream, path.name, DEFAULT_LIMITS, root=_root(path.parent)))  # type: ignore[call-arg]
+        findings = list(reader(stream, path.name, DEFAULT_LIMITS))
     return [finding.model_dump_json() for finding in findings]
 
 

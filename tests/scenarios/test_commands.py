@@ -19,6 +19,7 @@ from typing import Any
 import github
 import pytest
 
+from gauntlet.errors import GitHubUnavailable
 from gauntlet.github.action import run_action
 from gauntlet.github.events import Clock
 from gauntlet.sandbox import JobSeed, Sandbox
@@ -80,13 +81,16 @@ class Bench:
 
     def deliver(self, comment: Any, action: str = "created") -> str:
         """Deliver the ``issue_comment`` event for ``comment`` to the action; returns its stdout."""
+        return act(self.event(comment, action))
+
+    def event(self, comment: Any, action: str = "created") -> dict[str, str]:
+        """The environment of the run GitHub starts for ``comment`` (the payload written to a file)."""
         issue = self.repo().get_issue(self.pr)
         payload = {"action": action, "comment": comment.raw_data, "issue": issue.raw_data, "repository": {
             "full_name": REPO, "default_branch": "main"}}  # fmt: skip
         path = self.workspace / f"comment-{comment.id}-{action}.json"
         path.write_text(json.dumps(payload))
-        env = {**self.env, "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(path)}
-        return act(env)
+        return {**self.env, "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(path)}
 
     def replies(self, comment_id: int) -> list[str]:
         """Gauntlet's replies to a comment, in order."""
@@ -306,3 +310,25 @@ def test_hostile_comment_text_never_reaches_a_body_unescaped(bench: Bench) -> No
         assert "```" not in text
         assert not re.search(r"(?<![`\w])@(octocat|octo/core)", text), text
         assert text.count("<!--") <= 1
+
+
+def test_faults_and_reruns_never_duplicate_what_a_command_did(bench: Bench) -> None:
+    comment = bench.say("max", "/gauntlet accept-risk all known\n/gauntlet retry\n/gauntlet status")
+    event = bench.event(comment)
+    bench.sandbox.set_faults(0.6, seed=7, retry_after=0)
+    failures = 0
+    for _ in range(4):  # a run that fails half-way is run again, as a rerun of the workflow would
+        try:
+            act(event)
+        except GitHubUnavailable:
+            failures += 1
+    bench.sandbox.set_faults(0)
+    assert failures  # the rate is high enough that runs die half-way
+    act(event)
+    assert len(bench.replies(comment.id)) == 3
+    assert bench.reactions(comment.id) == ["eyes", "rocket"]
+    assert len(bench.risk_issues()) == 2
+    assert len(bench.state()["accepted_risks"]) == 2
+    assert bench.repo().get_workflow_run(bench.run_id).run_attempt == 2
+    sticky = [c for c in bench.repo().get_issue(bench.pr).get_comments() if "gauntlet:key=pr-comment:1 -->" in c.body]
+    assert len(sticky) == 1

@@ -122,7 +122,9 @@ def parse_review(stream: BinaryIO, name: str, limits: Limits, *, known_rules: Co
                 consulted[rule_id] = None
             elif rule_id:
                 unknown[rule_id] = None
-    if unknown and known_rules is not None:
+    if unknown and known_rules is None:
+        logger.info("%s: rules_consulted: %d id(s) not verified (no rule catalogue), dropped", name, len(unknown))
+    elif unknown:
         shown = ", ".join(sorted(unknown)[:10])
         logger.warning("%s: rules_consulted: dropped %d unknown rule id(s): %s", name, len(unknown), shown)
     return ReviewDocument(tuple(findings), tuple(consulted), tuple(unknown))

@@ -123,7 +123,8 @@ class ProposalHandler:
         skipped = not_built(hub, effect, built, merged.title, effect.view.evidence)
         if skipped is not None:
             return skipped
-        body = f"{body_of(effect)}\nThis reverts commit {sha}.\n"
+        # First, so the line git and people look for survives even a body cut to GitHub's limit.
+        body = f"This reverts commit {sha}.\n\n{body_of(effect)}"
         return self._open(hub, effect, built.sha, revert_title(merged.title), body)
 
     def _open(self, hub: Hub, effect: OpenProposalPR, sha: str, title: str, body: str) -> EffectResult:

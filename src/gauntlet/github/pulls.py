@@ -118,7 +118,7 @@ def open_pull(hub: Hub, key: str, branch: str, base: str, title: str, body: str)
 
     :raises Rejected: GitHub refused it (for example, someone else already opened a PR from the branch).
     """
-    payload = {"title": bounded_title(title), "body": body, "head": branch, "base": base, "maintainer_can_modify": True}
+    payload = {"title": bounded_title(title), "body": body, "head": branch, "base": base}
 
     def create() -> FoundPull:
         return _found(hub.client.request("POST", f"/repos/{hub.repo.full_name}/pulls", body=payload))

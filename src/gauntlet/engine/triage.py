@@ -3,7 +3,8 @@
 Theory of operation. Accepting a risk (``/gauntlet accept-risk``) or escalating a
 finding to a human files an issue and *watches* it in ``v1/triage.json``
 (:func:`watch`). Every default-branch run passes the fingerprints it saw to
-:func:`triage`; the scheduled scan passes none. For each watched issue::
+:func:`triage` (:func:`triage_branch_run`); the scheduled scan passes none
+(:func:`triage_scan`). For each watched issue::
 
     seen now, open          -> last_seen = now
     seen now, closed        -> reopen: FileIssue with a recurrence note (the issue is found by key)
@@ -27,7 +28,7 @@ from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.triage import MAX_WATCHED, TriageBook, WatchedIssue
 
-__all__ = ["triage", "triage_branch_run", "watch"]
+__all__ = ["triage", "triage_branch_run", "triage_scan", "watch"]
 
 
 def watch(book: TriageBook, issue: WatchedIssue) -> TriageBook:
@@ -85,17 +86,28 @@ def triage_branch_run(
 
     Nothing happens while ``paused``: the issues stay as they are until triage may act again.
     """
-    if config.paused or not obs.on_default_branch or not state.triage.issues:
+    if not obs.on_default_branch:
         return state, ()
-    book, effects = triage(
-        state.triage, {f.fingerprint for f in obs.findings}, now, config.commands.triage_days, obs.repository
-    )
-    if not effects and book is state.triage:
+    return _triage_state(state, {f.fingerprint for f in obs.findings}, config, now, obs.repository)
+
+
+def triage_scan(state: State, config: Config, now: datetime, repository: str) -> tuple[State, tuple[Effect, ...]]:
+    """Triage from the scheduled scan: close what the default branch has not shown for the window.
+
+    The scan sees no run, so it reopens nothing; quiet default branches still get their issues closed.
+    """
+    return _triage_state(state, frozenset(), config, now, repository)
+
+
+def _triage_state(
+    state: State, seen: Collection[str], config: Config, now: datetime, repository: str
+) -> tuple[State, tuple[Effect, ...]]:
+    if config.paused or not state.triage.issues:
         return state, ()
-    events = [
-        *state.events,
-        *(Event(at=now, kind="triage", key=e.key, data={"effect": e.type}) for e in effects),
-    ]
+    book, effects = triage(state.triage, seen, now, config.commands.triage_days, repository)
+    if book is state.triage:
+        return state, ()
+    events = [*state.events, *(Event(at=now, kind="triage", key=e.key, data={"effect": e.type}) for e in effects)]
     return state.model_copy(update={"triage": book, "events": events}), effects
 
 

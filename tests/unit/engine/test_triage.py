@@ -10,7 +10,7 @@ from gauntlet.config import CommandsConfig, Config
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import CloseIssue, FileIssue
 from gauntlet.engine.decide import decide
-from gauntlet.engine.triage import triage, watch
+from gauntlet.engine.triage import triage, triage_scan, watch
 from gauntlet.models import Finding, Observation
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.models import State
@@ -114,3 +114,16 @@ def test_other_branches_say_nothing_about_the_default_branch() -> None:
     new, plan = decide(state, obs, Config(), T0 + timedelta(days=30), np.random.default_rng(0))
     assert new.triage == state.triage
     assert not [e for e in plan.effects if e.type == "close_issue"]
+
+
+def test_the_scan_closes_stale_issues_but_reopens_nothing() -> None:
+    state = State(triage=book(watched(), watched("e" * 16, closed=True)))
+    new, effects = triage_scan(state, Config(), T0 + timedelta(days=14), "o/r")
+    assert [(e.type, e.key) for e in effects] == [("close_issue", f"risk:{FP}")]
+    assert all(issue.closed for issue in new.triage.issues.values())
+    assert triage_scan(new, Config(), T0 + timedelta(days=15), "o/r") == (new, ())
+
+
+def test_paused_triage_does_nothing() -> None:
+    state = State(triage=book(watched()))
+    assert triage_scan(state, Config(paused=True), T0 + timedelta(days=99), "o/r") == (state, ())

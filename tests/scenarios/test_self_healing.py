@@ -229,3 +229,13 @@ def test_a_pr_red_for_a_day_warns_in_the_comment(repo: Repo) -> None:
     report = repo.run(DAY0 + timedelta(hours=30), broken, pr=6, sha="b" * 40)
     assert report.health.status == "warn"
     assert "stalled: red for 30 h" in repo.body("pr-comment-6")
+
+
+def test_a_fix_on_the_default_branch_is_shown_on_a_pr_with_the_same_failure(repo: Repo) -> None:
+    broken = finding("test_div", kind="test_failure", severity="critical", priority="P0")
+    repo.run(DAY0, [broken], sha="a" * 40)
+    repo.run(DAY0 + timedelta(hours=2), [], sha="b" * 40, files=("src/app/div.py",))
+    repo.run(DAY0 + timedelta(days=1), [broken.model_copy(update={"priority": "P1"})], pr=3, sha="c" * 40)
+    comment = repo.body("pr-comment-3")
+    assert "tests/test_calc.py::test_div (failed before on branch main, fixed by bbbbbbb" in comment
+    assert "When test_failure fails in app, look at src/app/div.py first" in comment

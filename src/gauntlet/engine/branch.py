@@ -32,7 +32,7 @@ from gauntlet.effects.models import (
     WriteSummary,
 )
 from gauntlet.effects.views import IssueView, RevertView, RunView
-from gauntlet.engine import circular, recovery, selfheal
+from gauntlet.engine import circular, learning, recovery, selfheal
 from gauntlet.engine.loop import fails_check, gauntlet_action
 from gauntlet.engine.revert import RevertDecision, RevertReason, decide_revert, first_parent_chain, suspects_between
 from gauntlet.engine.triage import triage_branch_run
@@ -101,9 +101,12 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
         events.append(event)
     if config.paused:
         verdict, effects = recovery.paused(verdict), ()
-    # Self-healing counts defects on branches too (a critical on the default branch is P0).
-    defects = selfheal.record_defects(state.defects, obs.findings, f"branch:{branch.name}", now, config.components)
-    state = state.model_copy(update={"branch": branch, "events": events, "defects": defects})
+    # Self-healing counts defects on branches too (a critical on the default branch is P0); a green run after
+    # a red one records its failure→fix pairs, shown when the same failure appears on a PR.
+    place = f"branch:{branch.name}"
+    defects = selfheal.record_defects(state.defects, obs.findings, place, now, config.components)
+    learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.changed_files, now)
+    state = state.model_copy(update={"branch": branch, "events": events, "defects": defects, "learnings": learnings})
     return state, _plan(obs, branch.name, config, decision, green, verdict, (*effects, *triaged))
 
 
@@ -181,13 +184,20 @@ def _recover(branch: BranchRecord, obs: Observation, now: datetime) -> tuple[Bra
     else:
         resolution = "recovered"
     flaky = keep_last([*branch.flaky, *sorted(failed_here - set(branch.flaky))], MAX_FLAKY_KEPT)
+    branch = branch.model_copy(update={"flaky": flaky})
+    return _resolve(branch, breakage, resolution, f"`{breakage.job}` is green again at {obs.head_sha[:7]}", now)
+
+
+def _resolve(
+    branch: BranchRecord, breakage: Breakage, resolution: str, why: str, now: datetime
+) -> tuple[BranchRecord, tuple[Effect, ...]]:
+    """End a breakage; close its needs-human issue if one was filed."""
     done = breakage.model_copy(update={"resolved_at": now, "resolution": resolution})
-    branch = branch.model_copy(update={"breakages": _replace(branch.breakages, done), "flaky": flaky})
-    effects: tuple[Effect, ...] = ()
-    if breakage.escalated:
-        reason = f"`{breakage.job}` is green again at {obs.head_sha[:7]} ({resolution})."
-        effects = (CloseIssue(kind="needs-human", ident=_issue_ident(branch.name, breakage), reason=reason),)
-    return branch, effects
+    branch = branch.model_copy(update={"breakages": _replace(branch.breakages, done)})
+    if not breakage.escalated:
+        return branch, ()
+    reason = f"{why} ({resolution})."
+    return branch, (CloseIssue(kind="needs-human", ident=_issue_ident(branch.name, breakage), reason=reason),)
 
 
 def _red(
@@ -195,11 +205,12 @@ def _red(
 ) -> tuple[BranchRecord, RecoveryVerdict, tuple[Effect, ...], Event]:
     """Fold a red run into its breakage, decide, and plan the action."""
     chain = first_parent_chain(obs.commits)
-    breakage = _extend(_breakage_for(branch, obs, now), obs, records, chain)
+    branch, breakage, closed = _breakage_for(branch, obs, records, now)
+    breakage = _extend(breakage, obs, records, chain)
     branch = branch.model_copy(update={"breakages": _replace(branch.breakages, breakage)})
     revert = decide_revert(branch, breakage, records, chain, config.revert, now)
     verdict = _verdict(branch, breakage, records, revert, config)
-    effects: list[Effect] = []
+    effects: list[Effect] = list(closed)
     update: dict[str, object] = {
         "culprit": revert.culprit.sha if revert.culprit else None,
         "decision": str(revert.refusal) if revert.refusal else _MODE_DECISION[config.revert.auto_revert],
@@ -246,20 +257,51 @@ def _red(
     return branch, verdict, tuple(effects), event
 
 
-def _breakage_for(branch: BranchRecord, obs: Observation, now: datetime) -> Breakage:
-    """The job's open breakage, or a new one starting at this run."""
+def _breakage_for(
+    branch: BranchRecord, obs: Observation, records: list[FindingRecord], now: datetime
+) -> tuple[BranchRecord, Breakage, tuple[Effect, ...]]:
+    """The job's open breakage, or a new one starting at this run.
+
+    A run on a new commit whose breaking failures are all different from the open
+    breakage's ends that breakage (its failures are gone: fixed or reverted) and
+    starts a new one, whose last-good is the newest complete run where none of the
+    new failures failed. On the same commit, different failures are flakiness instead.
+    """
     job = job_key(obs)
     found = branch.open_breakage(job)
+    failing = {f.fingerprint for f in _breaking(records)}
+    if found is not None and not _superseded(branch, found, failing, obs):
+        return branch, found, ()
+    last_good = branch.good.get(job)
+    closed: tuple[Effect, ...] = ()
     if found is not None:
-        return found
-    return Breakage(
-        id=f"{job}@{obs.head_sha[:12]}", job=job, first_red=obs.head_sha, opened_at=now, last_good=branch.good.get(job)
+        resolution = "reverted" if branch.revert_of(found.culprit or "") is not None else "recovered"
+        why = f"`{job}` no longer shows these failures at {obs.head_sha[:7]}"
+        branch, closed = _resolve(branch, found, resolution, why, now)
+        last_good = next(
+            (r.head_sha for r in reversed(branch.runs) if r.job == job and r.complete and not failing & set(r.failing)),
+            last_good,
+        )
+    breakage = Breakage(
+        id=f"{job}@{obs.head_sha[:12]}", job=job, first_red=obs.head_sha, opened_at=now, last_good=last_good
     )
+    return branch, breakage, closed
+
+
+def _superseded(branch: BranchRecord, breakage: Breakage, failing: set[str], obs: Observation) -> bool:
+    if not failing or not breakage.sightings or failing & breakage.sightings.keys():
+        return False
+    return all(r.head_sha != obs.head_sha for r in branch.runs if r.observation in breakage.observations)
+
+
+def _breaking(records: list[FindingRecord]) -> list[FindingRecord]:
+    """The findings that can justify a revert (DESIGN §3)."""
+    return [f for f in records if f.severity in recovery.BLOCKING_SEVERITIES and f.kind in recovery.BREAKING_KINDS]
 
 
 def _extend(breakage: Breakage, obs: Observation, records: list[FindingRecord], chain: list[CommitFact]) -> Breakage:
     """Add this observation's failures; learn the suspects once the history reaches last-good."""
-    breaking = [f for f in records if f.severity in recovery.BLOCKING_SEVERITIES and f.kind in recovery.BREAKING_KINDS]
+    breaking = _breaking(records)
     sightings = dict(breakage.sightings)
     for fingerprint in sorted({f.fingerprint for f in breaking}):
         sightings[fingerprint] = sightings.get(fingerprint, 0) + 1

@@ -31,18 +31,29 @@ from gauntlet.config import Config
 from gauntlet.engine import bandit, selfheal
 from gauntlet.models import Finding, Kind, Observation
 from gauntlet.state.base import keep_last
+from gauntlet.state.branch import RunRecord
 from gauntlet.state.models import State
 from gauntlet.state.pr import FindingRecord, IterationRecord
-from gauntlet.state.shared import MAX_FIXES, MAX_RULES_PER_KIND, FixPair, LearnedRule, LearningBook, RuleKind
+from gauntlet.state.shared import (
+    MAX_FIXES,
+    MAX_RULES_PER_KIND,
+    DefectLog,
+    FixPair,
+    LearnedRule,
+    LearningBook,
+    RuleKind,
+)
 
 __all__ = [
     "MERGE_SIMILARITY",
     "Lessons",
+    "compact_learnings",
     "confidence",
     "error_class",
     "hints_for",
     "learn_from_pr",
     "learn_rule",
+    "record_branch_fixes",
     "record_fixes",
     "rules_by_class",
     "similarity",
@@ -162,14 +173,51 @@ def record_fixes(
             failed_sha=previous.head_sha,
             fixed_sha=current.head_sha,
             files=sorted(files)[:20],
-            summary=_summary(record),
+            summary=selfheal.summary_of(record.test_id, record.path, record.message),
             at=now,
         )
-        if pair.files:
-            component = selfheal.component_of(record.path, record.test_id, components)
-            book, rule = learn_rule(book, _fix_rule_text(pair, component), "fix", [pair.error_class], now)
-            pair = pair.model_copy(update={"rule": rule})
-        book = book.model_copy(update={"fixes": keep_last([*book.fixes, pair], MAX_FIXES)})
+        book = _add_pair(book, pair, selfheal.component_of(record.path, record.test_id, components), now)
+    return book
+
+
+def record_branch_fixes(
+    book: LearningBook,
+    defects: DefectLog,
+    runs: Sequence[RunRecord],
+    place: str,
+    files: Sequence[str],
+    now: datetime,
+) -> LearningBook:
+    """Record the failure→fix pairs of a branch run that went green after a red run of the same job.
+
+    :param defects: the defect log, which knows what each fingerprint seen at ``place`` was.
+    :param runs: the branch's runs, the one just recorded last.
+    :param place: ``branch:<name>``.
+    :param files: the files the fixing run reported as changed.
+    """
+    if not runs or not runs[-1].green or not runs[-1].complete:
+        return book
+    current = runs[-1]
+    previous = next((r for r in reversed(runs[:-1]) if r.job == current.job), None)
+    if previous is None or previous.green or previous.head_sha == current.head_sha:
+        return book
+    known = {(p.place, p.fingerprint, p.fixed_sha) for p in book.fixes}
+    seen = {e.fingerprint: e for e in defects.entries if e.place == place}
+    for fingerprint in previous.failing:
+        entry = seen.get(fingerprint)
+        if entry is None or (place, fingerprint, current.head_sha) in known:
+            continue
+        pair = FixPair(
+            fingerprint=fingerprint,
+            error_class=entry.defect_type,
+            place=place,
+            failed_sha=previous.head_sha,
+            fixed_sha=current.head_sha,
+            files=sorted(files)[:20],
+            summary=entry.summary or fingerprint,
+            at=now,
+        )
+        book = _add_pair(book, pair, entry.component, now)
     return book
 
 
@@ -255,8 +303,12 @@ def _ranked_classes(findings: Iterable[FindingRecord]) -> list[str]:
     return [c for c, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))][:MAX_CLASSES_SHOWN]
 
 
-def _summary(record: FindingRecord) -> str:
-    return record.test_id or (f"{record.path}: " if record.path else "") + record.message[:100]
+def _add_pair(book: LearningBook, pair: FixPair, component: str, now: datetime) -> LearningBook:
+    """Keep ``pair`` (bounded) and, when it names the files that fixed it, learn the rule it teaches."""
+    if pair.files:
+        book, rule = learn_rule(book, _fix_rule_text(pair, component), "fix", [pair.error_class], now)
+        pair = pair.model_copy(update={"rule": rule})
+    return book.model_copy(update={"fixes": keep_last([*book.fixes, pair], MAX_FIXES)})
 
 
 def _fix_rule_text(pair: FixPair, component: str) -> str:

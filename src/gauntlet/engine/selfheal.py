@@ -60,6 +60,7 @@ __all__ = [
     "propose",
     "record_defects",
     "reject",
+    "summary_of",
     "verify",
 ]
 
@@ -100,6 +101,11 @@ def component_of(path: str | None, test_id: str | None = None, components: Mappi
     return parts[0] if len(parts) > 1 else classify.UNASSIGNED
 
 
+def summary_of(test_id: str | None, path: str | None, message: str) -> str:
+    """A failure in a few words: its test id, else its path and message (bounded)."""
+    return test_id or (f"{path}: " if path else "") + message[:100]
+
+
 def record_defects(
     log: DefectLog,
     findings: Iterable[Finding],
@@ -125,6 +131,7 @@ def record_defects(
                 priority=f.priority,
                 fingerprint=f.fingerprint,
                 place=place,
+                summary=summary_of(f.test_id, f.path, f.message),
             )
         )
     day = now.date().isoformat()

@@ -64,6 +64,8 @@ class DefectEntry(Record):
     priority: Priority
     fingerprint: str
     place: str
+    #: What failed, in a few words (test id or path and message), for the hints of a later fix.
+    summary: str = ""
 
 
 class DefectLog(StateFile):

@@ -10,12 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gauntlet.config import Config, SelfHealConfig
-from gauntlet.engine import learning
+from gauntlet.engine import learning, selfheal
 from gauntlet.engine.loop import merge_observation
 from gauntlet.models import Finding, Kind, Observation, Severity
+from gauntlet.state.branch import RunRecord
 from gauntlet.state.models import State
 from gauntlet.state.pr import PRRecord
-from gauntlet.state.shared import MAX_RULES_PER_KIND, LearnedRule, LearningBook
+from gauntlet.state.shared import MAX_RULES_PER_KIND, DefectLog, LearnedRule, LearningBook
 
 NOW = datetime(2026, 11, 2, tzinfo=UTC)
 
@@ -171,3 +172,37 @@ def test_learn_from_pr_without_rng_shows_no_rules_and_a_repeat_changes_nothing()
     assert lessons.rules == ()
     again, _ = learning.learn_from_pr(state, observation, fresh=False, config=Config(), now=NOW, rng=None)
     assert again == state
+
+
+def branch_runs(*runs: tuple[str, bool, list[str]]) -> list[RunRecord]:
+    return [
+        RunRecord(observation=f"o{i}", head_sha=sha, at=NOW, green=green, failing=failing, job="ci/test")
+        for i, (sha, green, failing) in enumerate(runs)
+    ]
+
+
+def test_a_branch_going_green_records_the_fixes_of_its_last_red_run() -> None:
+    log = selfheal.record_defects(DefectLog(), [finding("t1")], "branch:main", NOW)
+    runs = branch_runs(("a" * 40, False, ["t1"]), ("b" * 40, True, []))
+    book = learning.record_branch_fixes(LearningBook(), log, runs, "branch:main", ["src/app/calc.py"], NOW)
+    [pair] = book.fixes
+    assert (pair.place, pair.failed_sha, pair.fixed_sha, pair.summary) == (
+        "branch:main",
+        "a" * 40,
+        "b" * 40,
+        "tests/test_calc.py::t1",
+    )
+    assert learning.record_branch_fixes(book, log, runs, "branch:main", [], NOW) == book  # once per fix
+    pr = pr_after(("d" * 40, [finding("t1")]))
+    assert pr.current is not None
+    [hint] = learning.hints_for(book, pr.current.findings, "pr:8", "d" * 40)
+    assert "failed before on branch main, fixed by bbbbbbb" in hint
+
+
+def test_a_branch_still_red_or_incomplete_records_nothing() -> None:
+    log = selfheal.record_defects(DefectLog(), [finding("t1")], "branch:main", NOW)
+    red = branch_runs(("a" * 40, False, ["t1"]), ("b" * 40, False, ["t2"]))
+    assert learning.record_branch_fixes(LearningBook(), log, red, "branch:main", [], NOW).fixes == []
+    cut = branch_runs(("a" * 40, False, ["t1"]), ("b" * 40, True, []))
+    cut[-1] = cut[-1].model_copy(update={"complete": False})
+    assert learning.record_branch_fixes(LearningBook(), log, cut, "branch:main", [], NOW).fixes == []

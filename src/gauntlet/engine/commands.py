@@ -5,7 +5,8 @@ Theory of operation: a comment is untrusted text. Only lines that *start* with
 examples, not commands); several run in the order written, at most
 :data:`MAX_COMMANDS` of them. A command word Gauntlet does not know is answered
 with the help. Nothing parsed here is ever executed or used as template source:
-it becomes plain values (a name, a scope, a proposal id, a reason).
+it becomes plain values (a name, a scope, a proposal id, a reason), with
+secrets redacted, since a reason is written into replies and issues.
 
 ``accept-risk``'s first word is a scope only when it is ``all``, ``majors``,
 ``minors`` or a comma-separated list of fingerprint prefixes (8+ hex characters)
@@ -24,6 +25,8 @@ from collections.abc import Collection
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
+
+from gauntlet.ingest.redact import redact
 
 __all__ = [
     "COMMAND_NAMES",
@@ -94,9 +97,10 @@ def parse_commands(body: str, open_fingerprints: Collection[str] = ()) -> list[C
             continue
         if fence is not None:
             continue
-        line = raw.strip()[:MAX_LINE_CHARS]
         if not _is_command(raw):
             continue
+        # Redacted before it is cut, so a cut cannot hide a token from the patterns: the line is quoted back.
+        line = redact(raw.strip())[:MAX_LINE_CHARS]
         commands.append(_parse_line(line, open_fingerprints))
         if len(commands) == MAX_COMMANDS:
             break

@@ -141,3 +141,12 @@ def test_any_text_parses_into_bounded_commands(body: str) -> None:
 def test_order_is_kept(words: list[str]) -> None:
     body = "\n".join(f"/gauntlet {w}" for w in words)
     assert names(body) == ["help" if w == "bogus" else w for w in words]
+
+
+def test_secrets_in_a_command_line_are_redacted() -> None:
+    token = "ghp_" + "A1b2" * 10
+    (command,) = parse_commands(f"/gauntlet accept-risk majors leaked {token} password=hunter22 " + "x" * 400)
+    assert token not in command.line
+    assert token not in command.reason
+    assert "hunter22" not in command.line
+    assert "[REDACTED]" in command.reason

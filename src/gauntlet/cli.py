@@ -110,6 +110,12 @@ def _timestamp(text: str) -> datetime:
 def _run(args: argparse.Namespace) -> int:
     from gauntlet.settings import Settings
 
+    # Inside GitHub Actions (the Docker action runs `gauntlet run` bare) everything comes from INPUT_* and
+    # GITHUB_*; a workflow step that passes its own files or event keeps the command-line behaviour.
+    explicit = args.event_name or args.event_path or args.logs or args.findings
+    if os.environ.get("GITHUB_ACTIONS") == "true" and not explicit:
+        return _run_action(args)
+
     settings = Settings(
         event_name=args.event_name,
         event_path=args.event_path,
@@ -119,15 +125,19 @@ def _run(args: argparse.Namespace) -> int:
         state_dir=args.state_dir,
         state_branch=args.state_branch,
         dry_run=args.dry_run,
-    # Inside GitHub Actions (the Docker action runs `gauntlet run` bare) everything comes from INPUT_* and
-    # GITHUB_*; a workflow step that passes its own files or event keeps the command-line behaviour.
-    explicit = args.event_name or args.event_path or args.logs or args.findings
-    if os.environ.get("GITHUB_ACTIONS") == "true" and not explicit:
-        return _run_action(args)
-
         now=args.now,
     )
     return _run_local(settings, as_json=args.json)
+
+
+def _run_action(args: argparse.Namespace) -> int:
+    import time
+
+    from gauntlet.github.action import run_action
+    from gauntlet.github.events import Clock
+
+    clock = Clock(now=args.now or datetime.now(UTC), sleep=time.sleep, monotonic=time.monotonic)
+    return run_action(os.environ, clock, sys.stdout)
 
 
 def _run_local(settings: Settings, *, as_json: bool) -> int:
@@ -139,16 +149,6 @@ def _run_local(settings: Settings, *, as_json: bool) -> int:
     from gauntlet.effects.local import LocalBackend
     from gauntlet.pipeline import observe, run
     from gauntlet.state.local import LocalStore
-def _run_action(args: argparse.Namespace) -> int:
-    import time
-
-    from gauntlet.github.action import run_action
-    from gauntlet.github.events import Clock
-
-    clock = Clock(now=args.now or datetime.now(UTC), sleep=time.sleep, monotonic=time.monotonic)
-    return run_action(os.environ, clock, sys.stdout)
-
-
 
     config = load_config(settings.config)
     observation = observe(settings, config)

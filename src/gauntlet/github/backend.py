@@ -91,6 +91,9 @@ class GitHubBackend:
     def __init__(self, hub: Hub, table: dict[str, Handler] | None = None) -> None:
         self.hub = hub
         self.table = handlers() if table is None else table
+        # What this run already did, by key. A state conflict makes the pipeline apply the plan again;
+        # an effect identical to one already carried out is not looked up or sent a second time.
+        self._done: dict[str, tuple[Effect, EffectResult]] = {}
 
     def _handler(self, effect: Effect) -> Handler | None:
         return self.table.get(effect.type)
@@ -102,6 +105,9 @@ class GitHubBackend:
         handler = self._handler(effect)
         if handler is None:
             return None
+        done = self._done.get(effect.key)
+        if done is not None and done[0] == effect:
+            return _Done(number=done[1].number, url=done[1].url, result=done[1])
         try:
             return handler.find(self.hub, effect)
         except ReadOnlyToken:
@@ -114,7 +120,17 @@ class GitHubBackend:
         handler = self._handler(effect)
         if handler is None:
             return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="no GitHub handler")
+        if isinstance(existing, _Done):
+            return existing.result
         try:
-            return handler.perform(self.hub, effect, existing)
+            result = handler.perform(self.hub, effect, existing)
         except ReadOnlyToken as exc:
             return EffectResult(type=effect.type, key=effect.key, status="skipped", detail=str(exc))
+        self._done[effect.key] = (effect, result)
+        return result
+
+
+class _Done(Existing):
+    """An effect this backend already carried out in this run, identical to the one asked for."""
+
+    result: EffectResult

@@ -17,11 +17,15 @@ from gauntlet.models import Finding
 __all__ = ["FORMATS", "Format", "Limits", "ingest_file", "ingest_paths"]
 
 
-def ingest_file(path: Path, fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS) -> Iterator[Finding]:
+def ingest_file(
+    path: Path, fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS, *, root: Path | None = None
+) -> Iterator[Finding]:
     """Yield the findings of one file.
 
     :param path: the file to read.
     :param fmt: its format, or ``auto`` to detect it from the content.
+    :param limits: caps on what the file may cost.
+    :param root: the repository checkout; absolute paths under it become repository-relative.
     :raises InputError: the file cannot be read or is not valid in its format.
     """
     try:
@@ -32,12 +36,10 @@ def ingest_file(path: Path, fmt: Format = "auto", limits: Limits = DEFAULT_LIMIT
         if fmt == "auto":
             fmt = detect_format(stream.read(64 * 1024))
             stream.seek(0)
-        yield from reader_for(fmt)(stream, str(path), limits)
+        yield from reader_for(fmt, root=str(root.resolve()) if root else None)(stream, str(path), limits)
 
 
-def ingest_paths(
-    paths: Iterable[Path], fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS
-) -> list[Finding]:
+def ingest_paths(paths: Iterable[Path], fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS) -> list[Finding]:
     """Read every file and return all findings, in file order."""
     findings: list[Finding] = []
     for path in paths:

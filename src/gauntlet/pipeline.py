@@ -111,7 +111,6 @@ def commit_with_retry(
 
     jitter = np.random.default_rng(seed)
     deadline = clock() + COMMIT_DEADLINE_SECONDS
-    delay = 0.05
     while True:
         try:
             return attempt()

@@ -1,8 +1,11 @@
 """Stable fingerprints: the same defect gets the same id across reruns and line shifts.
 
-Like Sentry's grouping, volatile parts (addresses, numbers, temporary paths,
-durations, ports) are parameterised before hashing, so only what names the defect
-counts: tool, kind, location without its line, test id, rule, normalised message.
+Like Sentry's grouping (its message parameterisation), volatile parts are
+replaced by placeholders before hashing, so only what names the defect counts:
+tool, kind, location without its line, test id, rule, normalised message.
+Volatile means anything a rerun changes without the code changing: timestamps,
+temporary and workspace paths, memory addresses, ids and hashes, durations,
+ports, seeds, pids, sizes and counts.
 """
 
 from __future__ import annotations
@@ -12,17 +15,37 @@ import re
 
 __all__ = ["make_fingerprint", "normalise_message"]
 
+# Order matters: the most specific shapes first (a UUID contains hex runs, a URL contains a port).
 _VOLATILE = [
-    (re.compile(r"0x[0-9a-fA-F]+"), "<hex>"),
-    (re.compile(r"\b[0-9a-f]{7,40}\b"), "<sha>"),
+    (re.compile(r"\x1b\[[0-9;]*[A-Za-z]"), ""),
+    (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"), "<time>"),
+    (re.compile(r"\b\d\d:\d\d:\d\d(?:\.\d+)?\b"), "<time>"),
     (
         re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
         "<uuid>",
     ),
-    (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"), "<time>"),
-    (re.compile(r"(?:/tmp|/var/folders|/private/var)/[^\s:'\"]*"), "<tmp>"),
-    (re.compile(r"\b\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds|m|min)\b"), "<duration>"),
-    (re.compile(r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]):\d+"), "<host:port>"),
+    # CI workspaces: the same file checked out under another runner or repository name.
+    (
+        re.compile(
+            r"(?:file://)?(?:/home/runner/work/[^/\s]+/[^/\s]+/|/Users/runner/work/[^/\s]+/[^/\s]+/|"
+            r"/__w/[^/\s]+/[^/\s]+/|/github/workspace/|[A-Za-z]:\\a\\[^\\\s]+\\[^\\\s]+\\|/builds/[^\s]+?/[^/\s]+/)"
+        ),
+        "",
+    ),
+    (
+        re.compile(
+            r"(?:/tmp|/var/folders|/private/var|/var/tmp|/dev/shm|/run/user/\d+)/[^\s:'\"()\[\],]*|"
+            r"[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\[^\s:'\"()]*|\bpytest-of-\S+"
+        ),
+        "<tmp>",
+    ),
+    (re.compile(r"0x[0-9a-fA-F]+"), "<hex>"),
+    (re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b"), "<sha>"),
+    (re.compile(r"(?i)\b(?:seed|random[_-]?seed|randomly-seed|hash seed)\W{0,3}\d+"), "seed=<n>"),
+    (re.compile(r"(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]|::1?):\d+"), "<host:port>"),
+    (re.compile(r"(?i)\bport\s*[=:]?\s*\d+"), "port <n>"),
+    (re.compile(r"\b\d+(?:\.\d+)?\s*(?:ns|µs|us|ms|s|sec|secs|seconds|m|min|minutes|h)\b"), "<duration>"),
+    (re.compile(r"\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes|B)\b"), "<size>"),
     (re.compile(r"\d+"), "<n>"),
 ]
 

@@ -25,6 +25,7 @@ from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser
+from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import repo_path
 from gauntlet.ingest.redact import redact
 from gauntlet.models import Finding
@@ -50,6 +51,8 @@ class Analyser:
         self._explained = False
         self._fallbacks: list[Draft] = []
         self._step = ""
+        #: True while some parser is inside a block and needs the following lines (only parsing changes it).
+        self.active = False
 
     # -- the Sink protocol -------------------------------------------------------------------------
 
@@ -88,27 +91,27 @@ class Analyser:
             # A failed step has ended: blocks still open belong to it.
             for parser in self.parsers:
                 parser.close(self)
+            self.active = False
             self._close_scope(draft)
 
     # -- feeding -----------------------------------------------------------------------------------
 
     def feed(self, number: int, text: str) -> None:
-        """Read one cleaned line."""
+        """Read one cleaned line; parsers see it only if one is inside a block or it may start one."""
         line = (number, text)
         self.ring.append(line)
+        if not self.active and not may_start(text):
+            return
         for parser in self.parsers:
             if parser.feed(line, self):
                 break
-
-    @property
-    def active(self) -> bool:
-        """True while some parser is inside a block and needs the following lines."""
-        return any(parser.active for parser in self.parsers)
+        self.active = any(parser.active for parser in self.parsers)
 
     def finish(self) -> None:
         """End of input: flush open blocks and close the last scope."""
         for parser in self.parsers:
             parser.close(self)
+        self.active = False
         if any(d.fails for d in self._fallbacks):
             self._close_scope(None)
 

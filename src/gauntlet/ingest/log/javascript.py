@@ -8,7 +8,7 @@ from gauntlet.ingest.log.draft import Draft, Line, Sink
 
 __all__ = ["Eslint", "Jest", "Mocha", "NodeError", "Tap", "Tsc", "Vitest"]
 
-_TSC = re.compile(r"^(\S.*?)(?:\((\d+),(\d+)\)|:(\d+):(\d+) -) error (TS\d+): (.*)$")
+_TSC = re.compile(r"^(\S.*?)(?:\((\d+),(\d+)\):|:(\d+):(\d+) -) error (TS\d+): (.*)$")
 
 
 class Tsc:
@@ -48,20 +48,15 @@ _ESLINT_ROW = re.compile(r"^\s+(\d+):(\d+)\s+error\s+(.*?)(?:\s{2,}([@\w/-]+))?$
 class Eslint:
     """eslint's stylish format: a file line, then ``  1:7  error  message  rule`` rows (warnings ignored)."""
 
-    def __init__(self) -> None:
-        self._file: str | None = None
-
     active = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
-        if text and not text[0].isspace() and _ESLINT_FILE.match(text):
-            self._file = text
-            return False
         if "error" in text and text.startswith(" ") and (match := _ESLINT_ROW.match(text)):
             row, column, message, rule = match.groups()
-            path = self._file or self._look_back(number, sink)
+            # The file header is a line without an anchor: find it among the lines read before.
+            path = self._look_back(number, sink)
             sink.emit(
                 Draft(
                     "eslint", "lint", message, number, number, path=path, line=int(row), column=int(column), rule=rule
@@ -218,6 +213,8 @@ class Vitest:
 _MOCHA_FAILING = re.compile(r"^\s*(\d+) failing$")
 _MOCHA_ITEM = re.compile(r"^\s{2}(\d+)\) (.+?):?$")
 _NODE_AT = re.compile(r"^\s+at .*?\(?((?:file://)?(?:/|\w)[^\s():]*?\.[cm]?[jt]sx?):(\d+):(\d+)\)?$")
+# Mocha's messages may start at column 0 (multi-line diffs); these lines are someone else's.
+_AFTER_MOCHA = ("npm ", "##[", "error ", "ERR", "make", "Process completed", "> ", "FAIL", "PASS")
 _ERROR_LINE = re.compile(r"^\s*((?:\w+\.)*\w*(?:Error|Exception)\b(?: \[\w+\])?:? ?.*)$")
 
 
@@ -248,7 +245,7 @@ class Mocha:
             self._draft = Draft("mocha", "test_failure", "", number, number)
             return True
         draft = self._draft
-        if text and not text[0].isspace():
+        if text.startswith(_AFTER_MOCHA) or (draft is not None and number - draft.start > 120):
             self.close(sink)
             return False
         if draft is None:

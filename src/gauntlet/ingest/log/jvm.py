@@ -12,7 +12,8 @@ __all__ = ["Gradle", "Java", "Maven"]
 _JAVAC = re.compile(r"^(?:\[ERROR\] )?(\S+?\.(?:java|kt|scala|groovy)):(?:\[(\d+),(\d+)\]|(\d+):) (?:error: )?(.*)$")
 _KOTLIN = re.compile(r"^e: (?:file://)?(\S+?\.kts?):(?:(\d+):(\d+)|\s*\((\d+), (\d+)\):) (.*)$")
 _UNCAUGHT = re.compile(r"^Exception in thread \"(.+?)\" ([\w.$]+(?:Error|Exception))(?:: (.*))?$")
-_JAVA_FRAME = re.compile(r"^\s+at ([\w.$<>]+)\((\w+\.(?:java|kt|scala)):(\d+)\)$")
+_JAVA_FRAME = re.compile(r"^\s+at ([\w.$<>/]+)\((\w+\.(?:java|kt|scala)):(\d+)\)$")
+_JDK = ("java.", "javax.", "jdk.", "sun.", "kotlin.", "scala.", "org.junit.", "org.apache.maven.")
 
 
 class Java:
@@ -30,12 +31,14 @@ class Java:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
         if self._uncaught is not None:
-            draft, self._uncaught = self._uncaught, None
-            if match := _JAVA_FRAME.match(text):
-                draft.line, draft.end = int(match.group(3)), number
-                draft.path = match.group(2)
+            draft = self._uncaught
+            frame = _JAVA_FRAME.match(text)
+            if frame and not frame.group(1).startswith(_JDK) and draft.path is None:
+                draft.path, draft.line, draft.end = frame.group(2), int(frame.group(3)), number
+            if (frame or text.startswith(("\t...", "Caused by:"))) and number - draft.start < 60:
+                return True
+            self._uncaught = None
             sink.emit(draft)
-            return match is not None
         if (".java" in text or ".kt" in text or ".scala" in text) and (match := _JAVAC.match(text)):
             path, row, column, row2, message = match.groups()
             if text.startswith("[ERROR]") or "error:" in text:

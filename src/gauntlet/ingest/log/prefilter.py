@@ -4,22 +4,31 @@ Almost every line of a CI log is noise. Each anchor below is searched over a
 whole chunk with ``bytes.find`` (CPython's fast search, gigabytes a second), so
 the cost is a handful of passes over the bytes instead of Python work per line.
 Anchors are deliberately broad fragments (``rror`` catches ``error``, ``Error``,
-``TypeError``); a hit is then confirmed by :data:`TRIGGER` on that one line
+``TypeError``); a hit is then confirmed by :func:`is_trigger` on that one line
 before any parser sees it, so a broad anchor costs little. Output that carries
 no anchor of its own (go vet, a bare ``Killed``) is still read: the scanner
 feeds the lines before every confirmed hit, and a failed step always ends in
 one (``##[error]Process completed with exit code 1``, ``make: *** Error 2``).
 
 Invariant: the first line of every block a parser recognises either contains an
-anchor and matches :data:`TRIGGER`, or lies within the context fed before such
+anchor and passes :func:`is_trigger`, or passes :func:`may_start` and lies within the context fed before such
 a line.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-__all__ = ["ANCHORS", "ANCHOR_PATTERNS", "TRIGGER", "candidate_offsets", "grep_pattern"]
+__all__ = [
+    "ANCHORS",
+    "ANCHOR_PATTERNS",
+    "HYPERSCAN_PATTERNS",
+    "candidate_offsets",
+    "grep_pattern",
+    "is_trigger",
+    "may_start",
+]
 
 ANCHORS: tuple[bytes, ...] = (
     b"rror",  # error, Error, TypeError, ##[error]
@@ -34,40 +43,121 @@ ANCHORS: tuple[bytes, ...] = (
 #: Anchors that need a little structure: flake8/ruff/pylint print no keyword at all.
 ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (re.compile(rb"\.py:\d"),)
 
-# What a hit line must look like to be worth parsing. Kept in step with the parsers' starting lines.
-TRIGGER = re.compile(
-    r"""
-    (?:^|\W)(?:fatal\ )?error(?:\[\w+\])?(?::|\ TS\d|\s\s|\ -\ )   # gcc, rustc, mypy, tsc, eslint, yarn
-  | \w(?:Error|Exception|Exit|Interrupt|Failure)\b             # TypeError: ..., AssertionError
-  | ^Error\b|\bError:|Error\ \d|\berror\ code|\bERROR\b|ERR!|ERR_|\bnpm\ error
-  | \bFAIL|\bFailures?:|\bFailed\b|\bfailed\b|\bfailure\b|\d\ failing|failureType
-  | panicked\ at|^panic:|Traceback|Segmentation\ fault
-  | [Ee]xit(?:ed)?\ (?:code|status|with)|exit\ code
-  | \.py:\d+:(?:\d+:)?\ [A-Z]+\d+\b|\.py:\d+:\d+:\ [A-Z]\d{4}|-->\ \S+\.py:\d
-    """,
+# What a failure line looks like, in two cheap parts: shapes at the start of a line (tried only there) and
+# fragments anywhere in it. Every alternative of the second starts with a literal character, which lets
+# ``re`` skip positions quickly. A prefilter hit that matches neither is dropped before any parsing.
+_AT_START = re.compile(
+    r"""\#\#\[|::error|E:\ |e:\ |CMake\ Error|\#\ \S+$|----\ |={3,}\ |Error\b|Exception\ in\ thread|Failures:|Failed\ examples
+      |Terminated$|timeout:\ |thread\ '|panic:\ |rspec\ \./|\s*(?:[●×✕]\ |\d+\)\ |not\ ok\ |\d+/\d+\ Test\ |\d+\ -\ )
+      |Could\ not\ find\ gem|Bundler|Your\ bundle|Gem::|\S+\.(?:py|pyi):\d""",
+    re.VERBOSE,
+)
+_ANYWHERE = re.compile(
+    r"""error(?:\[E\d+\])?:|error\ TS\d|\ \ error\ \ |Error:\ |Error\ \d|Exception:\ |ERROR|ERR!|ERR_|FAIL
+      |failed|Failed|failing|failureType|panicked\ at|exit\ code|exit\ status|exited\ with|Exited\ with
+      |Traceback|Segmentation\ fault|Killed|Aborted|not\ found$|not\ ok\ \d|\.py:\d+:\d+:\ [A-Z]|\.py:\d+:\ error|-->\ """,
+    re.VERBOSE,
+)
+# Lines without an anchor that a parser still needs to see when they sit just before a hit: the cause
+# printed above a failed step's exit (a refused connection, a kill, a go vet line, an apt error).
+_HINT = re.compile(
+    r"""onnect|ECONN|ETIMEDOUT|EAI_AGAIN|resolve\ host|Temporary\ failure|Name\ or\ service|returned\ error
+      |Too\ Many|toomanyrequests|rate\ limit|hung\ up|unreachable|handshake|i/o\ timeout|Docker\ daemon
+      |lost\ communication|shutdown\ signal|maximum\ execution|No\ space\ left|canceled
+      |undefined\ reference|multiple\ definition|cannot\ find\ -l|Undefined\ symbols|out\ of\ memory|Out\ of\ memory
+      |OOMKilled|MemoryError|\.go:\d+:\d+:\ |not\ recognized|ELIFECYCLE|Bus\ error|\.go:\d+:\ """,
     re.VERBOSE,
 )
 
 
-def candidate_offsets(chunk: bytes, start: int = 0) -> list[int]:
-    """Offsets of the starts of the lines in ``chunk[start:]`` that contain an anchor, sorted, unique."""
+def is_trigger(text: str) -> bool:
+    """True when a cleaned line that contains an anchor looks like a failure line worth parsing."""
+    return _AT_START.match(text) is not None or _ANYWHERE.search(text) is not None
+
+
+def may_start(text: str) -> bool:
+    """True when a context line could start a parser's block (or carries state a parser keeps)."""
+    return is_trigger(text) or _HINT.search(text) is not None
+
+
+# The same anchors for Hyperscan, a little sharper so that "test_error_handling" or "Failures: 0" are not
+# hits at all. Each contains an anchor above, so a Hyperscan hit is always a hit of the stdlib search too;
+# ``_ANSI`` lets colour codes sit between a word and its punctuation (``error[E0425]\x1b[0m:``).
+_ANSI_GAP = rb"(?:\x1b\[[0-9;]*[A-Za-z])*"
+HYPERSCAN_PATTERNS: tuple[bytes, ...] = (
+    rb"\berror" + _ANSI_GAP + rb"(?:[:\[\] !]|\r?$)",
+    rb"Error" + _ANSI_GAP + rb"(?:[:\[ .]|\r?$)",
+    rb"ERR",
+    rb"FAIL",
+    rb"[Ff]ail(?:ed|ing|ure[^s]|ure\r?$|ures:(?: [1-9]|\r?$)|\b)",
+    rb"panic",
+    rb"Traceback",
+    rb"[Ee]xit(?:ed)? (?:with|code|status)",
+    rb"Segmentation",
+    rb"\.py:\d",
+)
+
+
+def _stdlib_offsets(chunk: bytes) -> list[int]:
     starts: set[int] = set()
     find = chunk.find
     rfind = chunk.rfind
     for anchor in ANCHORS:
-        position = find(anchor, start)
+        position = find(anchor)
         while position != -1:
-            line_start = rfind(b"\n", start, position) + 1
-            starts.add(max(line_start, start))
+            starts.add(rfind(b"\n", 0, position) + 1)
             # Skip the rest of this line: one hit per line is enough.
             end = find(b"\n", position)
             if end == -1:
                 break
             position = find(anchor, end)
     for pattern in ANCHOR_PATTERNS:
-        for match in pattern.finditer(chunk, start):
-            starts.add(max(rfind(b"\n", start, match.start()) + 1, start))
+        for match in pattern.finditer(chunk):
+            starts.add(rfind(b"\n", 0, match.start()) + 1)
     return sorted(starts)
+
+
+def _hyperscan_search() -> Callable[[bytes], list[int]] | None:
+    """A Hyperscan database of :data:`HYPERSCAN_PATTERNS`, or None where Hyperscan cannot load."""
+    try:
+        import hyperscan
+    except ImportError:  # an architecture without wheels: the stdlib search gives the same lines
+        return None
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(
+        expressions=list(HYPERSCAN_PATTERNS),
+        ids=list(range(len(HYPERSCAN_PATTERNS))),
+        elements=len(HYPERSCAN_PATTERNS),
+        flags=[hyperscan.HS_FLAG_MULTILINE] * len(HYPERSCAN_PATTERNS),
+    )
+    scratch = hyperscan.Scratch(database)
+
+    def search(chunk: bytes) -> list[int]:
+        ends: list[int] = []
+        append = ends.append
+
+        def on_match(_id: int, _start: int, end: int, _flags: int, _context: object) -> None:
+            append(end)
+
+        database.scan(chunk, match_event_handler=on_match, scratch=scratch)
+        rfind = chunk.rfind
+        return sorted({rfind(b"\n", 0, end) + 1 for end in ends})
+
+    return search
+
+
+_HYPERSCAN = _hyperscan_search()
+
+
+def candidate_offsets(chunk: bytes, *, backend: str = "auto") -> list[int]:
+    """Offsets of the starts of the lines in ``chunk`` that contain an anchor, sorted and unique.
+
+    :param backend: ``hyperscan`` (one pass for all anchors), ``stdlib`` (a ``bytes.find`` pass per
+        anchor) or ``auto`` (Hyperscan when it loaded).
+    """
+    if backend != "stdlib" and _HYPERSCAN is not None:
+        return _HYPERSCAN(chunk)
+    return _stdlib_offsets(chunk)
 
 
 def grep_pattern() -> str:

@@ -42,7 +42,7 @@ class Rust:
         if self._panic is not None:
             panic, self._panic = self._panic, None
             if text.strip() and not text.startswith(("note:", "stack backtrace")):
-                panic.message = text.strip()
+                panic.message = f"{panic.test_id}: {text.strip()}" if panic.test_id else text.strip()
                 panic.end = number
             sink.emit(panic)
             return True
@@ -59,7 +59,8 @@ class Rust:
             if not text.strip() or number - draft.start > _MAX_BLOCK:
                 self._flush(sink)
                 return True
-            draft.end = number if draft.path is None else draft.end
+            if number - draft.start < 12:
+                draft.end = number  # the snippet under the header shows the offending code
             if draft.path is None and (match := _ARROW.match(text)):
                 draft.path, draft.line, draft.column = match.group(1), int(match.group(2)), int(match.group(3))
                 draft.end = number

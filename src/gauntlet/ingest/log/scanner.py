@@ -16,26 +16,32 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
+import numpy as np
+
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import Analyser
-from gauntlet.ingest.log.prefilter import TRIGGER, candidate_offsets
+from gauntlet.ingest.log.prefilter import candidate_offsets, is_trigger
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
 
 __all__ = ["BLOCK_BYTES", "CONTEXT_BEFORE", "iter_blocks", "scan_blocks"]
 
-BLOCK_BYTES = 1 << 20
+BLOCK_BYTES = 4 << 20
+_NEWLINE = ord("\n")
 CONTEXT_BEFORE = 30
 
 
-def iter_blocks(source: BinaryIO | Iterable[bytes], limits: Limits) -> Iterator[bytes]:
-    """Yield blocks that each end at a newline (the last may not); over-long lines lose their tails.
+def iter_blocks(source: BinaryIO | Iterable[bytes], limits: Limits) -> Iterator[tuple[bytes, int]]:
+    """Yield ``(block, end)`` pairs: ``block[:end]`` is whole lines (the last block may end mid-line).
 
-    ``source`` is a binary stream (read in blocks) or an iterable of byte strings
-    taken as lines: an item without a trailing newline still ends its line.
+    Bytes after ``end`` are repeated at the start of the next block, so no copy of the
+    block is made just to cut it at its last newline. ``source`` is a binary stream
+    (read in blocks) or an iterable of byte strings taken as lines: an item without a
+    trailing newline still ends its line. Of a line longer than ``limits.max_line_bytes``
+    only the head is kept; the rest is dropped as it streams past.
     """
     cap = limits.max_line_bytes
-    pending = bytearray()
+    carry = b""
     skipping = False  # inside the dropped tail of an over-long line
     for piece in _pieces(source):
         if skipping:
@@ -43,19 +49,17 @@ def iter_blocks(source: BinaryIO | Iterable[bytes], limits: Limits) -> Iterator[
             if newline == -1:
                 continue
             skipping = False
-            pending += piece[newline:]
-        else:
-            pending += piece
-        cut = pending.rfind(b"\n") + 1
-        if cut:
-            ready = bytes(pending[:cut])
-            del pending[:cut]
-            yield ready
-        if len(pending) > cap:
-            del pending[cap:]
+            piece = piece[newline:]  # noqa: PLW2901 - the dropped head is gone for good
+        data = carry + piece if carry else piece
+        end = data.rfind(b"\n") + 1
+        if end:
+            yield data, end
+        carry = data[end:]
+        if len(carry) > cap:
+            carry = carry[:cap]
             skipping = True
-    if pending:
-        yield bytes(pending)
+    if carry:
+        yield carry, len(carry)
 
 
 def _pieces(source: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
@@ -77,19 +81,19 @@ def _pieces(source: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
         yield b"".join(batch)
 
 
-def scan_blocks(blocks: Iterable[bytes], analyser: Analyser) -> Iterator[Finding]:
+def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iterator[Finding]:
     """Feed the interesting lines of ``blocks`` to ``analyser``; yield findings as they appear."""
     cap = analyser.limits.max_line_bytes
     first_line = 1  # number of the first line of the current block
     fed_through = 0  # highest line number already fed
     carry: list[tuple[int, bytes]] = []  # last lines of the previous block, for context
-    for block in blocks:
+    for block, limit in blocks:
         cursor = 0  # offset of the next line not yet looked at
         number = first_line  # its line number
         candidates = candidate_offsets(block)
         index = 0
         while True:
-            if analyser.active and cursor < len(block):
+            if analyser.active and cursor < limit:
                 cursor, number = _feed_next(block, cursor, number, analyser, cap)
                 fed_through = number - 1
             elif index < len(candidates):
@@ -97,25 +101,35 @@ def scan_blocks(blocks: Iterable[bytes], analyser: Analyser) -> Iterator[Finding
                 index += 1
                 if offset < cursor:
                     continue
+                if offset >= limit:
+                    break
                 end = block.find(b"\n", offset)
                 raw = block[offset : end if end != -1 else len(block)]
                 text = clean_line(raw[:cap])
-                if not TRIGGER.search(text):
+                if not is_trigger(text):
                     continue
-                hit_number = number + block.count(b"\n", cursor, offset)
+                hit_number = number + count_newlines(block, cursor, offset)
                 _feed_context(block, cursor, offset, hit_number, fed_through, carry, analyser, cap)
                 analyser.feed(hit_number, text)
-                cursor = end + 1 if end != -1 else len(block)
+                cursor = end + 1 if end != -1 else limit
                 number = hit_number + 1
                 fed_through = hit_number
             else:
                 break
             if analyser.found:
                 yield from _drain(analyser)
-        first_line = number + block.count(b"\n", cursor)
-        carry = [(n, raw[:cap]) for n, raw in _last_lines(block, cursor, len(block), first_line, CONTEXT_BEFORE)]
+        first_line = number + count_newlines(block, cursor, limit)
+        carry = [(n, raw[:cap]) for n, raw in _last_lines(block, cursor, limit, first_line, CONTEXT_BEFORE)]
     analyser.finish()
     yield from _drain(analyser)
+
+
+def count_newlines(block: bytes, start: int, end: int) -> int:
+    """``block.count(b"\\n", start, end)``, with numpy for long spans (``bytes.count`` is a byte loop)."""
+    if end - start < 1 << 16:
+        return block.count(b"\n", start, end)
+    view = np.frombuffer(block, dtype=np.uint8, count=end - start, offset=start)
+    return int(np.count_nonzero(view == _NEWLINE))
 
 
 def _drain(analyser: Analyser) -> Iterator[Finding]:

@@ -28,7 +28,9 @@ _INFRA = re.compile(
     r"Could not resolve host|Temporary failure in name resolution|Name or service not known|"
     r"TLS handshake timeout|i/o timeout|\b50[234] (?:Bad Gateway|Service Unavailable|Gateway Time-?out)\b|"
     r"\b(?:HTTP|status|code|returned)\W+5\d\d\b|\b429 Too Many Requests|toomanyrequests|rate limit exceeded|"
-    r"RPC failed|the remote end hung up unexpectedly|Network is unreachable|SSL_ERROR_SYSCALL"
+    r"RPC failed|the remote end hung up unexpectedly|Network is unreachable|SSL_ERROR_SYSCALL|"
+    r"Couldn't connect to server|Failed to connect to \S+ port|returned error: 5\d\d|"
+    r"Cannot connect to the Docker daemon|dial tcp .*: connect:|Could not connect to|Connection timed out"
 )
 _DOCKER = re.compile(
     r"^(?:ERROR: |error: )?failed to solve: (.*)$|^ERROR \[(.+?)\] (.*)$|"

@@ -23,14 +23,16 @@ _BUILDKIT = re.compile(r"^#\d+ \d+\.\d+ ")
 def clean_line(raw: bytes) -> str:
     """Decode a raw line and strip timestamps, ANSI codes, ``\\r`` redraws and control bytes."""
     text = raw.decode("utf-8", "replace").rstrip("\r\n")
-    text = _TIMESTAMP.sub("", text, count=1)
+    if text[:1].isdigit() or text[:1] in ("[", "\ufeff"):
+        text = _TIMESTAMP.sub("", text, count=1)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "\r" in text:
         # A progress bar redraws with \r: what the terminal finally showed is the last non-blank part.
         parts = [part for part in text.split("\r") if part.strip()]
         text = parts[-1] if parts else ""
-    text = _CONTROL.sub("", text)
+    if not text.isprintable():
+        text = _CONTROL.sub("", text)
     if text.startswith("#"):
         text = _BUILDKIT.sub("", text, count=1)
     return text.rstrip()

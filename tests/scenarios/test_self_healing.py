@@ -239,3 +239,11 @@ def test_a_fix_on_the_default_branch_is_shown_on_a_pr_with_the_same_failure(repo
     comment = repo.body("pr-comment-3")
     assert "tests/test_calc.py::test_div (failed before on branch main, fixed by bbbbbbb" in comment
     assert "When test_failure fails in app, look at src/app/div.py first" in comment
+
+
+def test_learned_text_from_reviewers_is_neutralised_in_the_comment(repo: Repo) -> None:
+    hostile = "Ping @admin and <img src=x onerror=alert(1)> before merging " + "x" * 400
+    repo.run(DAY0, [finding("r", rule_learned=hostile)], pr=4)
+    comment = repo.body("pr-comment-4")
+    assert "`@admin`" in comment and "<img" not in comment
+    assert "x" * 300 not in comment  # a learned rule is bounded

@@ -46,8 +46,7 @@ class World:
         client = GitHubClient(BOT, self.sandbox.url, throttle=False, retries=self.retries)
         hub = Hub(
             client=client,
-            # The client was built lazy, so this costs no call (client.repo() passes the deprecated lazy=).
-            repo=client.github.get_repo(REPO),
+            repo=client.repo(REPO),
             bot_login=BOT,
             known=self.state.index.entries.get,
             assign_owners=self.assign_owners,

@@ -246,15 +246,17 @@ def test_every_command_by_every_kind_of_commenter(bench: Bench) -> None:
 
 
 def test_edited_comments_are_never_acted_on(bench: Bench) -> None:
-    comment = bench.say("ada", "hello")
-    comment.edit("/gauntlet accept-risk all sneaky\n/gauntlet reset")
     before = bench.state_head()
-    out = bench.deliver(bench.repo().get_issue(bench.pr).get_comment(comment.id), action="edited")
-    assert "ignored" in out
-    assert bench.replies(comment.id) == []
-    assert bench.reactions(comment.id) == []
+    for login in [*EXPECTED, A_BOT]:
+        comment = bench.say(login, "looks good")
+        comment.edit(EVERY_COMMAND)
+        out = bench.deliver(bench.repo().get_issue(bench.pr).get_comment(comment.id), action="edited")
+        assert "ignored" in out
+        assert bench.replies(comment.id) == []
+        assert bench.reactions(comment.id) == []
     assert bench.risk_issues() == []
     assert bench.state_head() == before
+    assert bench.repo().get_workflow_run(bench.run_id).run_attempt == 1
 
 
 def test_the_same_event_delivered_twice_acts_once(bench: Bench) -> None:

@@ -143,10 +143,14 @@ def record_defects(
 
 
 def counts_by_key(log: DefectLog, since: datetime, until: datetime) -> dict[tuple[str, str], Counter[Priority]]:
-    """Defects per (component, defect type) and priority seen in ``[since, until)``."""
+    """Defects per (component, defect type) and priority seen in ``(since, until]``.
+
+    Half-open at the start, so the defects a proposal was made from (seen up to its creation) never count
+    as its recurrence, and a scan sees the defects of a run made at the same instant.
+    """
     counts: dict[tuple[str, str], Counter[Priority]] = {}
     for e in log.entries:
-        if since <= e.at < until:
+        if since < e.at <= until:
             counts.setdefault((e.component, e.defect_type), Counter())[e.priority] += 1
     return counts
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-__all__ = ["make_fingerprint", "normalise_message"]
+__all__ = ["make_fingerprint", "normalise_message", "normalise_path"]
 
 # Order matters: the most specific shapes first (a UUID contains hex runs, a URL contains a port).
 _VOLATILE = [
@@ -56,6 +56,20 @@ def normalise_message(message: str) -> str:
     for pattern, placeholder in _VOLATILE:
         text = pattern.sub(placeholder, text)
     return " ".join(text.split())
+
+
+_TEMPORARY_PATH = re.compile(
+    r"^(?:/tmp|/private/var/folders/[^/]+/[^/]+/T)/pytest-of-[^/]+/pytest-\d+/[^/]+/|"
+    r"^(?:/tmp|/var/folders|/private/var|/var/tmp|/dev/shm)/(?:[^/]+/)*?(?:tmp|pytest-|T/)[^/]*/|"
+    r"^(?:/tmp|/var/tmp)/[^/]+/|^[A-Za-z]:[\\/]Users[\\/][^\\/]+[\\/]AppData[\\/]Local[\\/]Temp[\\/][^\\/]+[\\/]"
+)
+
+
+def normalise_path(path: str | None) -> str | None:
+    """Drop a temporary directory prefix (``/tmp/tmpab12/x.c`` → ``<tmp>/x.c``); keep everything else."""
+    if not path:
+        return path
+    return _TEMPORARY_PATH.sub("<tmp>/", path, count=1)
 
 
 def make_fingerprint(*parts: str | None) -> str:

@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 
 from gauntlet.classify.defaults import default_severity
-from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message
+from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser
 from gauntlet.ingest.log.prefilter import may_start
@@ -138,9 +138,10 @@ class Analyser:
         test_id = draft.test_id[:500] if draft.test_id else None
         if draft.kind == "test_failure" or draft.key:
             # A test (or a keyed block) is the same defect whatever its assertion printed this time.
-            identity = make_fingerprint(draft.tool, draft.kind, draft.key or test_id or path)
+            identity = make_fingerprint(draft.tool, draft.kind, draft.key or test_id or normalise_path(path))
         else:
-            identity = make_fingerprint(draft.tool, draft.kind, path, draft.rule, normalise_message(message))
+            where = normalise_path(path)
+            identity = make_fingerprint(draft.tool, draft.kind, where, draft.rule, normalise_message(message))
         if identity in self._seen:
             return
         self._seen.add(identity)

@@ -47,16 +47,24 @@ ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (re.compile(rb"\.py:\d"),)
 # fragments anywhere in it. Every alternative of the second starts with a literal character, which lets
 # ``re`` skip positions quickly. A prefilter hit that matches neither is dropped before any parsing.
 _AT_START = re.compile(
-    r"""\#\#\[|::error|E:\ |e:\ |CMake\ Error|\#\ \S+$|----\ |={3,}\ |Error\b|Exception\ in\ thread|Failures:|Failed\ examples
-      |Terminated$|timeout:\ |thread\ '|panic:\ |rspec\ \./|\s*(?:[●×✕]\ |\d+\)\ |not\ ok\ |\d+/\d+\ Test\ |\d+\ -\ )
-      |Could\ not\ find\ gem|Bundler|Your\ bundle|Gem::|\S+\.(?:py|pyi):\d""",
-    re.VERBOSE,
+    "|".join(
+        (
+            r"\#\#\[|::error|E:\ |e:\ |CMake\ Error|\#\ \S+$|----\ |={3,}\ |Error\b|Exception\ in\ thread",
+            r"Failures:|Failed\ examples|npm\ (?:ERR!|error)|error\ |\[ERROR\]|Terminated$|timeout:\ ",
+            r"thread\ '|panic:\ |rspec\ \./|Could\ not\ find\ gem|Bundler|Your\ bundle|Gem::|\S+\.(?:py|pyi):\d",
+            r"\s*(?:[●×✕]\ |\d+\)\ |not\ ok\ |\d+/\d+\ Test\ |\d+\ -\ )",
+        )
+    )
 )
 _ANYWHERE = re.compile(
-    r"""error(?:\[E\d+\])?:|error\ TS\d|\ \ error\ \ |Error:\ |Error\ \d|Exception:\ |ERROR|ERR!|ERR_|FAIL
-      |failed|Failed|failing|failureType|panicked\ at|exit\ code|exit\ status|exited\ with|Exited\ with
-      |Traceback|Segmentation\ fault|Killed|Aborted|not\ found$|not\ ok\ \d|\.py:\d+:\d+:\ [A-Z]|\.py:\d+:\ error|-->\ """,
-    re.VERBOSE,
+    "|".join(
+        (
+            r"error(?:\[E\d+\])?:|error\ TS\d|\ \ error\ \ |Error:\ |Error\ \d|Exception:\ |ERROR|ERR!|ERR_|FAIL",
+            r"failed|Failed|failing|failureType|panicked\ at|exit\ code|exit\ status|exited\ with|Exited\ with",
+            r"Traceback|Segmentation\ fault|Killed|Aborted|not\ found$|not\ ok\ \d|-->\ ",
+            r"\.py:\d+:\d+:\ [A-Z]|\.py:\d+:\ error",
+        )
+    )
 )
 # Lines without an anchor that a parser still needs to see when they sit just before a hit: the cause
 # printed above a failed step's exit (a refused connection, a kill, a go vet line, an apt error).

@@ -129,6 +129,8 @@ def step_comment(
         view = ReplyView(command=command.line, outcome=outcome.text, details=outcome.details)
         replies.append(ReplyToComment(issue_number=comment.issue_number, comment_id=comment.id, index=index, view=view))
         state = _audit(state, command, outcome, ctx)
+    if replan:
+        state = _issue_numbers(state)
     report = _replan(state, ctx) if replan else None
     if report is not None:
         effects.extend(report.effects)
@@ -351,6 +353,21 @@ def _audit(state: State, command: Command, outcome: _Outcome, ctx: _Context) -> 
         data={"command": command.name, "by": ctx.comment.author, "ok": outcome.ok, "on": ctx.comment.issue_number},
     )
     return state.model_copy(update={"events": [*state.events, event]})
+
+
+def _issue_numbers(state: State) -> State:
+    """Accepted risks learn their issue's number from the index once an earlier run filed it (for the comment)."""
+    pr = state.pr
+    if pr is None:
+        return state
+    index = state.index.entries
+    risks = [
+        risk.model_copy(update={"issue": index.get(f"risk:{risk.fingerprint}")}) if risk.issue is None else risk
+        for risk in pr.accepted_risks
+    ]
+    if risks == pr.accepted_risks:
+        return state
+    return state.model_copy(update={"pr": pr.model_copy(update={"accepted_risks": risks})})
 
 
 def _replan(state: State, ctx: _Context) -> Plan | None:

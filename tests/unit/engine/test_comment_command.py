@@ -375,3 +375,15 @@ def test_triage_window_starts_when_the_risk_is_accepted() -> None:
     assert watched.since == NOW
     assert watched.closed is False
     assert watched.since + timedelta(days=Config().commands.triage_days) > NOW
+
+
+def test_accepted_risks_show_their_issue_once_it_is_known() -> None:
+    first, _ = run(pr_state(), says("/gauntlet accept-risk minors later"))
+    filed = first.model_copy(
+        update={"index": first.index.model_copy(update={"entries": {**first.index.entries, f"risk:{MINOR}": 31}})}
+    )
+    new, plan = run(filed, says("/gauntlet accept-risk majors now", cid=101))
+    assert new.pr is not None
+    assert {r.fingerprint: r.issue for r in new.pr.accepted_risks} == {MINOR: 31, MAJOR: None}
+    (sticky,) = of_type(plan, UpsertComment)
+    assert "(#31)" in body_of(sticky)

@@ -178,8 +178,8 @@ def trim(description: dict[str, Any]) -> dict[str, Any]:
         node = _strip(description["components"][kind][name])
         components.setdefault(kind, {})[name] = node
         _refs(node, pending)
-    for kind in components:
-        components[kind] = dict(sorted(components[kind].items()))
+    for kind, named in components.items():
+        components[kind] = dict(sorted(named.items()))
     return {
         "openapi": description["openapi"],
         "info": {"title": description["info"]["title"], "version": description["info"]["version"]},

@@ -21,6 +21,12 @@ BOT = "github-actions[bot]"
 SEEN: set[tuple[str, str, int]] = set()
 
 
+@pytest.fixture(scope="session")
+def contract_seen() -> set[tuple[str, str, int]]:
+    """Every ``(method, template, status)`` validated so far in this session."""
+    return SEEN
+
+
 @pytest.fixture
 def sandbox() -> Iterator[Sandbox]:
     """A sandbox on a free port; the test fails if any response broke the contract."""

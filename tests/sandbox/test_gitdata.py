@@ -51,6 +51,7 @@ def test_fast_forward_only_and_duplicates(sandbox: Sandbox, gh: github.Github, r
     assert repo.get_git_ref("heads/gauntlet-state").object.sha == orphan.sha
     matching = repo.get_git_matching_refs("heads/gaunt")
     assert [r.ref for r in matching] == ["refs/heads/gauntlet-state"]
+    assert [r.ref for r in repo.get_git_refs()] == ["refs/heads/gauntlet-state", "refs/heads/main"]
     ref.delete()
     with pytest.raises(github.UnknownObjectException):
         repo.get_git_ref("heads/gauntlet-state")

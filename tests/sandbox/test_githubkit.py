@@ -65,6 +65,7 @@ def test_issues_pulls_checks_actions(sandbox: Sandbox, kit: GitHub[Any], repo_na
     rest = kit.rest(API)
     rest.issues.create_label("octo", "app", name="bug", color="ff0000")
     assert rest.issues.get_label("octo", "app", "bug").parsed_data.color == "ff0000"
+    assert [x.name for x in rest.issues.list_labels_for_repo("octo", "app").parsed_data] == ["bug"]
     issue = rest.issues.create("octo", "app", title="t", body="b", labels=["bug"]).parsed_data
     rest.issues.add_assignees("octo", "app", issue.number, assignees=["octo"])
     rest.issues.add_labels("octo", "app", issue.number, labels=["more"])

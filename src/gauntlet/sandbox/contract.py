@@ -7,8 +7,8 @@ Every JSON response the sandbox gives is validated against its operation's respo
 from __future__ import annotations
 
 import threading
-from functools import cache
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from gauntlet.sandbox import shapes
@@ -41,7 +41,7 @@ class ContractRecorder:
                 self.mismatches.append(Mismatch(method=method, template=template, status=status, errors=errors))
 
 
-def _null_aware(node: Any) -> Any:  # noqa: PLR0912 - one pass over the rules below
+def _null_aware(node: Any) -> Any:
     """Spell out what ``nullable: true`` means where the validator would miss it.
 
     GitHub's description marks fields like ``issue.state_reason`` (an ``enum``) and ``commit.author`` (a
@@ -115,7 +115,9 @@ def validate(method: str, template: str, status: int, body: Any) -> tuple[str, .
         return (f"status {status} is not documented",) if status < 400 else ()
     validator = _validator(method, template, status)
     if validator is None:
-        return ()
+        return () if body is None else (f"status {status} has no body in the description",)
+    if body is None:
+        return (f"status {status} needs a JSON body",)
     return tuple(_describe(error) for error in validator.iter_errors(body))
 
 

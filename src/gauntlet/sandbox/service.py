@@ -66,11 +66,14 @@ class Sandbox:
     def url(self) -> str:
         """The base URL, e.g. ``http://127.0.0.1:43121`` (PyGithub's ``base_url``)."""
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        return f"http://{name}:{port}"
 
     def serve_in_thread(self) -> None:
         """Serve from a daemon thread."""
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="gauntlet-sandbox", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="gauntlet-sandbox", daemon=True
+        )
         self._thread.start()
 
     def serve_forever(self) -> None:

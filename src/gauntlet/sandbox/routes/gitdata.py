@@ -178,6 +178,13 @@ def matching_refs(ctx: Context) -> Response:
     return Response(body=items)
 
 
+@router.add("GET", "/repos/{owner}/{repo}/git/refs", documented_as="/repos/{owner}/{repo}/git/matching-refs/{ref}")
+def list_refs(ctx: Context) -> Response:
+    """Every ref (PyGithub's ``get_git_refs`` calls this undocumented listing, which GitHub serves)."""
+    repo = ctx.repo()
+    return Response(body=[views.ref(ctx.base, repo, n, s) for n, s in repo.git.refs("refs/")])
+
+
 @router.add("POST", "/repos/{owner}/{repo}/git/refs")
 def create_ref(ctx: Context) -> Response:
     """Create a ref; 422 "Reference already exists" when it does."""

@@ -32,9 +32,8 @@ def get_comment(ctx: Context, repo: Repo) -> Comment:
 def ensure_labels(ctx: Context, repo: Repo, names: list[Any]) -> list[str]:
     """Label names as stored; unknown labels are created, as GitHub does when labelling an issue."""
     result = []
-    for name in names:
-        if isinstance(name, dict):
-            name = name.get("name")
+    for given in names:
+        name = given.get("name") if isinstance(given, dict) else given
         if not isinstance(name, str) or not name:
             raise validation_failed(resource="Label", code="invalid", field="name")
         key = name.lower()

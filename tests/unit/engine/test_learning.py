@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from gauntlet.config import Config, SelfHealConfig
 from gauntlet.engine import learning, selfheal
+from gauntlet.engine.decide import decide
 from gauntlet.engine.loop import merge_observation
 from gauntlet.models import Finding, Kind, Observation, Severity
 from gauntlet.state.branch import RunRecord
@@ -206,3 +207,16 @@ def test_a_branch_still_red_or_incomplete_records_nothing() -> None:
     cut = branch_runs(("a" * 40, False, ["t1"]), ("b" * 40, True, []))
     cut[-1] = cut[-1].model_copy(update={"complete": False})
     assert learning.record_branch_fixes(LearningBook(), log, cut, "branch:main", [], NOW).fixes == []
+
+
+def test_a_redelivered_observation_changes_no_learning_and_shows_the_same_rules() -> None:
+    config = Config(selfheal=SelfHealConfig(curated_rules={"test_failure": ("One", "Two", "Three", "Four")}))
+    first = obs("a" * 40, [finding("t1")])
+    state, _ = decide(State(pr=PRRecord(number=7)), first, config, NOW, np.random.default_rng(3))
+    second = obs("b" * 40, [])
+    state, plan = decide(state.model_copy(update={"events": []}), second, config, NOW, np.random.default_rng(4))
+    again, replan = decide(state.model_copy(update={"events": []}), second, config, NOW, np.random.default_rng(4))
+    assert again.model_copy(update={"events": []}) == state.model_copy(update={"events": []}) and replan == plan
+    assert again.events == []
+    rewarded = {a.rule: (a.alpha, a.beta) for a in state.bandit.arms}
+    assert len(rewarded) == 3 and set(rewarded.values()) == {(4.0, 1.0)}  # curated α+2, then one success each

@@ -19,79 +19,29 @@ which recognises it as already seen.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 
 from gauntlet.config import Config
-from gauntlet.effects.models import (
-    Effect,
-    FileIssue,
-    Plan,
-    React,
-    ReplyToComment,
-    RerunFailedJobs,
-    SetCheck,
-    UpsertComment,
-    WriteSummary,
-)
-from gauntlet.effects.views import IssueView, ReplyView
-from gauntlet.engine import selfheal
+from gauntlet.effects.models import Effect, Plan, React, ReplyToComment, SetCheck, UpsertComment, WriteSummary
+from gauntlet.effects.views import ReplyView
 from gauntlet.engine.authorise import ignored_because, refusal
-from gauntlet.engine.command_text import help_lines, risk_line, status_lines
-from gauntlet.engine.commands import Command, CommandName, parse_commands
+from gauntlet.engine.command_handlers import HANDLERS, CommandContext, Outcome, gauntlet_issue_key, open_findings
+from gauntlet.engine.commands import Command, parse_commands
 from gauntlet.engine.loop import decide_iteration, fails_check
 from gauntlet.engine.pull_request import step_pull_request
-from gauntlet.engine.triage import watch
 from gauntlet.models import CommentFact, Observation
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
-from gauntlet.state.pr import AcceptedRisk, FindingRecord, PRRecord
-from gauntlet.state.triage import WatchedIssue
+from gauntlet.state.pr import PRRecord
 
-__all__ = ["GAUNTLET_ISSUE_KINDS", "accepted_conclusion", "handled_key", "open_findings", "step_comment"]
-
-#: Index key prefixes of the issues and PRs Gauntlet writes, where commands are also read.
-GAUNTLET_ISSUE_KINDS = ("risk:", "needs-human:", "proposal:", "revert:")
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    """What one command did: ``ok`` picks 🚀 or 😕; ``replan`` re-plans the sticky comment and check."""
-
-    ok: bool
-    text: str
-    details: tuple[str, ...] = ()
-    effects: tuple[Effect, ...] = ()
-    replan: bool = False
-
-
-@dataclass(frozen=True)
-class _Context:
-    obs: Observation
-    comment: CommentFact
-    config: Config
-    now: datetime
-    rng: np.random.Generator | None
-
-
-_Handler = Callable[[State, Command, _Context], tuple[State, _Outcome]]
+__all__ = ["accepted_conclusion", "handled_key", "step_comment"]
 
 
 def handled_key(comment: CommentFact) -> str:
     """The index key that records a comment as handled."""
     return f"command:{comment.id}"
-
-
-def open_findings(pr: PRRecord | None) -> list[FindingRecord]:
-    """The latest iteration's findings that are not accepted yet (nitpicks count for nothing)."""
-    current = pr.current if pr is not None else None
-    if pr is None or current is None:
-        return []
-    accepted = {risk.fingerprint for risk in pr.accepted_risks}
-    return [f for f in current.findings if f.fingerprint not in accepted and f.severity != "nitpick"]
 
 
 def step_comment(
@@ -110,13 +60,13 @@ def step_comment(
         not config.commands.enabled
         or ignored_because(comment) is not None
         or handled_key(comment) in state.index.entries
-        or not (comment.is_pull_request or _gauntlet_issue(state, comment.issue_number))
+        or not (comment.is_pull_request or gauntlet_issue_key(state, comment.issue_number) is not None)
     ):
         return state, Plan()
     commands = parse_commands(comment.body, [f.fingerprint for f in open_findings(state.pr)])
     if not commands:
         return state, Plan()
-    ctx = _Context(obs=obs, comment=comment, config=config, now=now, rng=rng)
+    ctx = CommandContext(obs=obs, comment=comment, config=config, now=now, rng=rng)
     effects: list[Effect] = [React(comment_id=comment.id, content="eyes")]
     replies: list[Effect] = []
     replan = False
@@ -157,195 +107,15 @@ def accepted_conclusion(pr: PRRecord, conclusion: str, config: Config) -> str:
     return conclusion
 
 
-def _gauntlet_issue(state: State, number: int) -> bool:
-    return any(value == number and key.startswith(GAUNTLET_ISSUE_KINDS) for key, value in state.index.entries.items())
-
-
-def _run(state: State, command: Command, ctx: _Context) -> tuple[State, _Outcome]:
+def _run(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
     concerns = ctx.obs.pr_author if ctx.comment.is_pull_request else None
     refused = command.problem or refusal(command, ctx.comment, ctx.config.commands, concerns)
     if refused is not None:
-        return state, _Outcome(ok=False, text=f"Not done: {refused}.")
-    return _HANDLERS[command.name](state, command, ctx)
+        return state, Outcome(ok=False, text=f"Not done: {refused}.")
+    return HANDLERS[command.name](state, command, ctx)
 
 
-def _help(state: State, command: Command, ctx: _Context) -> tuple[State, _Outcome]:
-    text = "Gauntlet's commands, and the permission each needs:"
-    if command.unknown is not None:
-        text = f"`{command.unknown}` is not a Gauntlet command. {text}"
-    return state, _Outcome(ok=command.unknown is None, text=text, details=help_lines(ctx.config.commands))
-
-
-def _status(state: State, command: Command, ctx: _Context) -> tuple[State, _Outcome]:
-    del command
-    if not ctx.comment.is_pull_request:
-        key = _issue_key(state, ctx.comment.issue_number)
-        watched = state.triage.issues.get(key)
-        lines = [f"This is Gauntlet's `{key}` issue."]
-        if watched is not None:
-            seen = f"{watched.last_seen:%Y-%m-%d}" if watched.last_seen else "never"
-            lines.append(
-                f"Last seen on the default branch: {seen}; closed when unseen for "
-                f"{ctx.config.commands.triage_days} days."
-            )
-        return state, _Outcome(ok=True, text="Status:", details=tuple(lines))
-    return state, _Outcome(ok=True, text="Status:", details=status_lines(state.pr, ctx.config))
-
-
-def _accept_risk(state: State, command: Command, ctx: _Context) -> tuple[State, _Outcome]:
-    pr = state.pr
-    if not ctx.comment.is_pull_request or pr is None or pr.current is None:
-        return state, _Outcome(ok=False, text="Not done: there are no findings of a CI run on this pull request yet.")
-    chosen = _risk_choice(open_findings(pr), command)
-    if not chosen:
-        scope = ", ".join(fp[:12] for fp in command.fingerprints) or command.scope
-        return state, _Outcome(
-            ok=False, text=f"Not done: no open finding matches `{scope}` (criticals are accepted only by fingerprint)."
-        )
-    reason = command.reason or "no reason given"
-    author = ctx.comment.author
-    risks = [
-        AcceptedRisk(
-            fingerprint=f.fingerprint,
-            by=author,
-            reason=command.reason,
-            at=ctx.now,
-            issue=state.index.entries.get(f"risk:{f.fingerprint}"),
-        )
-        for f in chosen
-    ]
-    pr = pr.model_copy(update={"accepted_risks": [*pr.accepted_risks, *risks]})
-    book = state.triage
-    effects: list[Effect] = []
-    for finding in chosen:
-        issue = _risk_issue(finding, ctx, reason)
-        effects.append(issue)
-        book = watch(
-            book,
-            WatchedIssue(
-                kind="risk",
-                ident=finding.fingerprint,
-                fingerprint=finding.fingerprint,
-                title=issue.title,
-                summary=finding.message,
-                severity=finding.severity,
-                since=ctx.now,
-            ),
-        )
-    state = state.model_copy(update={"pr": pr, "triage": book})
-    text = f"{author} accepted {len(chosen)} risk{'s' if len(chosen) != 1 else ''}: {reason}"
-    return state, _Outcome(
-        ok=True, text=text, details=tuple(risk_line(f) for f in chosen), effects=tuple(effects), replan=True
-    )
-
-
-def _risk_choice(candidates: list[FindingRecord], command: Command) -> list[FindingRecord]:
-    if command.fingerprints:
-        wanted = set(command.fingerprints)
-        return [f for f in candidates if f.fingerprint in wanted]
-    severities = {"all": ("major", "minor"), "majors": ("major",), "minors": ("minor",)}[command.scope]
-    return [f for f in candidates if f.severity in severities]
-
-
-def _risk_issue(finding: FindingRecord, ctx: _Context, reason: str) -> FileIssue:
-    pr = ctx.comment.issue_number
-    view = IssueView(
-        repository=ctx.obs.repository,
-        summary=finding.message,
-        severity=finding.severity,
-        rule=finding.rule,
-        path=finding.path,
-        line=finding.line,
-        why=reason,
-        decision=f"accepted on #{pr} by {ctx.comment.author}",
-        resolve="fix the finding; Gauntlet closes this issue once the default branch has not shown it for "
-        f"{ctx.config.commands.triage_days} days",
-        accepted_by=ctx.comment.author,
-        pr=pr,
-    )
-    return FileIssue(
-        kind="risk",
-        ident=finding.fingerprint,
-        title=f"accepted risk: {finding.message}"[:200],
-        view=view,
-        labels=("gauntlet", "accepted-risk", finding.severity),
-    )
-
-
-def _retry(state: State, command: Command, ctx: _Context) -> tuple[State, _Outcome]:
-    del command
-    current = state.pr.current if state.pr is not None and ctx.comment.is_pull_request else None
-    parts = current.observations[-1].split(":", 3) if current is not None and current.observations else []
-    if len(parts) != 4 or not parts[1].isdigit() or int(parts[1]) == 0 or not parts[2].isdigit():
-        return state, _Outcome(ok=False, text="Not done: Gauntlet has recorded no workflow run on this pull request.")
-    run_id, attempt = int(parts[1]), int(parts[2])
-    rerun = RerunFailedJobs(run_id=run_id, attempt=attempt)
-    return state, _Outcome(
-        ok=True, text=f"Rerunning the failed jobs of run {run_id} (attempt {attempt}).", effects=(rerun,)
-    )
-
-
-def _reset(state: State, command: Command, ctx: _Context) -> tuple[State, _Outcome]:
-    del command
-    pr = state.pr
-    if not ctx.comment.is_pull_request or pr is None:
-        return state, _Outcome(ok=False, text="Not done: `reset` works on a pull request Gauntlet has seen.")
-    forgotten = len(pr.attempts)
-    state = state.model_copy(update={"pr": pr.model_copy(update={"attempts": []})})
-    text = f"Forgot {forgotten} recovery attempt{'s' if forgotten != 1 else ''}; retry budgets start again."
-    return state, _Outcome(ok=True, text=text, replan=forgotten > 0)
-
-
-def _approve(state: State, command: Command, ctx: _Context) -> tuple[State, _Outcome]:
-    assert command.proposal is not None
-    outcome = selfheal.approve(
-        state.proposals,
-        command.proposal,
-        by=ctx.comment.author,
-        repository=ctx.obs.repository,
-        base=ctx.obs.default_branch,
-        config=ctx.config.selfheal,
-        now=ctx.now,
-    )
-    return _proposal_outcome(state, outcome)
-
-
-def _reject(state: State, command: Command, ctx: _Context) -> tuple[State, _Outcome]:
-    assert command.proposal is not None
-    outcome = selfheal.reject(
-        state.proposals, command.proposal, by=ctx.comment.author, reason=command.reason, now=ctx.now
-    )
-    return _proposal_outcome(state, outcome)
-
-
-def _proposal_outcome(state: State, outcome: selfheal.ProposalOutcome) -> tuple[State, _Outcome]:
-    ok = bool(outcome.changed)
-    text = "; ".join(outcome.messages) or "nothing changed"
-    return state.model_copy(update={"proposals": outcome.book}), _Outcome(
-        ok=ok, text=("Done: " if ok else "Not done: ") + text + ".", effects=outcome.effects
-    )
-
-
-_HANDLERS: dict[CommandName, _Handler] = {
-    "help": _help,
-    "status": _status,
-    "accept-risk": _accept_risk,
-    "retry": _retry,
-    "reset": _reset,
-    "approve": _approve,
-    "reject": _reject,
-}
-
-
-def _issue_key(state: State, number: int) -> str:
-    return next(
-        key
-        for key, value in sorted(state.index.entries.items())
-        if value == number and key.startswith(GAUNTLET_ISSUE_KINDS)
-    )
-
-
-def _audit(state: State, command: Command, outcome: _Outcome, ctx: _Context) -> State:
+def _audit(state: State, command: Command, outcome: Outcome, ctx: CommandContext) -> State:
     event = Event(
         at=ctx.now,
         kind="command",
@@ -370,7 +140,7 @@ def _issue_numbers(state: State) -> State:
     return state.model_copy(update={"pr": pr.model_copy(update={"accepted_risks": risks})})
 
 
-def _replan(state: State, ctx: _Context) -> Plan | None:
+def _replan(state: State, ctx: CommandContext) -> Plan | None:
     """The PR step's report for the latest observation, replayed (already seen: nothing is ingested)."""
     pr = state.pr
     current = pr.current if pr is not None else None

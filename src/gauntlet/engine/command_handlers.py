@@ -1,0 +1,243 @@
+"""What each ``/gauntlet`` command does, once it is authorised: one handler per command.
+
+A handler takes the state and the parsed command and returns the new state and
+an :class:`Outcome`: whether it was done, the words of the reply, the effects it
+needs and whether the sticky comment and check must be re-planned. Handlers act
+on the stored findings of the latest iteration only (``engine/comment_command.py``
+runs them in order and plans the rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from gauntlet.config import Config
+from gauntlet.effects.models import Effect, FileIssue, RerunFailedJobs
+from gauntlet.effects.views import IssueView
+from gauntlet.engine import selfheal
+from gauntlet.engine.command_text import help_lines, risk_line, status_lines
+from gauntlet.engine.commands import Command, CommandName
+from gauntlet.engine.triage import watch
+from gauntlet.models import CommentFact, Observation
+from gauntlet.state.models import State
+from gauntlet.state.pr import AcceptedRisk, FindingRecord, PRRecord
+from gauntlet.state.triage import WatchedIssue
+
+__all__ = ["HANDLERS", "CommandContext", "Handler", "Outcome", "gauntlet_issue_key", "open_findings"]
+
+#: Index key prefixes of the issues and PRs Gauntlet writes, where commands are also read.
+_OWN_KINDS = ("risk:", "needs-human:", "proposal:", "revert:")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one command did: ``ok`` picks 🚀 or 😕; ``replan`` re-plans the sticky comment and check."""
+
+    ok: bool
+    text: str
+    details: tuple[str, ...] = ()
+    effects: tuple[Effect, ...] = ()
+    replan: bool = False
+
+
+@dataclass(frozen=True)
+class CommandContext:
+    """The comment being served and the run it is served in."""
+
+    obs: Observation
+    comment: CommentFact
+    config: Config
+    now: datetime
+    rng: np.random.Generator | None
+
+
+Handler = Callable[[State, Command, CommandContext], tuple[State, Outcome]]
+
+
+def open_findings(pr: PRRecord | None) -> list[FindingRecord]:
+    """The latest iteration's findings that are not accepted yet (nitpicks count for nothing)."""
+    current = pr.current if pr is not None else None
+    if pr is None or current is None:
+        return []
+    accepted = {risk.fingerprint for risk in pr.accepted_risks}
+    return [f for f in current.findings if f.fingerprint not in accepted and f.severity != "nitpick"]
+
+
+def gauntlet_issue_key(state: State, number: int) -> str | None:
+    """The key of Gauntlet's own issue or PR ``number`` (from the state index), or ``None`` for anyone else's."""
+    return next(
+        (key for key, value in sorted(state.index.entries.items()) if value == number and key.startswith(_OWN_KINDS)),
+        None,
+    )
+
+
+def _help(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
+    text = "Gauntlet's commands, and the permission each needs:"
+    if command.unknown is not None:
+        text = f"`{command.unknown}` is not a Gauntlet command. {text}"
+    return state, Outcome(ok=command.unknown is None, text=text, details=help_lines(ctx.config.commands))
+
+
+def _status(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
+    del command
+    key = gauntlet_issue_key(state, ctx.comment.issue_number)
+    if not ctx.comment.is_pull_request and key is not None:
+        watched = state.triage.issues.get(key)
+        lines = [f"This is Gauntlet's `{key}` issue."]
+        if watched is not None:
+            seen = f"{watched.last_seen:%Y-%m-%d}" if watched.last_seen else "never"
+            lines.append(
+                f"Last seen on the default branch: {seen}; closed when unseen for "
+                f"{ctx.config.commands.triage_days} days."
+            )
+        return state, Outcome(ok=True, text="Status:", details=tuple(lines))
+    return state, Outcome(ok=True, text="Status:", details=status_lines(state.pr, ctx.config))
+
+
+def _accept_risk(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
+    pr = state.pr
+    if not ctx.comment.is_pull_request or pr is None or pr.current is None:
+        return state, Outcome(ok=False, text="Not done: there are no findings of a CI run on this pull request yet.")
+    chosen = _risk_choice(open_findings(pr), command)
+    if not chosen:
+        scope = ", ".join(fp[:12] for fp in command.fingerprints) or command.scope
+        return state, Outcome(
+            ok=False, text=f"Not done: no open finding matches `{scope}` (criticals are accepted only by fingerprint)."
+        )
+    reason = command.reason or "no reason given"
+    author = ctx.comment.author
+    risks = [
+        AcceptedRisk(
+            fingerprint=f.fingerprint,
+            by=author,
+            reason=command.reason,
+            at=ctx.now,
+            issue=state.index.entries.get(f"risk:{f.fingerprint}"),
+        )
+        for f in chosen
+    ]
+    pr = pr.model_copy(update={"accepted_risks": [*pr.accepted_risks, *risks]})
+    book = state.triage
+    effects: list[Effect] = []
+    for finding in chosen:
+        issue = _risk_issue(finding, ctx, reason)
+        effects.append(issue)
+        book = watch(
+            book,
+            WatchedIssue(
+                kind="risk",
+                ident=finding.fingerprint,
+                fingerprint=finding.fingerprint,
+                title=issue.title,
+                summary=finding.message,
+                severity=finding.severity,
+                since=ctx.now,
+            ),
+        )
+    state = state.model_copy(update={"pr": pr, "triage": book})
+    text = f"{author} accepted {len(chosen)} risk{'s' if len(chosen) != 1 else ''}: {reason}"
+    return state, Outcome(
+        ok=True, text=text, details=tuple(risk_line(f) for f in chosen), effects=tuple(effects), replan=True
+    )
+
+
+def _risk_choice(candidates: list[FindingRecord], command: Command) -> list[FindingRecord]:
+    if command.fingerprints:
+        wanted = set(command.fingerprints)
+        return [f for f in candidates if f.fingerprint in wanted]
+    severities = {"all": ("major", "minor"), "majors": ("major",), "minors": ("minor",)}[command.scope]
+    return [f for f in candidates if f.severity in severities]
+
+
+def _risk_issue(finding: FindingRecord, ctx: CommandContext, reason: str) -> FileIssue:
+    pr = ctx.comment.issue_number
+    view = IssueView(
+        repository=ctx.obs.repository,
+        summary=finding.message,
+        severity=finding.severity,
+        rule=finding.rule,
+        path=finding.path,
+        line=finding.line,
+        why=reason,
+        decision=f"accepted on #{pr} by {ctx.comment.author}",
+        resolve="fix the finding; Gauntlet closes this issue once the default branch has not shown it for "
+        f"{ctx.config.commands.triage_days} days",
+        accepted_by=ctx.comment.author,
+        pr=pr,
+    )
+    return FileIssue(
+        kind="risk",
+        ident=finding.fingerprint,
+        title=f"accepted risk: {finding.message}"[:200],
+        view=view,
+        labels=("gauntlet", "accepted-risk", finding.severity),
+    )
+
+
+def _retry(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
+    del command
+    current = state.pr.current if state.pr is not None and ctx.comment.is_pull_request else None
+    parts = current.observations[-1].split(":", 3) if current is not None and current.observations else []
+    if len(parts) != 4 or not parts[1].isdigit() or int(parts[1]) == 0 or not parts[2].isdigit():
+        return state, Outcome(ok=False, text="Not done: Gauntlet has recorded no workflow run on this pull request.")
+    run_id, attempt = int(parts[1]), int(parts[2])
+    rerun = RerunFailedJobs(run_id=run_id, attempt=attempt)
+    return state, Outcome(
+        ok=True, text=f"Rerunning the failed jobs of run {run_id} (attempt {attempt}).", effects=(rerun,)
+    )
+
+
+def _reset(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
+    del command
+    pr = state.pr
+    if not ctx.comment.is_pull_request or pr is None:
+        return state, Outcome(ok=False, text="Not done: `reset` works on a pull request Gauntlet has seen.")
+    forgotten = len(pr.attempts)
+    state = state.model_copy(update={"pr": pr.model_copy(update={"attempts": []})})
+    text = f"Forgot {forgotten} recovery attempt{'s' if forgotten != 1 else ''}; retry budgets start again."
+    return state, Outcome(ok=True, text=text, replan=forgotten > 0)
+
+
+def _approve(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
+    assert command.proposal is not None
+    outcome = selfheal.approve(
+        state.proposals,
+        command.proposal,
+        by=ctx.comment.author,
+        repository=ctx.obs.repository,
+        base=ctx.obs.default_branch,
+        config=ctx.config.selfheal,
+        now=ctx.now,
+    )
+    return _proposal_outcome(state, outcome)
+
+
+def _reject(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
+    assert command.proposal is not None
+    outcome = selfheal.reject(
+        state.proposals, command.proposal, by=ctx.comment.author, reason=command.reason, now=ctx.now
+    )
+    return _proposal_outcome(state, outcome)
+
+
+def _proposal_outcome(state: State, outcome: selfheal.ProposalOutcome) -> tuple[State, Outcome]:
+    ok = bool(outcome.changed)
+    text = "; ".join(outcome.messages) or "nothing changed"
+    return state.model_copy(update={"proposals": outcome.book}), Outcome(
+        ok=ok, text=("Done: " if ok else "Not done: ") + text + ".", effects=outcome.effects
+    )
+
+
+HANDLERS: dict[CommandName, Handler] = {
+    "help": _help,
+    "status": _status,
+    "accept-risk": _accept_risk,
+    "retry": _retry,
+    "reset": _reset,
+    "approve": _approve,
+    "reject": _reject,
+}

@@ -66,7 +66,7 @@ __all__ = [
 
 #: Statuses that keep a key from getting a second proposal.
 ACTIVE = frozenset({"open", "needs_human", "blocked"})
-_FINAL = frozenset({"escalated", "verified", "rolled_back", "unverified", "rejected"})
+_FINAL = frozenset({"escalated", "verified", "rolled_back", "unverified", "rejected", "lapsed"})
 _NEXT: dict[ProposalLevel, ProposalLevel] = {"PATCH": "MINOR", "MINOR": "MAJOR", "MAJOR": "MAJOR"}
 _RANK: dict[ProposalLevel, int] = {"PATCH": 0, "MINOR": 1, "MAJOR": 2}
 #: Source roots that say nothing about the component.
@@ -189,11 +189,13 @@ def propose(
     effects: list[Effect] = []
     changed: list[str] = []
     messages: list[str] = []
+    reached_keys: set[tuple[str, str]] = set()
     for (component, defect_type), in_window in sorted(window.items()):
         counts = _unsettled(log, proposals, (component, defect_type), in_window, start, now)
         reached = level_for(counts, config)
         if reached is None:
             continue
+        reached_keys.add((component, defect_type))
         level: ProposalLevel = reached
         active = _latest(proposals, component, defect_type, ACTIVE)
         escalated_from: str | None = None
@@ -243,6 +245,11 @@ def propose(
             continue
         effects.append(_effect(proposal, repository, base))
         messages.append(f"{ident} ({level}) proposed for {proposal.key}")
+    for p in [p for p in proposals if p.status == "blocked" and (p.component, p.defect_type) not in reached_keys]:
+        note = f"its defects no longer reach a threshold (blocked by {p.blocked_reason})"
+        proposals = [q.model_copy(update={"status": "lapsed", "note": note}) if q.id == p.id else q for q in proposals]
+        changed.append(p.id)
+        messages.append(f"{p.id} lapsed: {note}")
     return ProposalOutcome(
         book=book.model_copy(update={"proposals": _bounded(proposals), "next_number": number}),
         effects=tuple(effects),

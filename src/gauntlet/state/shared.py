@@ -47,9 +47,10 @@ MAX_PENDING = 200
 
 ProposalLevel = Literal["PATCH", "MINOR", "MAJOR"]
 #: ``open``: proposal PR opened, watch running; ``needs_human``: a MAJOR, an issue was filed;
-#: ``blocked``: a limit stopped it (see ``blocked_reason``); the rest are final.
+#: ``blocked``: a limit stopped it (see ``blocked_reason``); the rest are final (``lapsed``: blocked until its
+#: defects left the window).
 ProposalStatus = Literal[
-    "open", "needs_human", "blocked", "escalated", "verified", "rolled_back", "unverified", "rejected"
+    "open", "needs_human", "blocked", "escalated", "verified", "rolled_back", "unverified", "rejected", "lapsed"
 ]
 BlockedReason = Literal["daily_limit", "cooldown", "no_rules"]
 RuleKind = Literal["review", "fix", "curated"]

@@ -236,3 +236,15 @@ def test_compaction_bounds_the_log() -> None:
     log = log_with((NOW - timedelta(days=30), [finding("old")]), (NOW, [finding("new")]))
     compacted = selfheal.compact_defects(log, CONFIG, NOW)
     assert [e.fingerprint for e in compacted.entries] == ["new"]
+
+
+def test_a_blocked_proposal_whose_defects_left_the_window_lapses() -> None:
+    config = SelfHealConfig(max_patch_per_day=1)
+    findings = [finding(f"{c}{i}", path=f"src/{c}/x.py") for c in ("alpha", "beta") for i in range(3)]
+    log = log_with((NOW - timedelta(hours=1), findings))
+    book = propose(log, config=config).book
+    assert [p.status for p in book.proposals] == ["open", "blocked"]
+    later = propose(log, book, now=NOW + timedelta(days=15), config=config)
+    lapsed = later.book.proposals[-1]
+    assert (lapsed.status, lapsed.blocked_reason) == ("lapsed", "daily_limit")
+    assert later.changed == ("SH-2",) and later.effects == ()

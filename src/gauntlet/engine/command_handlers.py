@@ -21,13 +21,22 @@ from gauntlet.effects.views import IssueView
 from gauntlet.engine import selfheal
 from gauntlet.engine.command_text import help_lines, risk_line, status_lines
 from gauntlet.engine.commands import Command, CommandName
+from gauntlet.engine.loop import decide_iteration, fails_check
 from gauntlet.engine.triage import watch
 from gauntlet.models import CommentFact, Observation
 from gauntlet.state.models import State
 from gauntlet.state.pr import AcceptedRisk, FindingRecord, PRRecord
 from gauntlet.state.triage import WatchedIssue
 
-__all__ = ["HANDLERS", "CommandContext", "Handler", "Outcome", "gauntlet_issue_key", "open_findings"]
+__all__ = [
+    "HANDLERS",
+    "CommandContext",
+    "Handler",
+    "Outcome",
+    "accepted_conclusion",
+    "gauntlet_issue_key",
+    "open_findings",
+]
 
 #: Index key prefixes of the issues and PRs Gauntlet writes, where commands are also read.
 _OWN_KINDS = ("risk:", "needs-human:", "proposal:", "revert:")
@@ -65,6 +74,21 @@ def open_findings(pr: PRRecord | None) -> list[FindingRecord]:
         return []
     accepted = {risk.fingerprint for risk in pr.accepted_risks}
     return [f for f in current.findings if f.fingerprint not in accepted and f.severity != "nitpick"]
+
+
+def accepted_conclusion(pr: PRRecord, conclusion: str, config: Config) -> str:
+    """The check's conclusion once accepted risks are taken into account.
+
+    ``success`` becomes ``commands.accepted_conclusion`` when it is the accepted risks
+    alone that let the check pass; every other conclusion stays. The PR step can call
+    this too, so later runs keep the conclusion a command set.
+    """
+    current = pr.current
+    if conclusion != "success" or current is None or not pr.accepted_risks:
+        return conclusion
+    if fails_check(decide_iteration(current, ()), config.gauntlet.fail_on):
+        return config.commands.accepted_conclusion
+    return conclusion
 
 
 def gauntlet_issue_key(state: State, number: int) -> str | None:

@@ -27,16 +27,21 @@ from gauntlet.config import Config
 from gauntlet.effects.models import Effect, Plan, React, ReplyToComment, SetCheck, UpsertComment, WriteSummary
 from gauntlet.effects.views import ReplyView
 from gauntlet.engine.authorise import ignored_because, refusal
-from gauntlet.engine.command_handlers import HANDLERS, CommandContext, Outcome, gauntlet_issue_key, open_findings
+from gauntlet.engine.command_handlers import (
+    HANDLERS,
+    CommandContext,
+    Outcome,
+    accepted_conclusion,
+    gauntlet_issue_key,
+    open_findings,
+)
 from gauntlet.engine.commands import Command, parse_commands
-from gauntlet.engine.loop import decide_iteration, fails_check
 from gauntlet.engine.pull_request import step_pull_request
 from gauntlet.models import CommentFact, Observation
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
-from gauntlet.state.pr import PRRecord
 
-__all__ = ["accepted_conclusion", "handled_key", "step_comment"]
+__all__ = ["handled_key", "step_comment"]
 
 
 def handled_key(comment: CommentFact) -> str:
@@ -91,20 +96,6 @@ def step_comment(
     if report is None:
         return state, Plan(effects=tuple(effects))
     return state, report.model_copy(update={"effects": tuple(effects)})
-
-
-def accepted_conclusion(pr: PRRecord, conclusion: str, config: Config) -> str:
-    """The check's conclusion once accepted risks are taken into account.
-
-    ``success`` becomes ``commands.accepted_conclusion`` when it is the accepted risks
-    alone that let the check pass; every other conclusion stays.
-    """
-    current = pr.current
-    if conclusion != "success" or current is None or not pr.accepted_risks:
-        return conclusion
-    if fails_check(decide_iteration(current, ()), config.gauntlet.fail_on):
-        return config.commands.accepted_conclusion
-    return conclusion
 
 
 def _run(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:

@@ -282,9 +282,9 @@ def _breakage_for(
             (r.head_sha for r in reversed(branch.runs) if r.job == job and r.complete and not failing & set(r.failing)),
             last_good,
         )
-    breakage = Breakage(
-        id=f"{job}@{obs.head_sha[:12]}", job=job, first_red=obs.head_sha, opened_at=now, last_good=last_good
-    )
+    # The run that opened it makes the id unique: a job can break again on the same commit.
+    ident = f"{job}@{obs.head_sha[:12]}/{obs.run_id}.{obs.run_attempt}"
+    breakage = Breakage(id=ident, job=job, first_red=obs.head_sha, opened_at=now, last_good=last_good)
     return branch, breakage, closed
 
 

@@ -61,18 +61,31 @@ def exit_kind(code: int) -> tuple[Kind, str]:
 
 
 class CiRunner:
-    """Reads the runner's lines; claims only markers no tool prints."""
+    """Reads the runner's lines; claims only markers no tool prints, and a step's header."""
 
-    active = False
+    def __init__(self) -> None:
+        self._header = False
+        self._seen: list[int] = []
+
+    @property
+    def active(self) -> bool:
+        """True inside a step's header (``##[group]Run ...`` up to ``##[endgroup]``)."""
+        return self._header
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
+        if self._header:
+            # The step's script, shell and env as GitHub echoes them: the command, not its output.
+            self._header = not text.startswith("##[endgroup]") and len(self._seen) < 200
+            self._seen.append(number)
+            return True
         if text.startswith("##["):
             if text.startswith("##[group]"):
                 title = text[len("##[group]") :]
                 if title.startswith("Run "):
                     sink.set_step(title[4:])
+                    self._header, self._seen = True, []
                 return True
             if text.startswith(("##[endgroup]", "##[warning]", "##[notice]", "##[debug]", "##[command]")):
                 return True
@@ -114,7 +127,8 @@ class CiRunner:
         return False
 
     def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""
+        """A step's end also ends its header."""
+        self._header = False
 
 
 def _strip_marker(text: str) -> str:

@@ -39,6 +39,7 @@ ANCHORS: tuple[bytes, ...] = (
     b"Traceback",
     b"xit",  # exit code, exited with, Exit status
     b"Segmentation",
+    b"##[",  # GitHub's step boundaries: where a step starts, what it ran
 )
 #: Anchors that need a little structure: flake8/ruff/pylint print no keyword at all.
 ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (re.compile(rb"\.py:\d"),)
@@ -103,6 +104,7 @@ HYPERSCAN_PATTERNS: tuple[bytes, ...] = (
     rb"[Ee]xit(?:ed)? (?:with|code|status)",
     rb"Segmentation",
     rb"\.py:\d",
+    rb"##\[",
 )
 
 
@@ -170,5 +172,5 @@ def candidate_offsets(chunk: bytes, *, backend: str = "auto") -> list[int]:
 
 def grep_pattern() -> str:
     """The same anchors as one ``grep -E`` pattern, for benchmarks against grep."""
-    literal = [re.escape(a.decode()) for a in ANCHORS]
+    literal = ["".join("\\" + c if c in "[](){}.*+?|^$\\" else c for c in a.decode()) for a in ANCHORS]
     return "|".join([*literal, r"\.py:[0-9]"])

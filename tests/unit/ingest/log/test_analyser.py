@@ -122,3 +122,8 @@ def test_fingerprints_survive_reruns_and_line_shifts() -> None:
     assert [f.fingerprint for f in first] == [f.fingerprint for f in second]
     other = findings(github(["/tmp/tmpab12/x.c:3:1: error: 'len' at 0x7ffd1234 overflows after 12ms"]))
     assert other[0].fingerprint != first[0].fingerprint
+
+
+def test_a_steps_header_is_its_script_not_its_output() -> None:
+    lines = ["##[group]Run ./ci.sh || { echo 'error: build failed'; exit 1; }", "./ci.sh", "##[endgroup]", "ok"]
+    assert findings(github(lines, status=0, command="true")) == []

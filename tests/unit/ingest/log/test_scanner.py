@@ -8,12 +8,11 @@ import tracemalloc
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from logscan_helpers import ChunkyReader, findings
 
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log import scan
 from gauntlet.ingest.log.scanner import iter_blocks
-
-from logscan_helpers import ChunkyReader, findings
 
 FAILURE = b"src/app.c:12:5: error: 'count' undeclared (first use in this function)"
 NOISE = st.sampled_from(

@@ -8,8 +8,9 @@ around unchanged.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -134,6 +135,27 @@ class CommitFact(BaseModel):
             at=at,
             reverts=reverted.group(1).lower() if reverted else None,
             noautorevert=NOAUTOREVERT in message,
+        )
+
+    @classmethod
+    def from_api(cls, commit: Mapping[str, Any]) -> CommitFact:
+        """Build the fact from ``GET /repos/{owner}/{repo}/commits/{sha}`` (which lists the changed files).
+
+        See https://docs.github.com/rest/commits/commits#get-a-commit; for a merge
+        commit GitHub lists the files changed against the first parent.
+
+        :param commit: the decoded JSON response (untrusted: missing fields become empty).
+        """
+        detail = commit.get("commit") or {}
+        committer = detail.get("committer") or {}
+        return cls.of(
+            sha=str(commit["sha"]),
+            message=str(detail.get("message") or ""),
+            author=(commit.get("author") or {}).get("login"),
+            files=tuple(str(f["filename"]) for f in commit.get("files") or () if f.get("filename")),
+            parents=tuple(str(p["sha"]) for p in commit.get("parents") or () if p.get("sha")),
+            # No date makes the commit look ancient: too old to revert, the safe side.
+            at=datetime.fromisoformat(str(committer.get("date") or "1970-01-01T00:00:00+00:00")),
         )
 
 

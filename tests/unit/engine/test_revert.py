@@ -86,6 +86,23 @@ def test_commit_facts_read_reverts_and_noautorevert_from_the_message() -> None:
     assert plain.reverts is None and not plain.noautorevert
 
 
+def test_commit_facts_from_the_rest_api() -> None:
+    payload = {
+        "sha": sha("m1"),
+        "commit": {"message": "Merge pull request #12\n\nNOAUTOREVERT", "committer": {"date": "2026-11-29T10:00:00Z"}},
+        "author": {"login": "bob"},
+        "parents": [{"sha": sha("c0")}, {"sha": sha("side")}],
+        "files": [{"filename": "src/app/calc.py", "status": "modified"}, {"status": "removed"}],
+    }
+    fact = CommitFact.from_api(payload)
+    assert (fact.sha, fact.author, fact.files) == (sha("m1"), "bob", ("src/app/calc.py",))
+    assert fact.parents == (sha("c0"), sha("side"))
+    assert fact.at == datetime(2026, 11, 29, 10, tzinfo=UTC)
+    assert fact.noautorevert and fact.subject == "Merge pull request #12"
+    bare = CommitFact.from_api({"sha": sha("x")})
+    assert bare.at.year == 1970 and bare.files == () and bare.author is None
+
+
 def test_abbreviated_shas_name_the_same_commit_but_not_too_short_ones() -> None:
     assert same_commit(sha("c1"), sha("c1")[:7])
     assert not same_commit(sha("c1"), sha("c1")[:6])

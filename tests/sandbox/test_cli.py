@@ -34,6 +34,18 @@ def test_serve_prints_url_then_serves_until_sigterm(tmp_path: Path) -> None:
     assert proc.returncode == 0, err
 
 
+def test_data_dir_keeps_code_across_restarts(tmp_path: Path) -> None:
+    from gauntlet.sandbox import Sandbox
+
+    with Sandbox.start(data_dir=tmp_path) as first:
+        first.create_repo("demo/app", {"a.txt": "a\n"}, default_branch="trunk")
+        head = first.head("demo/app")
+    with Sandbox.start(data_dir=tmp_path) as second:
+        assert second.head("demo/app") == head
+        assert second.store.repo("demo", "app") is not None
+        assert second.store.repos["demo/app"].default_branch == "trunk"
+
+
 def test_bad_arguments_exit_2() -> None:
     assert main(["serve", "--port", "not-a-number"]) == 2
     assert main([]) == 2

@@ -47,6 +47,7 @@ class Sandbox:
         self.data_dir = Path(tempfile.mkdtemp(prefix="gauntlet-sandbox-")) if data_dir is None else data_dir
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.store = Store(self.data_dir)
+        self.store.load_existing()
         self.log = RequestLog()
         self.faults = Faults(FaultSettings(rate=fault_rate, seed=seed, latency_ms=latency_ms))
         self.app = App(self.store, router())

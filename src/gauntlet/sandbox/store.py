@@ -273,6 +273,34 @@ class Store:
         self.log_tokens: dict[str, int] = {}
         self._ids = itertools.count(1000)
 
+    def load_existing(self) -> list[Repo]:
+        """Adopt bare repositories already under ``root`` (``--data DIR`` kept from an earlier run).
+
+        Only code survives a restart: issues, runs and permissions lived in memory.
+        """
+        found = []
+        for path in sorted(self.root.glob("*/*.git")):
+            owner, name = path.parent.name, path.name.removesuffix(".git")
+            if self.repo(owner, name) is not None:
+                continue
+            git = GitRepo(path)
+            head = git.run("symbolic-ref", "--short", "HEAD").decode().strip() or "main"
+            self.user(owner)
+            repo = Repo(
+                id=self.next_id(),
+                owner=owner,
+                name=name,
+                private=False,
+                description=None,
+                default_branch=head,
+                git=git,
+                created_at=now_iso(),
+            )
+            with self.lock:
+                self.repos[f"{owner}/{name}".lower()] = repo
+            found.append(repo)
+        return found
+
     def next_id(self) -> int:
         """A fresh id."""
         with self.lock:

@@ -62,7 +62,12 @@ DEFAULT_API_URL = "https://api.github.com"
 FORBIDDEN_MESSAGE = "Resource not accessible by integration"
 
 #: POSTs that may be replayed after an ambiguous failure: same request, same result.
-_REPLAYABLE_POST = re.compile(r"/git/(blobs|trees|commits)$|/reactions$|/rerun-failed-jobs$|/rerun$")
+#: Creating a ref twice is refused with 422, which the state store already treats as a conflict.
+_REPLAYABLE_POST = re.compile(r"/git/(blobs|trees|commits|refs)$|/reactions$|/rerun-failed-jobs$|/rerun$")
+
+#: Every method Gauntlet uses may be retried: PATCH and PUT set a value (idempotent), and POSTs are
+#: filtered by :data:`_REPLAYABLE_POST` after an ambiguous failure.
+_RETRIED_METHODS = frozenset({"GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"})
 
 
 class ReadOnlyToken(GauntletError):
@@ -183,6 +188,7 @@ class GitHubClient:
             backoff_factor=0.5,
             backoff_max=30,
             status_forcelist=[*range(500, 600), 429],
+            allowed_methods=_RETRIED_METHODS,
             raise_on_status=False,
             respect_retry_after_header=True,
             secondary_rate_wait=60.0,

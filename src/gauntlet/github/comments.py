@@ -8,7 +8,9 @@ comments page by page (100 a page).
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from gauntlet.effects.base import EffectResult, Existing
@@ -16,6 +18,7 @@ from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import Effect, ReplyToComment, UpsertComment
 from gauntlet.github.backend import Hub
 from gauntlet.github.client import NotFound
+from gauntlet.github.listing import paged
 
 __all__ = ["Reply", "StickyComment", "find_marked_comment", "marker_in"]
 
@@ -56,17 +59,15 @@ def find_marked_comment(hub: Hub, issue_number: int, marker: str, known: int | N
             comment = None
         if isinstance(comment, dict) and _authored(hub, comment, marker):
             return _existing(comment)
-    page = 1
-    while True:
-        comments = hub.client.request(
-            "GET", f"{prefix}/{issue_number}/comments", params={"per_page": 100, "page": page}
-        )
-        for comment in comments:
-            if _authored(hub, comment, marker):
-                return _existing(comment)
-        if len(comments) < 100:
-            return None
-        page += 1
+    first = next(_marked(hub, issue_number, marker), None)
+    return None if first is None else _existing(first)
+
+
+def _marked(hub: Hub, issue_number: int, marker: str) -> Iterator[dict[str, Any]]:
+    """Gauntlet's comments carrying ``marker`` on an issue or PR, oldest first, page by page."""
+    for comment in paged(hub, f"/repos/{hub.repo.full_name}/issues/{issue_number}/comments"):
+        if _authored(hub, comment, marker):
+            yield comment
 
 
 def _write(hub: Hub, effect: Effect, issue_number: int, body: str, existing: Existing | None) -> EffectResult:
@@ -90,7 +91,27 @@ def _write(hub: Hub, effect: Effect, issue_number: int, body: str, existing: Exi
         return None if found is None else {"id": found.number, "html_url": found.url}
 
     made = hub.client.create_once(f"comment on #{issue_number}", create, look)
-    return EffectResult(type=effect.type, key=effect.key, status="created", **_identity(made))
+    keeper = _settle(hub, issue_number, marker, int(made["id"]), body)
+    return EffectResult(type=effect.type, key=effect.key, status="created", **_identity(keeper))
+
+
+def _settle(hub: Hub, issue_number: int, marker: str, made: int, body: str) -> dict[str, Any]:
+    """After creating: if a racing run created the same comment, keep the oldest and delete the others.
+
+    Every racing run reaches the same verdict (the lowest id stays), so the PR ends up
+    with one comment whichever run finishes first. Costs one listing, only when creating.
+    """
+    prefix = f"/repos/{hub.repo.full_name}/issues"
+    ours = list(_marked(hub, issue_number, marker))
+    if len(ours) <= 1:
+        return next((c for c in ours if int(c["id"]) == made), {"id": made})
+    keeper, *extra = sorted(ours, key=lambda c: int(c["id"]))
+    for duplicate in extra:
+        with contextlib.suppress(NotFound):  # the other run deleted it first
+            hub.client.request("DELETE", f"{prefix}/comments/{int(duplicate['id'])}")
+    if keeper.get("body") != body:
+        keeper = hub.client.request("PATCH", f"{prefix}/comments/{int(keeper['id'])}", body={"body": body})
+    return keeper
 
 
 def _identity(comment: dict[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """/gauntlet commands end to end: the action entrypoint, real PyGithub over HTTP, the sandbox, the state branch.
 
+(Not ``test_commands.py``: ``tests/unit/engine/`` has one, and the test folders are not packages.)
+
 A PR with a critical, a major and a minor review finding is reported once; then people with every permission
 (and a bot) comment commands, and each comment is delivered to ``run_action`` as GitHub would deliver it.
 """

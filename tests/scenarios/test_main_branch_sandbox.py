@@ -1,0 +1,156 @@
+"""Main-branch scenarios end to end on the sandbox: real commits, the real engine, the GitHub backend.
+
+Each scenario file's commits are pushed to a sandbox repository; every run becomes an observation whose
+commit facts come from the sandbox's ``GET commits/{sha}`` (:meth:`CommitFact.from_api`, as the edge
+builds them) and whose revert PR facts come from ``revert_pr_facts`` (the edge's own listing). The plan
+is applied through PyGithub over HTTP. Then GitHub is checked: the revert PR or the needs-human issue
+is there, once; delivering the last run again creates nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+from effects_world import REPO, World, world_fixture  # noqa: F401  (a fixture)
+from mainline import SCENARIOS, findings_of
+
+from gauntlet.config import Config
+from gauntlet.effects.models import Plan
+from gauntlet.engine.decide import decide
+from gauntlet.github.reverts import revert_pr_facts
+from gauntlet.models import CommitFact, Observation
+from gauntlet.state.branch import BranchRecord
+from gauntlet.state.models import State
+
+MARKER = "<!-- gauntlet:key="
+
+
+class Replay:
+    """One scenario file pushed to the sandbox and replayed run by run."""
+
+    def __init__(self, world: World, name: str) -> None:
+        self.world = world
+        self.data: dict[str, Any] = yaml.safe_load((SCENARIOS / f"{name}.yaml").read_text(encoding="utf-8"))
+        self.config = Config.model_validate(self.data.get("config", {}))
+        self.order = [row["id"] for row in self.data["commits"]]
+        self.shas: dict[str, str] = {}
+        for row in self.data["commits"]:
+            message = row.get("subject", row["id"]) + ("\n\n" + row["body"] if row.get("body") else "")
+            files = {path: f"{path} as of {row['id']}\n" for path in row["files"]}
+            self.shas[row["id"]] = world.sandbox.commit(REPO, files, message, author=row.get("author", "alice"))
+        client = world.backend().hub.client
+        self.facts = {
+            ident: CommitFact.from_api(client.request("GET", f"/repos/{REPO}/commits/{sha}"))
+            for ident, sha in self.shas.items()
+        }
+        self.start = max(f.at for f in self.facts.values())
+        self.plans: list[Plan] = []
+
+    def run(self, index: int) -> Plan:
+        """Observe run ``index`` of the file, decide, apply on the sandbox, record the results."""
+        step = self.data["runs"][index]
+        for pr in step.get("revert_prs", []):
+            if pr["state"] == "closed_unmerged":
+                self.close_revert_pr(pr["culprit"])
+        tip = self.order.index(step.get("tip", step["head"]))
+        observation = Observation(
+            repository=REPO,
+            event="workflow_run",
+            branch="main",
+            default_branch="main",
+            head_sha=self.shas[step["head"]],
+            run_id=str(2000 + index),
+            run_attempt=str(step.get("attempt", 1)),
+            workflow="ci",
+            job=step.get("job", "test"),
+            findings=findings_of(step.get("log")),
+            commits=tuple(self.facts[i] for i in reversed(self.order[: tip + 1])) if step.get("history", True) else (),
+            revert_prs=revert_pr_facts(self.world.backend().hub),
+        )
+        state = self.world.state if self.world.state.branch is not None else State(branch=BranchRecord(name="main"))
+        now = self.start + timedelta(minutes=10 * (index + 1))
+        state, plan = decide(state, observation, self.config, now, np.random.default_rng(index))
+        self.world.state = state.model_copy(update={"events": []})
+        self.world.apply(*plan.effects)
+        return plan
+
+    def replay(self) -> list[Plan]:
+        """Every run in order; the expected action effects are checked on the way."""
+        for index, step in enumerate(self.data["runs"]):
+            plan = self.run(index)
+            actions = [e.type for e in plan.effects if e.type not in ("set_check", "write_summary")]
+            if "effects" in step.get("expect", {}):
+                assert actions == step["expect"]["effects"], f"run {index + 1}: {plan.recovery.reason}"
+            self.plans.append(plan)
+        return self.plans
+
+    def close_revert_pr(self, culprit: str) -> None:
+        """A person closes Gauntlet's revert PR for ``culprit`` without merging it."""
+        branch = f"gauntlet/revert-{self.shas[culprit][:12]}"
+        for pull in self.world.repo.get_pulls(state="open"):
+            if pull.head.ref == branch:
+                pull.edit(state="closed")
+
+    def issues(self) -> list[Any]:
+        """Gauntlet's needs-human issues (not PRs), in any state."""
+        found = self.world.repo.get_issues(state="all", labels=["needs-human"])
+        return [i for i in found if i.pull_request is None and MARKER + "needs-human:" in (i.body or "")]
+
+    def pulls(self) -> list[Any]:
+        return list(self.world.repo.get_pulls(state="all"))
+
+
+def test_a_single_culprit_gets_a_revert_pr_once(world: World) -> None:
+    replay = Replay(world, "single-culprit")
+    replay.replay()
+    [pr] = replay.pulls()
+    culprit = replay.shas["c1"]
+    assert pr.title == 'Revert "Make add() faster"'
+    assert pr.head.ref == f"gauntlet/revert-{culprit[:12]}"
+    assert f"This reverts commit {culprit}." in pr.body
+    assert replay.issues() == []
+    replay.run(len(replay.data["runs"]) - 1)  # the same run delivered again
+    assert len(replay.pulls()) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("conflicting-revert", "conflict"),
+        ("noautorevert", "noautorevert"),
+        ("two-suspects-ambiguous", "ambiguous"),
+        ("auto-revert-off", "auto_revert is off"),
+    ],
+)
+def test_a_refused_revert_files_one_needs_human_issue(world: World, name: str, reason: str) -> None:
+    replay = Replay(world, name)
+    plans = replay.replay()
+    [issue] = replay.issues()
+    assert issue.state == "open"
+    assert reason in issue.title or reason in issue.body
+    assert replay.pulls() == []
+    assert any(p.recovery.action == "escalate" for p in plans)
+    replay.run(len(replay.data["runs"]) - 1)
+    assert len(replay.issues()) == 1
+
+
+def test_a_revert_pr_a_person_closed_is_never_recreated(world: World) -> None:
+    replay = Replay(world, "human-closed-revert-pr")
+    replay.replay()
+    [pr] = replay.pulls()
+    assert pr.state == "closed" and not pr.merged
+    [issue] = replay.issues()
+    assert "already_reverted" in issue.title
+    assert "without merging" in issue.body
+
+
+def test_recovery_without_revert_closes_the_needs_human_issue(world: World) -> None:
+    replay = Replay(world, "recovery-without-revert")
+    replay.replay()
+    [issue] = replay.issues()
+    assert issue.state == "closed"
+    assert replay.pulls() == []

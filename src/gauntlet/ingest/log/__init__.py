@@ -29,7 +29,7 @@ from gauntlet.ingest.log.jvm import Gradle, Java, Maven
 from gauntlet.ingest.log.packages import Apt, Npm
 from gauntlet.ingest.log.pytests import Pytest, Unittest
 from gauntlet.ingest.log.python import Pip, PythonLint, Traceback, TypeCheck
-from gauntlet.ingest.log.ruby import Minitest, Rspec
+from gauntlet.ingest.log.ruby import Minitest, Rspec, RubyError
 from gauntlet.ingest.log.rust import Rust
 from gauntlet.ingest.log.scanner import iter_blocks, scan_blocks
 from gauntlet.ingest.log.shell import Shell
@@ -46,6 +46,7 @@ def make_parsers() -> list[Parser]:
         Unittest(),
         Rspec(),
         Minitest(),
+        RubyError(),
         Mocha(),
         Jest(),
         Vitest(),

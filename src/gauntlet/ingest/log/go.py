@@ -38,6 +38,12 @@ class Go:
         if self._panic is not None:
             return self._in_panic(number, text, sink)
         if self._test is not None:
+            if text.startswith("panic: ") and (panic := _PANIC.match(text)):
+                # The test died in a panic: one failure, told by the panic and placed at its frame.
+                test, self._test = self._test, None
+                test.message, test.end = f"{test.test_id}: panic: {panic.group(1)}", number
+                self._panic = test
+                return True
             if match := _TEST_LOG.match(text):
                 if self._test.path is None:
                     self._test.path, self._test.line = match.group(1), int(match.group(2))
@@ -75,7 +81,7 @@ class Go:
             sink.emit(Draft("go", kind, text, number, number, role="fallback", rank=2))
             return True
         if text.startswith("panic: ") and (match := _PANIC.match(text)):
-            self._panic = Draft("go", "crash", text, number, number)
+            self._panic = Draft("go", "crash", f"panic: {match.group(1)}", number, number)
             return True
         return False
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.draft import Draft, Line, Role, Sink
 from gauntlet.models import Kind
 
 __all__ = ["Apt", "Npm"]
@@ -17,7 +17,8 @@ _NPM_INFRA = {"ECONNRESET", "ETIMEDOUT", "ECONNREFUSED", "EAI_AGAIN", "ENOTFOUND
 _NPM_DEPENDENCY = {"E404", "ETARGET", "ERESOLVE", "EINTEGRITY", "E403", "EBADENGINE", "ENOVERSIONS", "ENOENT"}
 _NPM_NOISE = re.compile(r"^(?:A complete log of this run|Log files were not written|\s*$|404\s*$|To see a list)")
 _YARN = re.compile(r"^error (?:(Command failed with exit code \d+\.?)|(.*))$")
-_PNPM = re.compile(r"^\s*(ERR_PNPM_\w+)\s+(.*)$|^\s*(ELIFECYCLE)\s+(.*)$")
+_PNPM = re.compile(r"^\s*(?:Error: )?(ERR_PNPM_\w+)\s*(.*)$|^\s*(ELIFECYCLE)\s+(.*)$")
+_PNPM_DEPENDENCY = ("FETCH", "RESOLVE", "NO_MATCHING_VERSION", "PEER", "NOT_FOUND", "404", "OUTDATED_LOCKFILE")
 
 
 class Npm:
@@ -26,15 +27,26 @@ class Npm:
     def __init__(self) -> None:
         self._draft: Draft | None = None
         self._code = ""
+        self._pnpm: Draft | None = None
 
     @property
     def active(self) -> bool:
-        """True inside a block of npm error lines."""
-        return self._draft is not None
+        """True inside a block of npm error lines or under a pnpm error code."""
+        return self._draft is not None or self._pnpm is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
+        if self._pnpm is not None:
+            pnpm = self._pnpm
+            stripped = text.strip(" ×╰─▶│╭")
+            if (not text or text[0] in " ×╰│") and number - pnpm.start < 10:
+                if stripped and " " not in pnpm.message and len(pnpm.message) < 200:
+                    pnpm.message = f"{pnpm.message}: {stripped}"
+                pnpm.end = number if stripped else pnpm.end
+                return True
+            self._pnpm = None
+            sink.emit(pnpm)
         if text.startswith("npm ") and (match := _NPM.match(text)):
             body = match.group(1).strip()
             if self._draft is None:
@@ -57,22 +69,26 @@ class Npm:
                 kind: Kind = (
                     "dependency" if re.search(r"package|version|registry|Not found|resolve", message) else "build_error"
                 )
-                sink.emit(Draft("yarn", kind, message, number, number, role="fallback", rank=2))
+                role: Role = "primary" if kind == "dependency" else "fallback"
+                sink.emit(Draft("yarn", kind, message, number, number, role=role, rank=2))
             return True
-        if ("ERR_PNPM" in text or "ELIFECYCLE" in text) and (pnpm := _PNPM.match(text)):
-            match = pnpm
-            pnpm_code = str(match.group(1) or match.group(3))
-            message = str(match.group(2) or match.group(4))
-            if pnpm_code.startswith("ERR_PNPM_FETCH") or "NO_MATCHING_VERSION" in pnpm_code or "PEER" in pnpm_code:
-                sink.emit(Draft("pnpm", "dependency", message, number, number, rule=pnpm_code))
+        if ("ERR_PNPM" in text or "ELIFECYCLE" in text) and (found := _PNPM.match(text)):
+            pnpm_code = str(found.group(1) or found.group(3))
+            message = str(found.group(2) or found.group(4) or "")
+            draft = Draft("pnpm", "build_error", f"{pnpm_code} {message}".strip(), number, number, rule=pnpm_code)
+            if any(word in pnpm_code for word in _PNPM_DEPENDENCY):
+                draft.kind = "dependency"
             else:
-                message = f"{pnpm_code} {message}"
-                sink.emit(Draft("pnpm", "build_error", message, number, number, role="fallback", rank=2))
+                draft.role, draft.rank = "fallback", 2
+            self._pnpm = draft
             return True
         return False
 
     def close(self, sink: Sink) -> None:
         """Report the block of error lines just read."""
+        pnpm, self._pnpm = self._pnpm, None
+        if pnpm is not None:
+            sink.emit(pnpm)
         draft, self._draft = self._draft, None
         if draft is None:
             return

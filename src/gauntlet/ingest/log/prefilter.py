@@ -63,7 +63,7 @@ _ANYWHERE = re.compile(
             r"error(?:\[E\d+\])?:|error\ TS\d|\ \ error\ \ |Error:\ |Error\ \d|Exception:\ |ERROR|ERR!|ERR_|FAIL",
             r"failed|Failed|failing|failureType|panicked\ at|exit\ code|exit\ status|exited\ with|Exited\ with",
             r"Traceback|Segmentation\ fault|Killed|Aborted|not\ found$|not\ ok\ \d|-->\ ",
-            r"\.py:\d+:\d+:\ [A-Z]|\.py:\d+:\ error",
+            r"\.py:\d+:\d+:\ [A-Z]|\.py:\d+:\ error|Error\)$",
         )
     )
 )
@@ -95,7 +95,7 @@ def may_start(text: str) -> bool:
 _ANSI_GAP = rb"(?:\x1b\[[0-9;]*[A-Za-z])*"
 HYPERSCAN_PATTERNS: tuple[bytes, ...] = (
     rb"\berror" + _ANSI_GAP + rb"(?:[:\[\] !]|\r?$)",
-    rb"Error" + _ANSI_GAP + rb"(?:[:\[ .]|\r?$)",
+    rb"Error" + _ANSI_GAP + rb"(?:[:\[ .)]|\r?$)",
     rb"ERR",
     rb"FAIL",
     rb"[Ff]ail(?:ed|ing|ure[^s]|ure\r?$|ures:(?: [1-9]|\r?$)|\b)",

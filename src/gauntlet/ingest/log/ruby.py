@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.models import Kind
 
-__all__ = ["Minitest", "Rspec"]
+__all__ = ["Minitest", "Rspec", "RubyError"]
 
 _ITEM = re.compile(r"^\s{2}(\d+)\) (.+)$")
 _FAILURE_ERROR = re.compile(r"^\s+Failure/Error: (.*)$")
@@ -72,13 +73,14 @@ class Rspec:
         if match := _FAILURE_ERROR.match(text):
             draft.message, draft.end = match.group(1), number
             self._after_failure = True
+        elif match := _WHERE.match(text):
+            if draft.line is None:
+                draft.path, draft.line, draft.end = match.group(1), int(match.group(2)), number
+            self._after_failure = False
         elif self._after_failure and text.strip():
             draft.message = f"{draft.message} {text.strip()}"[:300]
             draft.end = number
             self._after_failure = len(draft.message) < 200
-        elif draft.line is None and (match := _WHERE.match(text)):
-            draft.path, draft.line, draft.end = match.group(1), int(match.group(2)), number
-            self._after_failure = False
         elif not text.strip():
             self._after_failure = False
         return True
@@ -97,6 +99,7 @@ class Rspec:
 
 
 _MT_HEAD = re.compile(r"^\s*\d+\) (Failure|Error):$")
+_MT_FRAME = re.compile(r"^\s+(\S+?\.rb):(\d+):in ")
 _MT_TEST = re.compile(r"^([\w:]+)#(\w+) \[(\S+?):(\d+)\]:?$|^([\w:]+)#(\w+):$")
 
 
@@ -131,6 +134,10 @@ class Minitest:
         if not text.strip() or number - draft.start > 20:
             self.close(sink)
             return True
+        if frame := _MT_FRAME.match(text):
+            if draft.path is None:
+                draft.path, draft.line = frame.group(1), int(frame.group(2))
+            return True
         if not draft.message:
             draft.message, draft.end = text.strip(), number
         return True
@@ -141,3 +148,26 @@ class Minitest:
         if draft is not None and draft.test_id:
             draft.message = f"{draft.test_id}: {draft.message or 'failed'}"
             sink.emit(draft)
+
+
+_UNCAUGHT = re.compile(r"^(\S+?\.rb):(\d+):in [`'](.*?)': (.*) \(([A-Z]\w*(?:::\w+)*)\)$")
+_RUBY_BUILD = ("SyntaxError", "LoadError", "NameError", "Gem::MissingSpecError", "Bundler::GemNotFound")
+
+
+class RubyError:
+    """An uncaught Ruby exception: ``x.rb:3:in `<main>': message (NoMethodError)``."""
+
+    active = False
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text.endswith(")") and ".rb:" in text and (match := _UNCAUGHT.match(text)):
+            path, row, _, message, name = match.groups()
+            kind: Kind = "build_error" if name in _RUBY_BUILD else "crash"
+            sink.emit(Draft("ruby", kind, f"{name}: {message}", number, number, path=path, line=int(row)))
+            return True
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Nothing is ever pending."""

@@ -81,6 +81,8 @@ OPERATIONS: tuple[str, ...] = (
     "GET /repos/{owner}/{repo}/pulls/{pull_number}/files",
     "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits",
     "PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge",
+    "GET /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+    "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
     "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
     "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
     "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",

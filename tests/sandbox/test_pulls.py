@@ -75,4 +75,12 @@ def test_reviews_and_review_comments(sandbox: Sandbox, gh: github.Github, repo_n
     assert review.state == "CHANGES_REQUESTED"
     pull.create_review_comment("and this", head, "src/app.py", line=1)
     assert [r.state for r in pull.get_reviews()] == ["CHANGES_REQUESTED"]
+    with pytest.raises(github.GithubException) as outsider:
+        pull.create_review_request(reviewers=["nobody"])
+    assert outsider.value.status == 422
+    sandbox.set_permission(repo_name, "reviewer", "write")
+    pull.create_review_request(reviewers=["reviewer"])
+    users, _ = pull.get_review_requests()
+    assert [u.login for u in users] == ["reviewer"]
+    assert [u.login for u in repo.get_pull(pull.number).requested_reviewers] == ["reviewer"]
     assert [c.body for c in pull.get_review_comments()] == ["why?", "and this"]

@@ -84,6 +84,7 @@ class PullData:
     merged_at: str | None = None
     merged_by: str | None = None
     merge_commit_sha: str | None = None
+    requested_reviewers: list[str] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)

@@ -11,6 +11,7 @@ from gauntlet.sandbox.routes.issues import update_issue_fields
 from gauntlet.sandbox.store import Issue, PullData, Repo, Review, ReviewComment, now_iso
 from gauntlet.sandbox.views import git as git_views
 from gauntlet.sandbox.views import issues as views
+from gauntlet.sandbox.views.repos import user
 from gauntlet.sandbox.writes import move_branch, signature
 
 router = Router()
@@ -218,6 +219,39 @@ def merge_pull(ctx: Context) -> Response:
         data.merged, data.merged_at, data.merged_by, data.merge_commit_sha = True, stamp, login, sha
         issue.state, issue.closed_at, issue.updated_at = "closed", stamp, stamp
     return Response(body={"sha": sha, "merged": True, "message": "Pull Request successfully merged"})
+
+
+@router.add("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers")
+def list_requested(ctx: Context) -> Response:
+    """Users whose review is requested (teams do not exist in the sandbox)."""
+    repo = ctx.repo()
+    with ctx.store.lock:
+        data = get_pull(ctx, repo).pull
+        assert data is not None
+        users = [user(ctx.base, ctx.store.user(login)) for login in data.requested_reviewers]
+    return Response(body={"users": users, "teams": []})
+
+
+@router.add("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers")
+def request_reviewers(ctx: Context) -> Response:
+    """Request reviews; 422 for the author or for someone who is not a collaborator, as on GitHub."""
+    repo = ctx.repo("write")
+    wanted = ctx.body().get("reviewers") or []
+    with ctx.store.lock:
+        issue = get_pull(ctx, repo)
+        assert issue.pull is not None
+        for login in wanted:
+            name = ctx.store.user(str(login)).login
+            if name.lower() == issue.user.lower():
+                raise validation_failed("Review cannot be requested from pull request author.")
+            if name.lower() != repo.owner.lower() and name.lower() not in repo.collaborators:
+                raise validation_failed(
+                    "Reviews may only be requested from collaborators. One or more of the users or teams you "
+                    f"specified is not a collaborator of the {repo.full_name} repository."
+                )
+            if name not in issue.pull.requested_reviewers:
+                issue.pull.requested_reviewers.append(name)
+        return Response(status=201, body=pull_view(ctx, repo, issue))
 
 
 @router.add("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews")

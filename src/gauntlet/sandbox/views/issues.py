@@ -172,7 +172,7 @@ def pull(base: str, store: Store, repo: Repo, item: Issue, login: str | None, st
         "merge_commit_sha": data.merge_commit_sha,
         "assignee": issue_view["assignee"],
         "assignees": issue_view["assignees"],
-        "requested_reviewers": [],
+        "requested_reviewers": [user(base, store.user(r)) for r in data.requested_reviewers],
         "requested_teams": [],
         "head": end(data.head_ref, data.head_sha, head_repo),
         "base": end(data.base_ref, data.base_sha, repo),

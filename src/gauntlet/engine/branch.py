@@ -22,7 +22,6 @@ from datetime import datetime
 
 from gauntlet.config import Config
 from gauntlet.effects.models import (
-    CloseIssue,
     Effect,
     FileIssue,
     OpenRevertPR,
@@ -32,41 +31,30 @@ from gauntlet.effects.models import (
     WriteSummary,
 )
 from gauntlet.effects.views import IssueView, RevertView, RunView
-from gauntlet.engine import circular, learning, recovery, selfheal
+from gauntlet.engine import breakages, circular, learning, recovery, selfheal
 from gauntlet.engine.loop import fails_check, gauntlet_action
-from gauntlet.engine.revert import RevertDecision, RevertReason, decide_revert, first_parent_chain, suspects_between
+from gauntlet.engine.revert import RevertDecision, RevertReason, decide_revert, first_parent_chain
 from gauntlet.engine.triage import triage_branch_run
 from gauntlet.engine.verdicts import Decision, RecoveryVerdict
-from gauntlet.models import CommitFact, Observation
+from gauntlet.models import Observation
 from gauntlet.state.base import keep_last
 from gauntlet.state.branch import (
     MAX_BREAKAGE_ATTEMPTS,
-    MAX_BREAKAGE_FINDINGS,
-    MAX_BREAKAGES_KEPT,
     MAX_DAYS_KEPT,
-    MAX_FLAKY_KEPT,
     MAX_REVERTS_KEPT,
-    MAX_RUNS_KEPT,
     BranchRecord,
     Breakage,
     RevertRecord,
-    RunRecord,
-    same_commit,
 )
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord
 
-__all__ = ["job_key", "step_branch"]
+__all__ = ["step_branch"]
 
 NEEDS_HUMAN_LABELS = ("gauntlet", "needs-human")
 #: What a revert decision is recorded as, per ``auto_revert`` mode.
 _MODE_DECISION = {"on": "revert", "shadow": "shadow", "off": "off"}
-
-
-def job_key(obs: Observation) -> str:
-    """``workflow/job``: the key a default-branch run's attempts, last-good and breakages are kept under."""
-    return f"{obs.workflow}/{obs.job}"
 
 
 def step_branch(state: State, obs: Observation, config: Config, now: datetime) -> tuple[State, Plan]:
@@ -86,15 +74,15 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
         return state, _plan(obs, branch.name, config, decision, green, _recorded_verdict(branch, obs), ())
     state, triaged = triage_branch_run(state, obs, config, now)  # accepted-risk issues (engine/triage.py)
     complete = recovery.failure_type(records) not in ("infra", "unknown")
-    branch = _fold_revert_facts(branch, obs, state.index.entries, now)
-    branch = _record_run(branch, obs, records, green=green and complete, complete=complete, now=now)
+    branch = breakages.fold_revert_facts(branch, obs, state.index.entries, now)
+    branch = breakages.record_run(branch, obs, records, green=green and complete, complete=complete, now=now)
     events = [*state.events, Event(at=now, kind="branch_run", key=f"branch:{branch.name}", data={"green": green})]
     effects: tuple[Effect, ...] = ()
     if not obs.on_default_branch:
         scope: recovery.Scope = "pr"  # a feature branch is somebody's work in progress: never rolled back
         verdict = recovery.assess(records, [], scope, config.recovery)
     elif green and complete:
-        branch, effects = _recover(branch, obs, now)
+        branch, effects = breakages.recover(branch, obs, now)
         verdict = RecoveryVerdict()
     else:
         branch, verdict, effects, event = _red(branch, obs, records, config, now)
@@ -121,93 +109,14 @@ def _decision(records: list[FindingRecord]) -> Decision:
     )
 
 
-def _record_run(
-    branch: BranchRecord, obs: Observation, records: list[FindingRecord], *, green: bool, complete: bool, now: datetime
-) -> BranchRecord:
-    """Record the run; a green one moves last-good.
-
-    A run cut short by the infrastructure (or failing for no known reason) is not
-    ``complete``: it verified nothing, whatever ``fail_on`` says, so it never becomes
-    last-good and never counts as a pass (it could hide the culprit of a later red run).
-    """
-    job = job_key(obs)
-    failing = sorted(f.fingerprint for f in records if f.severity in recovery.BLOCKING_SEVERITIES)
-    run = RunRecord(
-        observation=obs.id, head_sha=obs.head_sha, at=now, green=green, failing=failing, job=job, complete=complete
-    )
-    update: dict[str, object] = {"runs": keep_last([*branch.runs, run], MAX_RUNS_KEPT)}
-    if green:
-        update |= {"last_good": obs.head_sha, "good": {**branch.good, job: obs.head_sha}}
-    return branch.model_copy(update=update)
-
-
-def _fold_revert_facts(branch: BranchRecord, obs: Observation, index: dict[str, int], now: datetime) -> BranchRecord:
-    """Bring the revert history up to date with what GitHub says about earlier revert PRs.
-
-    A revert PR found only in the effect index (a run that opened it died before
-    saving the branch file) is recorded too, so it is never opened twice.
-    """
-    reverts = list(branch.reverts)
-    for fact in obs.revert_prs:
-        at = next((i for i, r in enumerate(reverts) if same_commit(r.culprit, fact.culprit)), None)
-        if at is None:
-            reverts.append(
-                RevertRecord(culprit=fact.culprit, breakage="", opened_at=now, status=fact.state, number=fact.number)
-            )
-        else:
-            reverts[at] = reverts[at].model_copy(update={"status": fact.state, "number": fact.number})
-    for key, number in sorted(index.items()):
-        culprit = key.removeprefix("revert:")
-        if key.startswith("revert:") and not any(same_commit(r.culprit, culprit) for r in reverts):
-            reverts.append(RevertRecord(culprit=culprit, breakage="", opened_at=now, number=number))
-    if reverts == branch.reverts:
-        return branch
-    return branch.model_copy(update={"reverts": keep_last(reverts, MAX_REVERTS_KEPT)})
-
-
-def _recover(branch: BranchRecord, obs: Observation, now: datetime) -> tuple[BranchRecord, tuple[Effect, ...]]:
-    """A green run ends its job's breakage; a commit that failed and now passed marks its failures flaky."""
-    breakage = branch.open_breakage(job_key(obs))
-    if breakage is None:
-        return branch, ()
-    still = {fp for r in branch.runs if r.observation == obs.id for fp in r.failing}
-    failed_here = {
-        fp
-        for r in branch.runs
-        if r.head_sha == obs.head_sha and r.job == breakage.job and r.observation != obs.id and r.complete
-        for fp in r.failing
-    } - still
-    if branch.revert_of(breakage.culprit or "") is not None:
-        resolution = "reverted"
-    elif failed_here:
-        resolution = "flaky"
-    else:
-        resolution = "recovered"
-    flaky = keep_last([*branch.flaky, *sorted(failed_here - set(branch.flaky))], MAX_FLAKY_KEPT)
-    branch = branch.model_copy(update={"flaky": flaky})
-    return _resolve(branch, breakage, resolution, f"`{breakage.job}` is green again at {obs.head_sha[:7]}", now)
-
-
-def _resolve(
-    branch: BranchRecord, breakage: Breakage, resolution: str, why: str, now: datetime
-) -> tuple[BranchRecord, tuple[Effect, ...]]:
-    """End a breakage; close its needs-human issue if one was filed."""
-    done = breakage.model_copy(update={"resolved_at": now, "resolution": resolution})
-    branch = branch.model_copy(update={"breakages": _replace(branch.breakages, done)})
-    if not breakage.escalated:
-        return branch, ()
-    reason = f"{why} ({resolution})."
-    return branch, (CloseIssue(kind="needs-human", ident=_issue_ident(branch.name, breakage), reason=reason),)
-
-
 def _red(
     branch: BranchRecord, obs: Observation, records: list[FindingRecord], config: Config, now: datetime
 ) -> tuple[BranchRecord, RecoveryVerdict, tuple[Effect, ...], Event]:
     """Fold a red run into its breakage, decide, and plan the action."""
     chain = first_parent_chain(obs.commits)
-    branch, breakage, closed = _breakage_for(branch, obs, records, now)
-    breakage = _extend(breakage, obs, records, chain)
-    branch = branch.model_copy(update={"breakages": _replace(branch.breakages, breakage)})
+    branch, breakage, closed = breakages.breakage_for(branch, obs, records, now)
+    breakage = breakages.extend(breakage, obs, records, chain)
+    branch = branch.model_copy(update={"breakages": breakages.replace(branch.breakages, breakage)})
     revert = decide_revert(branch, breakage, records, chain, config.revert, now)
     verdict = _verdict(branch, breakage, records, revert, config)
     effects: list[Effect] = list(closed)
@@ -241,7 +150,7 @@ def _red(
         "attempt_count": verdict.attempt,
     }
     breakage = breakage.model_copy(update=update)
-    branch = branch.model_copy(update={"breakages": _replace(branch.breakages, breakage)})
+    branch = branch.model_copy(update={"breakages": breakages.replace(branch.breakages, breakage)})
     event = Event(
         at=now,
         kind="revert_decision",
@@ -257,79 +166,11 @@ def _red(
     return branch, verdict, tuple(effects), event
 
 
-def _breakage_for(
-    branch: BranchRecord, obs: Observation, records: list[FindingRecord], now: datetime
-) -> tuple[BranchRecord, Breakage, tuple[Effect, ...]]:
-    """The job's open breakage, or a new one starting at this run.
-
-    A run on a new commit whose breaking failures are all different from the open
-    breakage's ends that breakage (its failures are gone: fixed or reverted) and
-    starts a new one, whose last-good is the newest complete run where none of the
-    new failures failed. On the same commit, different failures are flakiness instead.
-    """
-    job = job_key(obs)
-    found = branch.open_breakage(job)
-    failing = {f.fingerprint for f in _breaking(records)}
-    if found is not None and not _superseded(branch, found, failing, obs):
-        return branch, found, ()
-    last_good = branch.good.get(job)
-    closed: tuple[Effect, ...] = ()
-    if found is not None:
-        resolution = "reverted" if branch.revert_of(found.culprit or "") is not None else "recovered"
-        why = f"`{job}` no longer shows these failures at {obs.head_sha[:7]}"
-        branch, closed = _resolve(branch, found, resolution, why, now)
-        last_good = next(
-            (r.head_sha for r in reversed(branch.runs) if r.job == job and r.complete and not failing & set(r.failing)),
-            last_good,
-        )
-    # The run that opened it makes the id unique: a job can break again on the same commit.
-    ident = f"{job}@{obs.head_sha[:12]}/{obs.run_id}.{obs.run_attempt}"
-    breakage = Breakage(id=ident, job=job, first_red=obs.head_sha, opened_at=now, last_good=last_good)
-    return branch, breakage, closed
-
-
-def _superseded(branch: BranchRecord, breakage: Breakage, failing: set[str], obs: Observation) -> bool:
-    if not failing or not breakage.sightings or failing & breakage.sightings.keys():
-        return False
-    return all(r.head_sha != obs.head_sha for r in branch.runs if r.observation in breakage.observations)
-
-
-def _breaking(records: list[FindingRecord]) -> list[FindingRecord]:
-    """The findings that can justify a revert (DESIGN §3)."""
-    return [f for f in records if f.severity in recovery.BLOCKING_SEVERITIES and f.kind in recovery.BREAKING_KINDS]
-
-
-def _extend(breakage: Breakage, obs: Observation, records: list[FindingRecord], chain: list[CommitFact]) -> Breakage:
-    """Add this observation's failures; learn the suspects once the history reaches last-good."""
-    breaking = _breaking(records)
-    sightings = dict(breakage.sightings)
-    for fingerprint in sorted({f.fingerprint for f in breaking}):
-        sightings[fingerprint] = sightings.get(fingerprint, 0) + 1
-    known = {f.fingerprint for f in breakage.findings}
-    findings = breakage.findings + [f for f in breaking if f.fingerprint not in known]
-    update: dict[str, object] = {}
-    if breaking and not breakage.sightings:
-        # The first run that shows what broke (earlier ones were cut short) marks the end of the suspects.
-        update = {"first_red": obs.head_sha, "suspects": None, "reruns": 0}
-        breakage = breakage.model_copy(update=update)
-    suspects = breakage.suspects
-    if suspects is None:
-        suspects = suspects_between(chain, breakage.last_good, breakage.first_red)
-    return breakage.model_copy(
-        update={
-            "observations": [*breakage.observations, obs.id],
-            "sightings": sightings,
-            "findings": findings[:MAX_BREAKAGE_FINDINGS],
-            "suspects": suspects,
-        }
-    )
-
-
 def _verdict(
     branch: BranchRecord, breakage: Breakage, records: list[FindingRecord], revert: RevertDecision, config: Config
 ) -> RecoveryVerdict:
     """Compose the recovery verdict: the failure-type table, refined by the revert decision and budgets."""
-    history = _failing_sets(branch, breakage)
+    history = breakages.failing_sets(branch, breakage)
     loop = circular.detect(
         history, window=config.recovery.circular_window, threshold=config.recovery.circular_similarity
     )
@@ -368,15 +209,6 @@ def _rerun_budget(revert: RevertDecision, config: Config) -> int:
     if revert.refusal == RevertReason.INFRA:
         return config.recovery.infra_budget
     return config.revert.confirm_reruns
-
-
-def _failing_sets(branch: BranchRecord, breakage: Breakage) -> list[tuple[str, frozenset[str]]]:
-    """One failing set per distinct head SHA of the breakage's job, oldest first (for circular detection)."""
-    sets: dict[str, frozenset[str]] = {}
-    for run in branch.runs:
-        if run.job == breakage.job and run.observation in breakage.observations:
-            sets[run.head_sha] = sets.get(run.head_sha, frozenset()) | frozenset(run.failing)
-    return list(sets.items())
 
 
 def _count_revert(branch: BranchRecord, breakage: Breakage, revert: RevertDecision, now: datetime) -> BranchRecord:
@@ -429,20 +261,11 @@ def _needs_human(
     code = revert.refusal or "auto_revert off"
     return FileIssue(
         kind="needs-human",
-        ident=_issue_ident(name, breakage),
+        ident=breakages.issue_ident(name, breakage),
         title=f"{name} is red: {breakage.job} ({verdict.failure_type}, {code})",
         view=view,
         labels=NEEDS_HUMAN_LABELS,
     )
-
-
-def _issue_ident(name: str, breakage: Breakage) -> str:
-    return f"branch:{name}:{breakage.id}"
-
-
-def _replace(breakages: list[Breakage], breakage: Breakage) -> list[Breakage]:
-    others = [b for b in breakages if b.id != breakage.id]
-    return keep_last([*others, breakage], MAX_BREAKAGES_KEPT)
 
 
 def _recorded_verdict(branch: BranchRecord, obs: Observation) -> RecoveryVerdict:

@@ -41,6 +41,7 @@ def test_commit_files_parents_and_compare(sandbox: Sandbox, gh: github.Github, r
     head = repo.get_commit("topic")
     assert head.parents[0].sha != base
     assert [(f.filename, f.status) for f in head.files] == [("src/util.py", "removed")]
+    assert head.author.login == "octo"  # the sandbox's own commits map back to their account
     first = repo.get_commit(head.parents[0].sha)
     assert {f.filename: f.additions for f in first.files} == {"new.txt": 1, "src/app.py": 1}
     assert "+    return 2" in next(f.patch for f in first.files if f.filename == "src/app.py")

@@ -7,10 +7,12 @@ from gauntlet.sandbox.http import ApiError
 from gauntlet.sandbox.store import Repo, now_iso
 from gauntlet.sandbox.trees import PathEdit, build_tree
 
+NOREPLY_DOMAIN = "users.noreply.sandbox.local"
+
 
 def signature(login: str, date: str | None = None) -> Signature:
-    """The git identity the sandbox writes for ``login``."""
-    return Signature(name=login, email=f"{login}@users.noreply.sandbox.local", date=date or now_iso())
+    """The git identity the sandbox writes for ``login`` (the commit views map it back to the account)."""
+    return Signature(name=login, email=f"{login}@{NOREPLY_DOMAIN}", date=date or now_iso())
 
 
 def commit_files(

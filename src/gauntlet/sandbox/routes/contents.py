@@ -118,7 +118,9 @@ def list_commits(ctx: Context) -> Response:
     if path:
         shas = repo.git.run("rev-list", head, "--", path).decode().split()
     page, links = paginate(ctx.request, shas)
-    return Response(body=[views.commit(ctx.base, repo, repo.git.read_commit(s)) for s in page], headers=links)
+    return Response(
+        body=[views.commit(ctx.base, ctx.store, repo, repo.git.read_commit(s)) for s in page], headers=links
+    )
 
 
 def files_between(ctx: Context, repo: Repo, old: str | None, new: str) -> list[dict[str, Any]]:
@@ -136,7 +138,7 @@ def get_commit(ctx: Context) -> Response:
     sha = _resolve(repo, ctx.params["ref"])
     info = repo.git.read_commit(sha)
     files = files_between(ctx, repo, info.parents[0] if info.parents else None, sha)
-    return Response(body=views.commit(ctx.base, repo, info, files))
+    return Response(body=views.commit(ctx.base, ctx.store, repo, info, files))
 
 
 @router.add("GET", "/repos/{owner}/{repo}/compare/{basehead}")
@@ -163,13 +165,13 @@ def compare(ctx: Context) -> Response:
         "permalink_url": html,
         "diff_url": f"{html}.diff",
         "patch_url": f"{html}.patch",
-        "base_commit": views.commit(ctx.base, repo, repo.git.read_commit(base)),
-        "merge_base_commit": views.commit(ctx.base, repo, repo.git.read_commit(merge_base)),
+        "base_commit": views.commit(ctx.base, ctx.store, repo, repo.git.read_commit(base)),
+        "merge_base_commit": views.commit(ctx.base, ctx.store, repo, repo.git.read_commit(merge_base)),
         "status": status,
         "ahead_by": len(ahead),
         "behind_by": len(behind),
         "total_commits": len(ahead),
-        "commits": [views.commit(ctx.base, repo, repo.git.read_commit(s)) for s in reversed(ahead)],
+        "commits": [views.commit(ctx.base, ctx.store, repo, repo.git.read_commit(s)) for s in reversed(ahead)],
         "files": files_between(ctx, repo, merge_base, head),
     }
     return Response(body=body)

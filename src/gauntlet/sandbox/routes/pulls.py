@@ -183,7 +183,7 @@ def pull_commits(ctx: Context) -> Response:
         merge_base = repo.git.merge_base(data.base_sha, data.head_sha)
         shas = list(reversed(repo.git.rev_list(data.head_sha, merge_base)))
         page, links = paginate(ctx.request, shas)
-        body = [git_views.commit(ctx.base, repo, repo.git.read_commit(s)) for s in page]
+        body = [git_views.commit(ctx.base, ctx.store, repo, repo.git.read_commit(s)) for s in page]
     return Response(body=body, headers=links)
 
 

@@ -152,7 +152,7 @@ def get_branch(ctx: Context) -> Response:
     api = f"{ctx.base}/repos/{repo.full_name}"
     body = {
         "name": name,
-        "commit": git_views.commit(ctx.base, repo, repo.git.read_commit(sha)),
+        "commit": git_views.commit(ctx.base, ctx.store, repo, repo.git.read_commit(sha)),
         "_links": {"self": f"{api}/branches/{name}", "html": f"{ctx.base}/{repo.full_name}/tree/{name}"},
         "protected": False,
         "protection": {"enabled": False, "required_status_checks": {"enforcement_level": "off", "contexts": []}},

@@ -7,7 +7,9 @@ from typing import Any
 from urllib.parse import quote
 
 from gauntlet.sandbox.git import CommitInfo, FileChange, Signature, TreeEntry
-from gauntlet.sandbox.store import Repo
+from gauntlet.sandbox.store import Repo, Store
+from gauntlet.sandbox.views.repos import user
+from gauntlet.sandbox.writes import NOREPLY_DOMAIN
 
 _UNSIGNED = {"verified": False, "reason": "unsigned", "signature": None, "payload": None, "verified_at": None}
 
@@ -91,7 +93,21 @@ def diff_entry(base: str, repo: Repo, change: FileChange, commit: str, patch: st
     return entry
 
 
-def commit(base: str, repo: Repo, info: CommitInfo, files: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def account(base: str, store: Store, who: Signature) -> dict[str, Any] | None:
+    """The GitHub user behind a git identity, as GitHub maps commit e-mails to accounts.
+
+    The sandbox writes ``<login>@users.noreply.sandbox.local`` for commits it makes (like GitHub's noreply
+    addresses); any other e-mail belongs to nobody, and GitHub answers ``null``.
+    """
+    login, _, domain = who.email.partition("@")
+    if domain != NOREPLY_DOMAIN or not login:
+        return None
+    return user(base, store.user(login))
+
+
+def commit(
+    base: str, store: Store, repo: Repo, info: CommitInfo, files: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """A ``commit`` (``GET /repos/{o}/{r}/commits/{ref}``); ``files`` only when asked for."""
     body: dict[str, Any] = {
         "sha": info.sha,
@@ -108,8 +124,8 @@ def commit(base: str, repo: Repo, info: CommitInfo, files: list[dict[str, Any]] 
             "comment_count": 0,
             "verification": dict(_UNSIGNED),
         },
-        "author": None,
-        "committer": None,
+        "author": account(base, store, info.author),
+        "committer": account(base, store, info.committer),
         "parents": parents(base, repo, info),
     }
     if files is not None:

@@ -10,7 +10,8 @@ each part stays small:
   root cause, one finding" rules;
 * one module per tool family holds its parsers (:mod:`.ci`, :mod:`.pytests`,
   :mod:`.python`, :mod:`.c`, :mod:`.rust`, :mod:`.go`, :mod:`.javascript`,
-  :mod:`.jvm`, :mod:`.ruby`, :mod:`.packages`, :mod:`.shell`).
+  :mod:`.jvm`, :mod:`.ruby`, :mod:`.php`, :mod:`.dotnet`, :mod:`.packages`,
+  :mod:`.shell`).
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log.analyser import Analyser
 from gauntlet.ingest.log.c import CMake, Compiler, Make, Sanitizer
 from gauntlet.ingest.log.ci import CiRunner
+from gauntlet.ingest.log.dotnet import MSBuild
 from gauntlet.ingest.log.draft import Parser
 from gauntlet.ingest.log.go import Go
 from gauntlet.ingest.log.javascript import Eslint, Jest, Mocha, NodeError, Tap, Tsc, Vitest
 from gauntlet.ingest.log.jvm import Gradle, Java, Maven
 from gauntlet.ingest.log.packages import Apt, Npm
+from gauntlet.ingest.log.php import Php
 from gauntlet.ingest.log.pytests import Pytest, Unittest
 from gauntlet.ingest.log.python import Pip, PythonLint, Traceback, TypeCheck
 from gauntlet.ingest.log.ruby import Minitest, Rspec, RubyError
@@ -47,6 +50,7 @@ def make_parsers() -> list[Parser]:
         Rspec(),
         Minitest(),
         RubyError(),
+        Php(),
         Mocha(),
         Jest(),
         Vitest(),
@@ -56,6 +60,7 @@ def make_parsers() -> list[Parser]:
         PythonLint(),
         Pip(),
         Tsc(),
+        MSBuild(),
         Eslint(),
         Sanitizer(),
         Compiler(),

@@ -51,6 +51,8 @@ class Analyser:
         self._explained = False
         self._fallbacks: list[Draft] = []
         self._step = ""
+        self._github = False
+        self._runner_error = False
         #: True while some parser is inside a block and needs the following lines (only parsing changes it).
         self.active = False
 
@@ -64,6 +66,11 @@ class Analyser:
     def set_step(self, command: str) -> None:
         """Remember the command of the step that starts here (tool hints for ambiguous formats)."""
         self._step = command.lower()[:200]
+
+    def saw_runner(self, *, error: bool) -> None:
+        """Note that this is a GitHub job log and whether the runner reported an error in it."""
+        self._github = True
+        self._runner_error = self._runner_error or error
 
     def tail(self, count: int, before: int) -> Sequence[Line]:
         """Up to ``count`` contiguous lines read just before line ``before`` (oldest first)."""
@@ -112,7 +119,9 @@ class Analyser:
         for parser in self.parsers:
             parser.close(self)
         self.active = False
-        if any(d.fails for d in self._fallbacks):
+        # A GitHub job log says whether it failed: without an ##[error] line, nothing failed.
+        failed_job = self._runner_error or not self._github
+        if failed_job and any(d.fails for d in self._fallbacks):
             self._close_scope(None)
 
     # -- internals ---------------------------------------------------------------------------------

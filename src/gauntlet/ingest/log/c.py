@@ -11,6 +11,30 @@ __all__ = ["CMake", "Compiler", "Make", "Sanitizer"]
 
 _SOURCE = r"\S+?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|ipp|tcc|m|mm|cu|cuh|s|S|ino|f90|f)"
 _DIAGNOSTIC = re.compile(rf"^({_SOURCE}):(\d+):(?:(\d+):)? (fatal error|error): (.*?)(?: \[(-W[\w=-]+)\])?$")
+# The same shape from other compilers (swiftc, zig, gfortran, ghc, nim, dmd): named by extension.
+_OTHER_DIAGNOSTIC = re.compile(
+    r"^(\S+?\.(swift|zig|f90|f95|hs|nim|d|cr|v|sv|vhd|sol|dart|scala|ex|exs|erl)):(\d+):(?:(\d+):)?"
+    r" (?:fatal )?error: (.*)$"
+)
+_OTHER_TOOLS = {
+    "swift": "swiftc",
+    "zig": "zig",
+    "f90": "gfortran",
+    "f95": "gfortran",
+    "hs": "ghc",
+    "nim": "nim",
+    "d": "dmd",
+    "cr": "crystal",
+    "v": "verilator",
+    "sv": "verilator",
+    "vhd": "ghdl",
+    "sol": "solc",
+    "dart": "dart",
+    "scala": "scalac",
+    "ex": "elixir",
+    "exs": "elixir",
+    "erl": "erlc",
+}
 _RUNTIME = re.compile(rf"^({_SOURCE}):(\d+):(\d+): runtime error: (.*)$")
 _LINKER = re.compile(
     r"(undefined reference to [`'].*|multiple definition of [`'].*|cannot find -l\S+|undefined symbol: .*|"
@@ -42,6 +66,21 @@ class Compiler:
                         line=int(row),
                         column=int(column) if column else None,
                         rule=flag,
+                    )
+                )
+                return True
+            if match := _OTHER_DIAGNOSTIC.match(text):
+                path, extension, row, column, message = match.groups()
+                sink.emit(
+                    Draft(
+                        _OTHER_TOOLS.get(extension),
+                        "build_error",
+                        message,
+                        number,
+                        number,
+                        path=path,
+                        line=int(row),
+                        column=int(column) if column else None,
                     )
                 )
                 return True

@@ -18,7 +18,7 @@ __all__ = ["CiRunner", "exit_kind"]
 # The step's exit line, per CI; group "code" is the exit status.
 _EXIT = re.compile(
     r"""(?x)
-    ^(?:\#\#\[error\])?Process\ completed\ with\ exit\ code\ (?P<code>\d+)
+    ^(?:\#\#\[error\])?(?:Error:\ )?Process\ completed\ with\ exit\ code\ (?P<code>\d+)
   | ^(?:\#\#\[error\])?(?:Bash|PowerShell|Cmd|Script)\ (?:exited\ with\ code|failed\ with\ exit\ code:?)
     \ '?(?P<code2>-?\d+)
   | ^ERROR:\ Job\ failed:\ exit\ (?:code|status)\ (?P<code3>\d+)
@@ -81,6 +81,7 @@ class CiRunner:
             self._seen.append(number)
             return True
         if text.startswith("##["):
+            sink.saw_runner(error=text.startswith("##[error]"))
             if text.startswith("##[group]"):
                 title = text[len("##[group]") :]
                 if title.startswith("Run "):

@@ -67,6 +67,9 @@ class Sink(Protocol):
     def set_step(self, command: str) -> None:
         """Remember the command of the step that starts here."""
 
+    def saw_runner(self, *, error: bool) -> None:
+        """Note a GitHub runner marker (``##[group]``), and whether it reported an error."""
+
 
 class Parser(Protocol):
     """A recogniser for one tool's output, fed the lines near prefilter hits in order."""

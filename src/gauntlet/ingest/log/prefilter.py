@@ -61,9 +61,10 @@ _ANYWHERE = re.compile(
     "|".join(
         (
             r"error(?:\[E\d+\])?:|error\ TS\d|\ \ error\ \ |Error:\ |Error\ \d|Exception:\ |ERROR|ERR!|ERR_|FAIL",
-            r"failed|Failed|failing|failureType|panicked\ at|exit\ code|exit\ status|exited\ with|Exited\ with",
+            r"failed|Failed|failing|failureType|failures?:|errors?:$|panicked\ at",
+            r"exit\ code|exit\ status|exited\ with|Exited\ with",
             r"Traceback|Segmentation\ fault|Killed|Aborted|not\ found$|not\ ok\ \d|-->\ ",
-            r"\.py:\d+:\d+:\ [A-Z]|\.py:\d+:\ error|Error\)$",
+            r"\.py:\d+:\d+:\ [A-Z]|\.py:\d+:\ error|Error\)$|\ error\ [A-Z]+\d+:",
         )
     )
 )

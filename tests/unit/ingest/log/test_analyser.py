@@ -127,3 +127,8 @@ def test_fingerprints_survive_reruns_and_line_shifts() -> None:
 def test_a_steps_header_is_its_script_not_its_output() -> None:
     lines = ["##[group]Run ./ci.sh || { echo 'error: build failed'; exit 1; }", "./ci.sh", "##[endgroup]", "ok"]
     assert findings(github(lines, status=0, command="true")) == []
+
+
+def test_a_passing_github_log_yields_nothing_even_with_error_lines() -> None:
+    lines = ["ERROR: optional plugin not configured, skipping", "error: cache miss for key linux-x64"]
+    assert findings(github(lines, status=0)) == []

@@ -1,0 +1,88 @@
+"""MSBuild and .NET: ``File.cs(12,5): error CS0103: ...`` (also MSVC's ``error C2065``) and ``dotnet test``."""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.models import Kind
+
+__all__ = ["MSBuild"]
+
+_MSBUILD = re.compile(
+    r"^\s*(\S.*?)\((\d+)(?:,(\d+))?(?:,\d+,\d+)?\): (?:fatal )?error ([A-Z]+\d+): (.*?)(?: \[[^\]]*\])?$"
+)
+_FAILED_TEST = re.compile(r"^\s+Failed (\S+) \[[\d.]+ ?m?s\]$")
+_ERROR_MESSAGE = re.compile(r"^\s+Error Message:$")
+_STACK_FRAME = re.compile(r" in (\S+?\.(?:cs|fs|vb)):line (\d+)$")
+_TOOLS = {"CS": "csc", "FS": "fsc", "BC": "vbc", "C": "msvc", "LNK": "link", "MSB": "msbuild", "NU": "nuget"}
+
+
+class MSBuild:
+    """Compiler errors in MSBuild's format and ``dotnet test``'s ``Failed Name [12 ms]`` blocks."""
+
+    def __init__(self) -> None:
+        self._test: Draft | None = None
+        self._message_next = False
+
+    @property
+    def active(self) -> bool:
+        """True inside a failed test's block."""
+        return self._test is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if self._test is not None and self._in_test(number, text, sink):
+            return True
+        if " error " in text and (match := _MSBUILD.match(text)):
+            path, row, column, code, message = match.groups()
+            prefix = code.rstrip("0123456789")
+            tool = _TOOLS.get(prefix, "msbuild")
+            kind: Kind = "dependency" if prefix == "NU" else "build_error"
+            sink.emit(
+                Draft(
+                    tool,
+                    kind,
+                    message,
+                    number,
+                    number,
+                    path=path,
+                    line=int(row),
+                    column=int(column) if column else None,
+                    rule=code,
+                )
+            )
+            return True
+        if "Failed " in text and (match := _FAILED_TEST.match(text)):
+            name = match.group(1)
+            self._test = Draft(
+                "dotnet", "test_failure", f"{name} failed", number, number, test_id=name, key=f"dotnet:{name}"
+            )
+            return True
+        return False
+
+    def _in_test(self, number: int, text: str, sink: Sink) -> bool:
+        test = self._test
+        assert test is not None
+        if _ERROR_MESSAGE.match(text):
+            self._message_next = True
+            return True
+        if self._message_next and text.strip():
+            test.message, test.end, self._message_next = f"{test.test_id}: {text.strip()}", number, False
+            return True
+        if frame := _STACK_FRAME.search(text):
+            if test.path is None:
+                test.path, test.line, test.end = frame.group(1), int(frame.group(2)), number
+            return True
+        if text.startswith("  ") and number - test.start < 40:
+            return True
+        self.close(sink)
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Report the failed test being read."""
+        test, self._test = self._test, None
+        self._message_next = False
+        if test is not None:
+            sink.emit(test)

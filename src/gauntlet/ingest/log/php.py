@@ -1,0 +1,69 @@
+"""PHP: PHPUnit failures (``There was 1 failure:`` / ``1) Class::test``) and fatal errors."""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.models import Kind
+
+__all__ = ["Php"]
+
+_SECTION = re.compile(r"^There (?:was|were) \d+ (failure|error)s?:$")
+_ITEM = re.compile(r"^(\d+)\) (\S+::\S+)$")
+_WHERE = re.compile(r"^(/\S+?\.php|\S+?\.php):(\d+)$")
+_FATAL = re.compile(r"^(?:PHP )?(Fatal|Parse) error:\s+(.*?) in (\S+?\.php)(?: on line |:)(\d+)")
+
+
+class Php:
+    """PHPUnit's failure and error sections, and PHP's fatal and parse errors."""
+
+    def __init__(self) -> None:
+        self._section = False
+        self._draft: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside a PHPUnit failures section."""
+        return self._section
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if "error:" in text and (fatal := _FATAL.match(text)):
+            what, message, path, row = fatal.groups()
+            kind: Kind = "build_error" if what == "Parse" else "crash"
+            sink.emit(Draft("php", kind, message, number, number, path=path, line=int(row)))
+            return True
+        if text.startswith("There ") and _SECTION.match(text):
+            self._section = True
+            return True
+        if not self._section:
+            return False
+        if match := _ITEM.match(text):
+            self._flush(sink)
+            name = match.group(2)
+            self._draft = Draft("phpunit", "test_failure", "", number, number, test_id=name, key=f"phpunit:{name}")
+            return True
+        if text.startswith(("FAILURES!", "ERRORS!", "Tests: ")):
+            self.close(sink)
+            return True
+        draft = self._draft
+        if draft is not None and text.strip() and number - draft.start < 40:
+            if where := _WHERE.match(text.strip()):
+                if draft.path is None:
+                    draft.path, draft.line, draft.end = where.group(1), int(where.group(2)), number
+            elif not draft.message:
+                draft.message, draft.end = text.strip(), number
+        return True
+
+    def _flush(self, sink: Sink) -> None:
+        draft, self._draft = self._draft, None
+        if draft is not None:
+            draft.message = f"{draft.test_id}: {draft.message or 'failed'}"
+            sink.emit(draft)
+
+    def close(self, sink: Sink) -> None:
+        """End of the section."""
+        self._flush(sink)
+        self._section = False

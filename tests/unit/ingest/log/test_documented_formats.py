@@ -1,0 +1,57 @@
+"""Formats recognised from their documentation, for tools that could not be run here (.NET, PHP, Swift, Gradle,
+CircleCI/GitLab/Jenkins exit lines). Real captures live in tests/fixtures/logs; these lines are transcribed
+from the tools' documented output so that a change to a parser shows up somewhere."""
+
+from __future__ import annotations
+
+import pytest
+from logscan_helpers import findings
+
+
+@pytest.mark.parametrize(
+    ("log", "expected"),
+    [
+        (
+            "/home/runner/work/app/app/src/Program.cs(12,17): error CS0103: The name 'x' does not exist"
+            " [/home/runner/work/app/app/src/App.csproj]",
+            ("csc", "build_error", "src/Program.cs", 12, "CS0103"),
+        ),
+        (
+            "  Failed Shop.Tests.CartTests.Total_Adds [12 ms]\n  Error Message:\n   Assert.Equal() Failure\n"
+            "  Stack Trace:\n     at Shop.Tests.CartTests.Total_Adds() in /home/runner/work/a/a/tests/CartTests.cs:line 14",
+            ("dotnet", "test_failure", "tests/CartTests.cs", 14, None),
+        ),
+        (
+            "There was 1 failure:\n\n1) Tests\\CartTest::testTotal\nFailed asserting that 4 matches expected 3.\n\n"
+            "/home/runner/work/app/app/tests/CartTest.php:12\n\nFAILURES!",
+            ("phpunit", "test_failure", "tests/CartTest.php", 12, None),
+        ),
+        (
+            "PHP Fatal error:  Uncaught Error: Call to undefined function foo() in /app/src/a.php:3",
+            ("php", "crash", "src/a.php", 3, None),
+        ),
+        (
+            "Sources/App/main.swift:3:5: error: cannot find 'x' in scope",
+            ("swiftc", "build_error", "Sources/App/main.swift", 3, None),
+        ),
+        (
+            "AppTest > addsNumbers() FAILED\n    org.opentest4j.AssertionFailedError at AppTest.java:12",
+            ("gradle", "test_failure", "AppTest.java", 12, None),
+        ),
+        (
+            "e: file:///home/runner/work/a/a/src/main/kotlin/App.kt:3:5 Unresolved reference: foo\n"
+            "> Task :compileKotlin FAILED",
+            ("kotlinc", "build_error", "src/main/kotlin/App.kt", 3, None),
+        ),
+        ("building\nExited with code exit status 2", (None, "unknown", None, None, None)),
+        ("tests\nERROR: Job failed: exit code 137", (None, "crash", None, None, None)),
+        (
+            "##[error]The job running on runner GitHub Actions 2 has exceeded the maximum execution time of 5 minutes.",
+            (None, "timeout", None, None, None),
+        ),
+        ("##[error]The runner has received a shutdown signal.", (None, "infra", None, None, None)),
+    ],
+)
+def test_documented_format(log: str, expected: tuple[object, ...]) -> None:
+    [finding] = findings(log.encode() + b"\n")
+    assert (finding.tool, finding.kind, finding.path, finding.line, finding.rule) == expected

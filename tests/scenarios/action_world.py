@@ -172,7 +172,9 @@ class ActionWorld:
         repo = self.owner.get_repo(REPO)
         try:
             return bytes(repo.get_contents(path, ref="gauntlet-state").decoded_content)
-        except github.UnknownObjectException:
+        except github.GithubException as exc:
+            if exc.status != 404:
+                raise
             return None
 
     def pr_record(self, number: int) -> PRRecord | None:

@@ -1,0 +1,127 @@
+"""The action on the other events: workflow_run with downloads, a read-only token, a closed PR, ignored events."""
+
+from __future__ import annotations
+
+import json
+
+from action_world import BOT, REPO, ActionWorld, failing_ci, world_fixture  # noqa: F401  (the world fixture)
+
+from gauntlet.sandbox import JobSeed
+
+
+def test_workflow_run_downloads_failed_logs_and_artifacts_and_finds_the_pr(world: ActionWorld) -> None:
+    number, sha = world.open_pr("from-fork", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    ci = failing_ci(1)
+    run = world.sandbox.seed_run(
+        REPO,
+        jobs=[
+            JobSeed(name="lint", conclusion="success", log="all good\n"),
+            JobSeed(name="test", conclusion="failure", log=ci["pytest.log"]),
+        ],
+        head_branch=world.prs[number],
+        head_sha=sha,
+        event="pull_request",
+        artifacts={"findings": {"review.json": ci["review.json"].encode()}},
+    )
+    payload = {
+        "action": "completed",
+        "workflow_run": {
+            "id": run.id,
+            "head_sha": sha,
+            "head_branch": world.prs[number],
+            "pull_requests": [],
+            "run_attempt": 1,
+            "name": "CI",
+        },
+        "repository": {"full_name": REPO, "default_branch": "main"},
+    }
+
+    outcome = world.run(
+        "workflow_run",
+        payload,
+        inputs={"download_logs": "true", "download_artifacts": "find*", "logs": "", "findings": ""},
+    )
+
+    assert outcome.code == 0, outcome.error
+    assert outcome.outputs["action"] == "fix_criticals"
+    report = outcome.report
+    assert report["decision"]["criticals"] >= 3, "the failed job's log was read"
+    assert report["decision"]["majors"] + report["decision"]["minors"] >= 1, "the artifact's review findings were read"
+    comments = world.comments(number)
+    assert len(comments) == 1 and comments[0].user.login == BOT
+    paths = [r["path"] for r in world.sandbox.requests()]
+    assert f"/repos/{REPO}/commits/{sha}/pulls" in paths, "a fork's run names no PR: it is looked up"
+    job_logs = [p for p in paths if p.endswith("/logs")]
+    assert len(job_logs) == 1, "only the failed job's log is fetched"
+
+
+def test_a_read_only_token_reports_through_summary_and_annotations(world: ActionWorld) -> None:
+    number, sha = world.open_pr("fork-pr", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    reader = "fork-reader[bot]"
+    world.sandbox.set_permission(REPO, reader, "read")
+
+    outcome = world.run(
+        "pull_request", world.pull_request_event(number, sha, "opened"), files=failing_ci(1), token=reader
+    )
+
+    assert outcome.code == 0, outcome.error
+    assert "read-only token" in outcome.stdout and "read-only token" in outcome.summary
+    errors = [line for line in outcome.stdout.splitlines() if line.startswith("::error ")]
+    assert 1 <= len(errors) <= 10
+    assert "file=" in errors[0] and "line=" in errors[0]
+    assert outcome.outputs["action"] == "fix_criticals"
+    assert world.comments(number) == []
+    assert world.check_runs(sha) == []
+    assert world.state_file("README.md") is None, "no state branch was created"
+
+
+def test_a_closed_pr_is_compacted(world: ActionWorld) -> None:
+    number, sha = world.open_pr("to-close", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    assert world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=failing_ci(1)).code == 0
+    for run_id in (2, 3):
+        sha = world.push(number, {"calc.py": f"# {run_id}\n"})
+        assert (
+            world.run("pull_request", world.pull_request_event(number, sha), files=failing_ci(2), run_id=run_id).code
+            == 0
+        )
+    before = world.pr_record(number)
+    assert before is not None and len(before.iterations) == 3
+
+    closed = world.run("pull_request", world.pull_request_event(number, sha, "closed"))
+    again = world.run("pull_request", world.pull_request_event(number, sha, "closed"))
+
+    assert (closed.code, again.code) == (0, 0), closed.error
+    after = world.pr_record(number)
+    assert after is not None and after.closed
+    assert after.iteration_count == 3 and len(after.iterations) == 1
+    assert after.iterations[0].head_sha == sha
+    assert len(world.state_commits()) == 4, "the redelivered close changed nothing"
+
+
+def test_unrouted_events_are_reported_as_ignored(world: ActionWorld) -> None:
+    outcome = world.run("release", {"action": "published", "repository": {"full_name": REPO}})
+
+    assert outcome.code == 0, outcome.error
+    assert "ignored event release" in outcome.stdout
+    assert json.loads(outcome.outputs["report"])["effects"] == []
+    assert [r for r in world.sandbox.requests() if not r["path"].startswith("/_sandbox")] == []
+
+
+def test_dry_run_with_a_state_dir_needs_no_github_at_all(world: ActionWorld) -> None:
+    number, sha = world.open_pr("dry", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    world.sandbox.clear_requests()
+
+    outcome = world.run(
+        "pull_request",
+        world.pull_request_event(number, sha, "opened"),
+        files=failing_ci(1),
+        inputs={"dry_run": "true", "state_dir": ".gauntlet"},
+        token="",
+        api_url="http://127.0.0.1:9",  # nothing listens there: any call would fail the run
+    )
+
+    assert outcome.code == 0, outcome.error
+    assert outcome.outputs["action"] == "fix_criticals"
+    assert {e["status"] for e in outcome.report["effects"] if e["type"] != "write_summary"} == {"planned"}
+    assert outcome.summary, "the job summary is still written"
+    assert world.sandbox.requests() == []

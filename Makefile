@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/gauntlet demo
+	$(VENV)/bin/gauntlet demo --out demo-out
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench

@@ -1,0 +1,9 @@
+import operator
+
+
+def add(a, b):
+    return operator.sub(a, b)
+
+
+def divide(a, b):
+    return operator.truediv(a, b)

@@ -1,0 +1,223 @@
+"""The demo's world: a sandbox, people acting on it, real ``git``, and Gauntlet run the way GitHub Actions runs it.
+
+People (the maintainer, a developer) act through PyGithub with their own tokens
+(on the sandbox the token's text is the login) and push with ``git`` over HTTP.
+Gauntlet runs through :func:`gauntlet.github.action.run_action`, the action's own
+entry, with an environment of ``INPUT_*`` and ``GITHUB_*`` variables pointing
+``GITHUB_API_URL`` at the sandbox, so every step takes the production code path.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import github
+from github.Repository import Repository
+
+from gauntlet.github.action import run_action
+from gauntlet.github.events import Clock
+from gauntlet.sandbox import JobSeed, Sandbox
+
+__all__ = ["BOT", "DATA", "DEVELOPER", "MAINTAINER", "REPOSITORY", "ActionRun", "World", "parse_outputs"]
+
+DATA = Path(__file__).parent / "data"
+MAINTAINER = "maya"
+DEVELOPER = "dana"
+BOT = "github-actions[bot]"
+REPOSITORY = f"{MAINTAINER}/calculator"
+#: The CI workflow and job names every run carries (``GITHUB_JOB`` and the seeded workflow run).
+WORKFLOW, JOB = "CI", "test"
+
+
+@dataclass(frozen=True)
+class ActionRun:
+    """One run of the action: the event it served, its exit code, outputs and stdout (workflow commands)."""
+
+    event: str
+    code: int
+    outputs: dict[str, str]
+    stdout: str
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """The ``report`` output (``gauntlet run --json``), decoded."""
+        text = self.outputs.get("report")
+        return dict(json.loads(text)) if text else {}
+
+    @property
+    def effects(self) -> list[dict[str, Any]]:
+        """The effects the run planned, each with ``type``, ``key`` and ``status``."""
+        return list(self.report.get("effects", []))
+
+
+@dataclass
+class World:
+    """A running sandbox with the demo repository's people, a scratch folder and every action run so far."""
+
+    sandbox: Sandbox
+    folder: Path
+    runs: list[ActionRun] = field(default_factory=list)
+    _clients: dict[str, github.Github] = field(default_factory=dict)
+
+    # people ------------------------------------------------------------------------------------------------
+
+    def client(self, login: str) -> github.Github:
+        """PyGithub as ``login``, without retries or write spacing (the sandbox is local)."""
+        if login not in self._clients:
+            self._clients[login] = github.Github(
+                base_url=self.sandbox.url,
+                auth=github.Auth.Token(login),
+                retry=None,
+                per_page=100,
+                seconds_between_requests=None,
+                seconds_between_writes=None,
+            )
+        return self._clients[login]
+
+    def repo(self, login: str = MAINTAINER) -> Repository:
+        """The demo repository as ``login`` sees it."""
+        return self.client(login).get_repo(REPOSITORY)
+
+    def close(self) -> None:
+        """Close the people's HTTP sessions."""
+        for client in self._clients.values():
+            client.close()
+
+    # git -----------------------------------------------------------------------------------------------------
+
+    def git(self, cwd: Path, *args: str) -> str:
+        """Run ``git`` without the user's configuration or prompts; return its stdout."""
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.folder),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_TERMINAL_PROMPT": "0",
+        }
+        done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"git {' '.join(args)} failed: {done.stderr.strip()}")
+        return done.stdout.strip()
+
+    def clone(self, login: str) -> Path:
+        """A working copy of the repository for ``login``, who commits under their own name."""
+        work = self.folder / f"clone-{login}"
+        if not work.exists():
+            self.git(self.folder, "clone", "--quiet", self.sandbox.git_url(REPOSITORY, token=login), str(work))
+            self.git(work, "config", "user.name", login)
+            self.git(work, "config", "user.email", f"{login}@example.com")
+        return work
+
+    def push(self, login: str, branch: str, files: Mapping[str, Path], message: str) -> str:
+        """``login`` writes ``files`` (repository path -> data file) on ``branch`` (a new one starts at main),
+        commits and pushes with ``git``.
+
+        :returns: the new commit's SHA.
+        """
+        work = self.clone(login)
+        self.git(work, "fetch", "--quiet", "origin")
+        remote = set(self.git(work, "branch", "--remotes", "--format=%(refname:short)").split())
+        start = next((f"origin/{name}" for name in (branch, "main") if f"origin/{name}" in remote), None)
+        self.git(work, "checkout", "--quiet", "-B", branch, *([start] if start else []))
+        for path, source in files.items():
+            target = work / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+        self.git(work, "add", "--all")
+        self.git(work, "commit", "--quiet", "-m", message)
+        self.git(work, "push", "--quiet", "origin", f"HEAD:refs/heads/{branch}")
+        return self.git(work, "rev-parse", "HEAD")
+
+    # CI ------------------------------------------------------------------------------------------------------
+
+    def ci_run(self, sha: str, branch: str, log: Path, *, event: str, pulls: tuple[int, ...] = ()) -> int:
+        """Record the CI workflow run GitHub would have run on ``sha``, with a real pytest log; returns its id."""
+        text = log.read_text(encoding="utf-8")
+        conclusion = "success" if "failed" not in text.splitlines()[-1] else "failure"
+        run = self.sandbox.seed_run(
+            REPOSITORY,
+            name=WORKFLOW,
+            head_branch=branch,
+            head_sha=sha,
+            event=event,
+            pull_numbers=pulls,
+            jobs=[JobSeed(name=JOB, conclusion=conclusion, log=text, steps=("Set up job", "Run pytest"))],
+        )
+        return run.id
+
+    # Gauntlet ----------------------------------------------------------------------------------------------
+
+    def act(
+        self,
+        event: str,
+        payload: Mapping[str, Any],
+        *,
+        files: Mapping[str, Path] | None = None,
+        inputs: Mapping[str, str] | None = None,
+        run_id: int = 1,
+    ) -> ActionRun:
+        """Run Gauntlet for one event, as the runner starts the action: ``files`` are copied into the workspace
+        (the CI's log and findings), ``inputs`` become ``INPUT_*``."""
+        here = self.folder / f"action-{len(self.runs) + 1}"
+        workspace = here / "workspace"
+        workspace.mkdir(parents=True)
+        for name, source in (files or {}).items():
+            shutil.copyfile(source, workspace / name)
+        event_path, output, summary = here / "event.json", here / "output", here / "summary.md"
+        event_path.write_text(json.dumps(payload), encoding="utf-8")
+        output.touch()
+        summary.touch()
+        env = {
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": event,
+            "GITHUB_EVENT_PATH": str(event_path),
+            "GITHUB_REPOSITORY": REPOSITORY,
+            "GITHUB_SHA": self.sandbox.head(REPOSITORY) or "",
+            "GITHUB_API_URL": self.sandbox.url,
+            "GITHUB_SERVER_URL": self.sandbox.url,
+            "GITHUB_RUN_ID": str(run_id),
+            "GITHUB_RUN_ATTEMPT": "1",
+            "GITHUB_JOB": JOB,
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_OUTPUT": str(output),
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "INPUT_GITHUB_TOKEN": BOT,
+        }
+        env |= {f"INPUT_{name.upper()}": value for name, value in (inputs or {}).items()}
+        stdout = io.StringIO()
+        clock = Clock(now=datetime.now(UTC), sleep=time.sleep, monotonic=time.monotonic, throttle=False)
+        code = run_action(env, clock, stdout)
+        run = ActionRun(
+            event=event, code=code, outputs=parse_outputs(output.read_text(encoding="utf-8")), stdout=stdout.getvalue()
+        )
+        self.runs.append(run)
+        return run
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """``$GITHUB_OUTPUT`` as the runner reads it: ``name=value`` lines and ``name<<DELIMITER`` heredocs."""
+    values: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        name, heredoc, delimiter = line.partition("<<")
+        if heredoc and "=" not in name:
+            body: list[str] = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                body.append(inner)
+            values[name] = "\n".join(body)
+        else:
+            name, _, value = line.partition("=")
+            values[name] = value
+    return values

@@ -37,6 +37,7 @@ from gauntlet.state.pr import FindingRecord, IterationRecord
 from gauntlet.state.shared import (
     MAX_FIXES,
     MAX_RULES_PER_KIND,
+    MAX_TAUGHT,
     DefectLog,
     FixPair,
     LearnedRule,
@@ -267,7 +268,7 @@ def learn_from_pr(
         defects = selfheal.record_defects(defects, obs.findings, place, now, config.components)
         book = sync_curated(book, config.selfheal.curated_rules, now)
         book = record_fixes(book, previous, current, place, obs.changed_files, now, config.components)
-        book = _learn_reviews(book, obs.findings, now)
+        book = _learn_reviews(book, obs.findings, place, now)
         table = bandit.settle(table, place, current.head_sha, _classes(current.findings), book.rules)
     shown: list[str] = []
     if rng is not None:
@@ -287,11 +288,17 @@ def compact_learnings(book: LearningBook, now: datetime) -> LearningBook:
     return book if len(kept) == len(book.rules) else book.model_copy(update={"rules": kept})
 
 
-def _learn_reviews(book: LearningBook, findings: Iterable[Finding], now: datetime) -> LearningBook:
+def _learn_reviews(book: LearningBook, findings: Iterable[Finding], place: str, now: datetime) -> LearningBook:
+    """Learn each finding's ``rule_learned`` once per place: a finding reported again is not new evidence."""
+    taught = list(book.taught)
     for f in findings:
-        if f.rule_learned and f.rule_learned.strip():
+        source = f"{place}:{f.fingerprint}"
+        if f.rule_learned and f.rule_learned.strip() and source not in taught:
             book, _ = learn_rule(book, f.rule_learned, "review", [error_class(f.kind)], now)
-    return book
+            taught.append(source)
+    if len(taught) == len(book.taught):
+        return book
+    return book.model_copy(update={"taught": keep_last(taught, MAX_TAUGHT)})
 
 
 def _classes(findings: Iterable[FindingRecord]) -> set[str]:

@@ -20,6 +20,7 @@ __all__ = [
     "MAX_PENDING",
     "MAX_PROPOSALS",
     "MAX_RULES_PER_KIND",
+    "MAX_TAUGHT",
     "Arm",
     "BanditTable",
     "BlockedReason",
@@ -44,6 +45,7 @@ MAX_PROPOSALS = 200
 MAX_RULES_PER_KIND = 100
 MAX_FIXES = 100
 MAX_PENDING = 200
+MAX_TAUGHT = 1000
 
 ProposalLevel = Literal["PATCH", "MINOR", "MAJOR"]
 #: ``open``: proposal PR opened, watch running; ``needs_human``: a MAJOR, an issue was filed;
@@ -145,6 +147,8 @@ class LearningBook(StateFile):
 
     rules: list[LearnedRule] = []
     fixes: list[FixPair] = []
+    #: ``place:fingerprint`` of the review findings already learned from: a finding reported again teaches nothing.
+    taught: list[str] = []
 
 
 class Arm(Record):

@@ -220,3 +220,14 @@ def test_a_redelivered_observation_changes_no_learning_and_shows_the_same_rules(
     assert again.events == []
     rewarded = {a.rule: (a.alpha, a.beta) for a in state.bandit.arms}
     assert len(rewarded) == 3 and set(rewarded.values()) == {(4.0, 1.0)}  # curated α+2, then one success each
+
+
+def test_a_review_finding_reported_again_teaches_nothing_new() -> None:
+    review = finding("r1", kind="review", severity="minor", rule_learned="Check inputs at the boundary")
+    state = State(pr=PRRecord(number=7))
+    for sha, pr in (("a" * 40, 7), ("b" * 40, 7), ("c" * 40, 8)):
+        state = state.model_copy(update={"pr": state.pr if state.pr and state.pr.number == pr else PRRecord(number=pr)})
+        state, _ = decide(state, obs(sha, [review], pr=pr), Config(), NOW, np.random.default_rng(0))
+    [rule] = state.learnings.rules
+    assert rule.reinforcements == 2  # once on PR 7 (two iterations), once on PR 8
+    assert state.learnings.taught == ["pr:7:r1", "pr:8:r1"]

@@ -105,7 +105,7 @@ def assess_repository(
 
 
 def block_issue(verdict: HealthVerdict, repository: str, pr: int) -> FileIssue | None:
-    """The needs-human issue a blocked PR files (one per PR; a recurrence comments on it)."""
+    """The needs-human issue a blocked PR files: one per PR, found again (not commented on) while it stays blocked."""
     if verdict.status != "block":
         return None
     return FileIssue(
@@ -113,7 +113,6 @@ def block_issue(verdict: HealthVerdict, repository: str, pr: int) -> FileIssue |
         ident=f"health-pr-{pr}",
         title=f"PR #{pr} is blocked: a human is needed",
         labels=("gauntlet", "needs-human"),
-        recurrence_note="Still blocked: " + "; ".join(verdict.reasons),
         view=IssueView(
             repository=repository,
             summary=f"Gauntlet stopped iterating on PR #{pr}",

@@ -18,7 +18,8 @@ from logscan_helpers import findings
         ),
         (
             "  Failed Shop.Tests.CartTests.Total_Adds [12 ms]\n  Error Message:\n   Assert.Equal() Failure\n"
-            "  Stack Trace:\n     at Shop.Tests.CartTests.Total_Adds() in /home/runner/work/a/a/tests/CartTests.cs:line 14",
+            "  Stack Trace:\n"
+            "     at Shop.Tests.CartTests.Total_Adds() in /home/runner/work/a/a/tests/CartTests.cs:line 14",
             ("dotnet", "test_failure", "tests/CartTests.cs", 14, None),
         ),
         (

@@ -27,21 +27,23 @@ __all__ = ["play", "tell"]
 def play(out: Path | None = None) -> int:
     """Play the story and print it; bodies go to ``out`` (a new temporary folder, kept and printed, if none)."""
     folder = Path(tempfile.mkdtemp(prefix="gauntlet-demo-")) if out is None else out
-    tell(folder, sys.stdout)
+    with Sandbox.start() as sandbox:
+        tell(sandbox, folder, sys.stdout)
     return 0
 
 
-def tell(folder: Path, out: TextIO) -> tuple[Story, Tally]:
-    """Play every step on a fresh sandbox, writing the story to ``out`` and the bodies into ``folder``.
+def tell(sandbox: Sandbox, folder: Path, out: TextIO) -> tuple[Story, Tally]:
+    """Play every step on ``sandbox`` (fresh: the story creates its repository), writing the story to ``out``
+    and the bodies into ``folder``.
 
     :returns: the story (what each step left) and the final tally, counted on the sandbox.
     """
     folder.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     narrator = Narrator(out=out, folder=folder)
-    with tempfile.TemporaryDirectory(prefix="gauntlet-demo-work-") as scratch, Sandbox.start() as sandbox:
-        out.write(f"Gauntlet demo: {REPOSITORY} on a local sandbox GitHub at {sandbox.url}\n")
-        out.write("(URLs below answer while the demo runs; the bodies stay in the folder afterwards)\n")
+    out.write(f"Gauntlet demo: {REPOSITORY} on a local sandbox GitHub at {sandbox.url}\n")
+    out.write("(URLs below answer while the demo runs; the bodies stay in the folder afterwards)\n")
+    with tempfile.TemporaryDirectory(prefix="gauntlet-demo-work-") as scratch:
         world = World(sandbox=sandbox, folder=Path(scratch))
         story = Story(world=world, narrator=narrator)
         try:

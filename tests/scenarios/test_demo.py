@@ -1,0 +1,161 @@
+"""``gauntlet demo`` end to end, in-process: the story's effects are really on the sandbox, and it says what it did.
+
+The demo runs once for the module (it takes a while); each test looks at one part of the story on the sandbox it
+ran on, through PyGithub as the maintainer, and at what the demo printed and kept.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import github
+import pytest
+from github.Repository import Repository
+
+from gauntlet.cli import main
+from gauntlet.demo import tell
+from gauntlet.demo.printing import Tally
+from gauntlet.demo.story import Story
+from gauntlet.demo.world import BOT, DEVELOPER, MAINTAINER, REPOSITORY
+from gauntlet.sandbox import Sandbox
+from gauntlet.sandbox.contract import ContractRecorder
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass
+class Played:
+    """A finished demo: its sandbox (still running), story, tally, printed text, folder and duration."""
+
+    sandbox: Sandbox
+    story: Story
+    tally: Tally
+    text: str
+    folder: Path
+    seconds: float
+    recorder: ContractRecorder
+
+    @property
+    def repo(self) -> Repository:
+        gh = github.Github(
+            base_url=self.sandbox.url,
+            auth=github.Auth.Token(MAINTAINER),
+            retry=None,
+            per_page=100,
+            seconds_between_requests=None,
+            seconds_between_writes=None,
+        )
+        return gh.get_repo(REPOSITORY)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    folder = tmp_path_factory.mktemp("demo-out")
+    out = io.StringIO()
+    recorder = ContractRecorder()
+    with Sandbox.start() as sandbox:
+        sandbox.observe(recorder)
+        started = time.monotonic()
+        story, tally = tell(sandbox, folder, out)
+        seconds = time.monotonic() - started
+        yield Played(sandbox, story, tally, out.getvalue(), folder, seconds, recorder)
+        assert not sandbox.app.crashes, "sandbox handler crashed:\n" + "\n".join(sandbox.app.crashes)
+
+
+def test_the_repository_was_pushed_with_git_and_ci_was_green_on_main(played: Played) -> None:
+    repo = played.repo
+    first = list(repo.get_commits(sha="main"))[-1]
+    assert first.commit.message == "Start the calculator"
+    assert first.commit.author.name == MAINTAINER, "made by git with the maintainer's identity, not by the API"
+    assert repo.get_contents("tests/test_calc.py", ref=first.sha).decoded_content.startswith(b"from calc import")
+    [check] = [c for c in repo.get_commit(first.sha).get_check_runs() if c.name == "Gauntlet"]
+    assert check.conclusion == "success"
+
+
+def test_the_pr_gets_one_sticky_comment_edited_in_place_across_iterations(played: Played) -> None:
+    pull = played.repo.get_pull(1)
+    assert pull.user.login == DEVELOPER
+    mine = [c for c in pull.as_issue().get_comments() if c.user.login == BOT]
+    sticky = [c for c in mine if "<!-- gauntlet:key=pr-comment:1 -->" in c.body]
+    assert len(sticky) == 1
+    assert "iteration 2" in sticky[0].body and "Fixed since the last iteration" in sticky[0].body
+    kept = played.folder / "pr-1-comment-iteration-1.md"
+    assert "iteration 1" in kept.read_text() and "test_add" in kept.read_text(), "iteration 1 kept as it was"
+    assert played.tally.comment_edits >= 2, "iteration 2 and the accepted risk edit the same comment"
+    first_head, fixed_head = (c.sha for c in pull.get_commits())
+    assert [c.conclusion for c in played.repo.get_commit(first_head).get_check_runs()] == ["failure"]
+    assert [c.conclusion for c in played.repo.get_commit(fixed_head).get_check_runs()] == ["success"]
+
+
+def test_the_maintainer_accepts_the_minor_risk_and_an_issue_is_filed(played: Played) -> None:
+    [issue] = list(played.repo.get_issues(state="all", labels=["accepted-risk"]))
+    assert issue.user.login == BOT
+    assert "Public functions lack type hints." in issue.title
+    assert "Accepted by `maya`" in issue.body and "typing pass" in issue.body
+    sticky = next(c for c in played.repo.get_issue(1).get_comments() if "pr-comment:1 -->" in c.body)
+    assert "accepted by `maya`" in sticky.body
+    assert (played.folder / f"issue-{issue.number}-accepted-risk.md").read_text() == issue.body
+
+
+def test_the_broken_main_gets_a_revert_pr_or_says_plainly_that_it_cannot_yet(played: Played) -> None:
+    repo = played.repo
+    reverts = [p for p in repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/revert-")]
+    culprit = repo.get_branch("main").commit
+    if reverts:
+        [revert] = reverts
+        assert revert.user.login == BOT and f"This reverts commit {culprit.sha}." in revert.body
+        assert not any("revert PR" in note for note in played.story.notes)
+    else:
+        assert any(note.startswith("step 5, the revert PR") for note in played.story.notes)
+        assert "not yet available: the revert PR" in played.text
+        human = [i for i in repo.get_issues(state="all", labels=["needs-human"]) if "main is red" in i.title]
+        assert len(human) == 1 and human[0].user.login == BOT, "the red main is handed to a person instead"
+    [check] = [c for c in repo.get_commit(culprit.sha).get_check_runs() if c.name == "Gauntlet"]
+    assert check.conclusion == "failure"
+
+
+def test_the_nightly_scan_proposes_the_reviewers_rule(played: Played) -> None:
+    [proposal] = [p for p in played.repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/proposal-")]
+    assert proposal.user.login == BOT
+    assert "<!-- gauntlet:key=proposal:SH-1 -->" in proposal.body
+    assert [f.filename for f in proposal.get_files()] == ["AGENTS.md"]
+    assert (played.folder / f"pr-{proposal.number}-proposal.md").read_text() == proposal.body
+
+
+def test_the_summary_table_matches_the_sandbox(played: Played) -> None:
+    tally, repo = played.tally, played.repo
+    assert tally.runs == 6
+    assert tally.state_commits == len(list(repo.get_commits(sha="gauntlet-state"))) >= 6
+    mine = [i for i in repo.get_issues(state="all") if i.user.login == BOT]
+    assert tally.issues == sum(1 for i in mine if i.pull_request is None)
+    assert tally.pull_requests == sum(1 for i in mine if i.pull_request is not None)
+    assert tally.check_runs == 4 and tally.api_calls > 50
+    for what, count in tally.rows():
+        assert re.search(rf"{re.escape(what)}\s+{count}\n", played.text), what
+
+
+def test_the_story_is_printed_in_order_with_where_to_look_and_takes_under_a_minute(played: Played) -> None:
+    numbers = [int(m) for m in re.findall(r"^(\d)\. ", played.text, flags=re.MULTILINE)]
+    assert numbers == [1, 2, 3, 4, 5, 6]
+    assert f"{played.sandbox.url}/repos/{REPOSITORY}/pulls/1" in played.text
+    assert str(played.folder) in played.text
+    assert played.seconds < 60
+
+
+def test_every_sandbox_response_in_the_demo_has_githubs_shape(played: Played) -> None:
+    problems = [f"{m.method} {m.template} -> {m.status}" for m in played.recorder.mismatches]
+    assert not problems
+
+
+def test_the_command_line_plays_the_demo_into_the_folder_it_is_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["demo", "--out", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr().out
+    assert "What Gauntlet did" in printed
+    assert (tmp_path / "out" / "pr-1-comment-iteration-2.md").is_file()

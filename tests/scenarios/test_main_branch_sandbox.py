@@ -21,6 +21,7 @@ from mainline import SCENARIOS, findings_of
 from gauntlet.config import Config
 from gauntlet.effects.models import Plan
 from gauntlet.engine.decide import decide
+from gauntlet.errors import GitHubUnavailable
 from gauntlet.github.reverts import revert_pr_facts
 from gauntlet.models import CommitFact, Observation
 from gauntlet.state.branch import BranchRecord
@@ -74,8 +75,12 @@ class Replay:
         state = self.world.state if self.world.state.branch is not None else State(branch=BranchRecord(name="main"))
         now = self.start + timedelta(minutes=10 * (index + 1))
         state, plan = decide(state, observation, self.config, now, np.random.default_rng(index))
-        self.world.state = state.model_copy(update={"events": []})
-        self.world.apply(*plan.effects)
+        before, self.world.state = self.world.state, state.model_copy(update={"events": []})
+        try:
+            self.world.apply(*plan.effects)
+        except GitHubUnavailable:
+            self.world.state = before  # the run died before its state commit: nothing it decided is kept
+            raise
         return plan
 
     def replay(self) -> list[Plan]:
@@ -154,3 +159,24 @@ def test_recovery_without_revert_closes_the_needs_human_issue(world: World) -> N
     [issue] = replay.issues()
     assert issue.state == "closed"
     assert replay.pulls() == []
+
+
+def test_runs_killed_by_faults_and_rerun_still_open_one_revert_pr(world: World) -> None:
+    replay = Replay(world, "single-culprit")
+    replay.run(0)
+    world.retries = 1
+    world.sandbox.set_faults(0.3, seed=5, paths=(f"/repos/{REPO}/",), kinds=("500", "502", "503", "drop"))
+    failed = 0
+    for _ in range(40):
+        try:
+            replay.run(1)  # the red run, delivered again after every failure, as the pipeline retries it
+        except GitHubUnavailable:
+            failed += 1
+            continue
+        break
+    world.sandbox.set_faults(0.0)
+    assert failed >= 1, "the seed should make runs fail part-way"
+    replay.run(1)
+    [pr] = replay.pulls()
+    assert pr.head.ref == f"gauntlet/revert-{replay.shas['c1'][:12]}"
+    assert world.index(f"revert:{replay.shas['c1'][:12]}") == pr.number

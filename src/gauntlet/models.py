@@ -141,8 +141,9 @@ class CommitFact(BaseModel):
     def from_api(cls, commit: Mapping[str, Any]) -> CommitFact:
         """Build the fact from ``GET /repos/{owner}/{repo}/commits/{sha}`` (which lists the changed files).
 
-        See https://docs.github.com/rest/commits/commits#get-a-commit; for a merge
-        commit GitHub lists the files changed against the first parent.
+        See https://docs.github.com/rest/commits/commits#get-a-commit. ``files`` should
+        be the paths changed against the first parent; for a merge commit, compare it
+        with its first parent (``compare/{parent}...{sha}``) if the listing differs.
 
         :param commit: the decoded JSON response (untrusted: missing fields become empty).
         """

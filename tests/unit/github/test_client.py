@@ -1,0 +1,158 @@
+"""The one client against the sandbox: retries, no blind replay of creating POSTs, call counting, error mapping."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+
+from gauntlet.errors import GitHubUnavailable
+from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken, Rejected
+from gauntlet.sandbox import JobSeed, Sandbox
+
+REPO = "octo/app"
+BOT = "github-actions[bot]"
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox.start() as running:
+        running.create_repo(REPO, {"README.md": "# app\n"})
+        running.set_permission(REPO, BOT, "write")
+        yield running
+
+
+def client(sandbox: Sandbox, token: str = BOT) -> GitHubClient:
+    return GitHubClient(token, sandbox.url, throttle=False, retries=3)
+
+
+def api_requests(sandbox: Sandbox) -> list[dict[str, object]]:
+    return [r for r in sandbox.requests() if not str(r["path"]).startswith("/_sandbox")]
+
+
+def test_every_attempt_is_counted_as_the_sandbox_saw_it(sandbox: Sandbox) -> None:
+    gh = client(sandbox)
+    sandbox.set_faults(0.3, seed=1, kinds=["500", "503", "drop"])
+    for _ in range(10):
+        gh.request("GET", f"/repos/{REPO}")
+    sandbox.set_faults(0.0)
+
+    assert gh.calls == len(api_requests(sandbox))
+    assert gh.calls > 10, "some attempts were retried"
+
+
+@pytest.mark.parametrize("kind", ["500", "502", "503", "403", "429", "drop"])
+def test_reads_are_retried_through_each_kind_of_fault(sandbox: Sandbox, kind: str) -> None:
+    gh = client(sandbox)
+    sandbox.set_faults(0.5, seed=3, kinds=[kind])
+
+    for _ in range(4):
+        assert gh.request("GET", f"/repos/{REPO}")["full_name"] == REPO
+
+    sandbox.set_faults(0.0)
+    assert any(r["status"] != 200 for r in api_requests(sandbox))
+
+
+def test_a_creating_post_is_not_replayed_after_a_server_error(sandbox: Sandbox) -> None:
+    gh = client(sandbox)
+    issue = gh.request("POST", f"/repos/{REPO}/issues", body={"title": "t"})
+    sandbox.clear_requests()
+    sandbox.set_faults(1.0, kinds=["500"], paths=[f"/repos/{REPO}/issues/{issue['number']}/comments"])
+
+    with pytest.raises(GitHubUnavailable):
+        gh.request("POST", f"/repos/{REPO}/issues/{issue['number']}/comments", body={"body": "x"})
+
+    assert len(api_requests(sandbox)) == 1, "the server may have acted: the caller must look before retrying"
+
+
+def test_create_once_looks_before_creating_again(sandbox: Sandbox) -> None:
+    gh = client(sandbox)
+    issue = gh.request("POST", f"/repos/{REPO}/issues", body={"title": "t"})
+    path = f"/repos/{REPO}/issues/{issue['number']}/comments"
+    looked: list[int] = []
+
+    def create() -> dict[str, object]:
+        return dict(gh.request("POST", path, body={"body": "x"}))
+
+    def look() -> dict[str, object] | None:
+        looked.append(1)
+        sandbox.set_faults(0.0)  # the outage ends while we look
+        found = gh.request("GET", path)
+        return dict(found[0]) if found else None
+
+    sandbox.set_faults(1.0, kinds=["502"], paths=[path])
+    made = gh.create_once("comment", create, look)
+
+    assert looked == [1]
+    assert made["body"] == "x"
+    assert len(gh.request("GET", path)) == 1
+
+
+def test_replayable_posts_are_retried(sandbox: Sandbox) -> None:
+    gh = client(sandbox)
+    sandbox.set_faults(0.5, seed=5, kinds=["500"], paths=[f"/repos/{REPO}/git/blobs"])
+
+    made = [
+        gh.request("POST", f"/repos/{REPO}/git/blobs", body={"content": f"blob {index}", "encoding": "utf-8"})
+        for index in range(10)
+    ]
+
+    assert len({blob["sha"] for blob in made}) == 10
+    assert sum(1 for r in api_requests(sandbox) if r["status"] == 500) > 0
+
+
+def test_errors_are_translated(sandbox: Sandbox) -> None:
+    gh = client(sandbox)
+    reader = client(sandbox, "reader[bot]")
+    sandbox.set_permission(REPO, "reader[bot]", "read")
+
+    with pytest.raises(NotFound):
+        gh.request("GET", f"/repos/{REPO}/issues/999")
+    with pytest.raises(Rejected):
+        gh.request("POST", f"/repos/{REPO}/git/refs", body={"ref": "refs/heads/main", "sha": "0" * 40})
+    with pytest.raises(ReadOnlyToken):
+        reader.request("POST", f"/repos/{REPO}/issues", body={"title": "t"})
+    sandbox.set_faults(1.0, kinds=["503"])
+    with pytest.raises(GitHubUnavailable, match="503"):
+        gh.request("GET", f"/repos/{REPO}")
+    sandbox.set_faults(0.0)
+
+
+def test_a_download_keeps_the_tail_of_a_long_log(sandbox: Sandbox) -> None:
+    gh = client(sandbox)
+    run = sandbox.seed_run(REPO, jobs=[JobSeed(name="test", conclusion="failure", log="x" * 5000 + "THE END\n")])
+    location = gh.location(f"/repos/{REPO}/actions/jobs/{run.jobs[0].id}/logs")
+
+    data, cut = gh.download(location, limit=100)
+
+    assert cut and len(data) == 100 and data.endswith(b"THE END\n")
+
+
+def test_a_download_never_carries_the_token() -> None:
+    seen: list[str | None] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.headers.get("Authorization"))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, format: str, *args: object) -> None:
+            del format, args
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        gh = GitHubClient("secret-token", f"http://127.0.0.1:{server.server_port}", throttle=False)
+        data, cut = gh.download(f"http://127.0.0.1:{server.server_port}/signed/log?sig=abc", limit=1000)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+    assert (data, cut) == (b"ok", False)
+    assert seen == [None]

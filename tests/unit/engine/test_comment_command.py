@@ -263,7 +263,7 @@ def test_several_commands_run_in_order_on_the_updated_state() -> None:
 
 def proposals(status: ProposalStatus, rules: list[str]) -> ProposalBook:
     proposal = Proposal(
-        id="P-3", component="api", defect_type="lint", level="MAJOR", status=status, created_at=NOW, rules=rules
+        id="SH-3", component="api", defect_type="lint", level="MAJOR", status=status, created_at=NOW, rules=rules
     )
     return ProposalBook(proposals=[proposal])
 
@@ -274,16 +274,16 @@ def test_approve_opens_the_proposal_pr_through_self_healing() -> None:
     assert new.proposals.proposals[0].status == "open"
     assert new.proposals.proposals[0].decided_by == "maya"
     (pr,) = of_type(plan, OpenProposalPR)
-    assert pr.proposal_id == "P-3"
+    assert pr.proposal_id == "SH-3"
     assert reactions(plan) == ["eyes", "rocket"]
 
 
 def test_reject_and_unknown_proposals() -> None:
     state = pr_state().model_copy(update={"proposals": proposals("needs_human", [])})
-    new, plan = run(state, says("/gauntlet reject P-3 not useful\n/gauntlet approve P-9", permission="admin"))
+    new, plan = run(state, says("/gauntlet reject SH-3 not useful\n/gauntlet approve SH-9", permission="admin"))
     assert new.proposals.proposals[0].status == "rejected"
     assert new.proposals.proposals[0].note == "not useful"
-    assert "no proposal P-9" in replies(plan)[1]
+    assert "no proposal SH-9" in replies(plan)[1]
     assert reactions(plan) == ["eyes", "confused"]
 
 
@@ -345,7 +345,7 @@ def assert_safe(effect: Effect) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.sampled_from(HOSTILE) | st.text(max_size=40), min_size=1, max_size=5).map(" ".join),
-    st.sampled_from(["accept-risk majors", "accept-risk", "reject P-3", "", "status", "nonsense"]),
+    st.sampled_from(["accept-risk majors", "accept-risk", "reject SH-3", "", "status", "nonsense"]),
     st.sampled_from(["admin", "none"]),
 )
 def test_hostile_text_never_reaches_a_body_unescaped(payload: str, verb: str, permission: Permission) -> None:
@@ -387,3 +387,38 @@ def test_accepted_risks_show_their_issue_once_it_is_known() -> None:
     assert {r.fingerprint: r.issue for r in new.pr.accepted_risks} == {MINOR: 31, MAJOR: None}
     (sticky,) = of_type(plan, UpsertComment)
     assert "(#31)" in body_of(sticky)
+
+
+LINES = st.sampled_from(
+    [
+        "/gauntlet help",
+        "/gauntlet status",
+        "/gauntlet retry",
+        "/gauntlet reset",
+        "/gauntlet accept-risk all ok",
+        "/gauntlet accept-risk majors",
+        f"/gauntlet accept-risk {CRIT[:8]},{MINOR[:10]} fine",
+        "/gauntlet approve SH-3",
+        "/gauntlet reject SH-3 no",
+        "/gauntlet frobnicate",
+        "plain text",
+    ]
+)
+PERMISSION_LEVELS: list[Permission] = ["none", "read", "triage", "write", "maintain", "admin"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(LINES, min_size=1, max_size=6).map("\n".join), st.sampled_from(PERMISSION_LEVELS))
+def test_same_inputs_same_result_and_a_redelivery_changes_nothing(body: str, permission: Permission) -> None:
+    state = pr_state().model_copy(update={"proposals": proposals("needs_human", ["Pin it."])})
+    obs = says(body, permission=permission)
+    first = run(state, obs)
+    assert run(state, obs) == first
+    new, plan = first
+    assert run(new, obs) == (new, Plan())
+    assert new.pr is not None
+    assert state.pr is not None
+    assert new.pr.iteration_count == state.pr.iteration_count
+    if plan.effects:
+        assert plan.effects[0] == React(comment_id=100, content="eyes")
+        assert isinstance(plan.effects[-1], React)

@@ -26,22 +26,19 @@ this off.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from gauntlet.classify import components as classify
 from gauntlet.config import SelfHealConfig
 from gauntlet.effects.models import Effect, FileIssue, OpenProposalPR
 from gauntlet.effects.views import IssueView, ProposalView
-from gauntlet.models import Finding, Priority
+from gauntlet.engine.defects import compact_defects, component_of, counts_by_key, record_defects, summary_of
+from gauntlet.models import Priority
 from gauntlet.state.base import keep_last
 from gauntlet.state.shared import (
-    MAX_ACTIVITY_DAYS,
-    MAX_DEFECTS,
     MAX_PROPOSALS,
     BlockedReason,
-    DefectEntry,
     DefectLog,
     Proposal,
     ProposalBook,
@@ -69,8 +66,6 @@ ACTIVE = frozenset({"open", "needs_human", "blocked"})
 _FINAL = frozenset({"escalated", "verified", "rolled_back", "unverified", "rejected", "lapsed"})
 _NEXT: dict[ProposalLevel, ProposalLevel] = {"PATCH": "MINOR", "MINOR": "MAJOR", "MAJOR": "MAJOR"}
 _RANK: dict[ProposalLevel, int] = {"PATCH": 0, "MINOR": 1, "MAJOR": 2}
-#: Source roots that say nothing about the component.
-_ROOTS = frozenset({"src", "lib", "pkg"})
 #: The rules a proposal promotes, at most.
 MAX_RULES_PER_PROPOSAL = 5
 
@@ -83,76 +78,6 @@ class ProposalOutcome:
     effects: tuple[Effect, ...] = ()
     changed: tuple[str, ...] = ()
     messages: tuple[str, ...] = field(default=())
-
-
-def component_of(path: str | None, test_id: str | None = None, components: Mapping[str, Sequence[str]] = {}) -> str:
-    """The component a defect belongs to.
-
-    The first configured component whose globs match (``components`` in the configuration), else the
-    top-level folder of the path or test file (below ``src/``, ``lib/``, ``pkg/``), else ``other``.
-    """
-    where = path or (test_id.split("::", 1)[0] if test_id else "")
-    configured = classify.component_of(where or None, components)
-    if configured != classify.UNASSIGNED:
-        return configured
-    parts = [p for p in where.strip("/").split("/") if p and p != "."]
-    if len(parts) > 1 and parts[0] in _ROOTS:
-        parts = parts[1:]
-    return parts[0] if len(parts) > 1 else classify.UNASSIGNED
-
-
-def summary_of(test_id: str | None, path: str | None, message: str) -> str:
-    """A failure in a few words: its test id, else its path and message (bounded)."""
-    return test_id or (f"{path}: " if path else "") + message[:100]
-
-
-def record_defects(
-    log: DefectLog,
-    findings: Iterable[Finding],
-    place: str,
-    now: datetime,
-    components: Mapping[str, Sequence[str]] = {},
-) -> DefectLog:
-    """Add the defects of one observation: once per (place, fingerprint); infra and nitpicks are not defects.
-
-    :param components: component name → path globs (``Config.components``).
-    """
-    seen = {(e.place, e.fingerprint) for e in log.entries}
-    added: list[DefectEntry] = []
-    for f in findings:
-        if f.kind == "infra" or f.severity == "nitpick" or (place, f.fingerprint) in seen:
-            continue
-        seen.add((place, f.fingerprint))
-        added.append(
-            DefectEntry(
-                at=now,
-                component=component_of(f.path, f.test_id, components),
-                defect_type=f.kind,
-                priority=f.priority,
-                fingerprint=f.fingerprint,
-                place=place,
-                summary=summary_of(f.test_id, f.path, f.message),
-            )
-        )
-    day = now.date().isoformat()
-    activity = dict(log.activity)
-    activity[day] = activity.get(day, 0) + 1
-    return log.model_copy(
-        update={"entries": keep_last([*log.entries, *added], MAX_DEFECTS), "activity": _recent_days(activity)}
-    )
-
-
-def counts_by_key(log: DefectLog, since: datetime, until: datetime) -> dict[tuple[str, str], Counter[Priority]]:
-    """Defects per (component, defect type) and priority seen in ``(since, until]``.
-
-    Half-open at the start, so the defects a proposal was made from (seen up to its creation) never count
-    as its recurrence, and a scan sees the defects of a run made at the same instant.
-    """
-    counts: dict[tuple[str, str], Counter[Priority]] = {}
-    for e in log.entries:
-        if since < e.at <= until:
-            counts.setdefault((e.component, e.defect_type), Counter())[e.priority] += 1
-    return counts
 
 
 def level_for(counts: Mapping[Priority, int], config: SelfHealConfig) -> ProposalLevel | None:
@@ -340,15 +265,6 @@ def reject(book: ProposalBook, proposal_id: str, *, by: str, reason: str, now: d
     return _replace(book, rejected, (), f"{proposal_id} rejected by {by}" + (f": {reason}" if reason else ""))
 
 
-def compact_defects(log: DefectLog, config: SelfHealConfig, now: datetime) -> DefectLog:
-    """Drop defects no window can reach any more (older than the window plus the watch)."""
-    horizon = now - timedelta(days=config.window_days + config.watch_days)
-    kept = [e for e in log.entries if e.at >= horizon]
-    if len(kept) == len(log.entries):
-        return log
-    return log.model_copy(update={"entries": kept})
-
-
 def compact_proposals(book: ProposalBook) -> ProposalBook:
     """Keep the book bounded: final proposals go first, oldest first."""
     bounded = _bounded(book.proposals)
@@ -478,7 +394,3 @@ def _bounded(proposals: list[Proposal]) -> list[Proposal]:
     drop = set(final)
     kept = [p for p in proposals if p.id not in drop]
     return keep_last(kept, MAX_PROPOSALS)
-
-
-def _recent_days(activity: dict[str, int]) -> dict[str, int]:
-    return dict(sorted(activity.items())[-MAX_ACTIVITY_DAYS:])

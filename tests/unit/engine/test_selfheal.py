@@ -40,35 +40,6 @@ def propose(log: DefectLog, book: ProposalBook | None = None, now: datetime = NO
 
 
 @pytest.mark.parametrize(
-    ("path", "test_id", "expected"),
-    [
-        ("src/app/calc.py", None, "app"),
-        ("lib/core/x.py", None, "core"),
-        ("web/index.ts", None, "web"),
-        (None, "tests/test_calc.py::test_add", "tests"),
-        ("setup.py", None, "other"),
-        (None, None, "other"),
-    ],
-)
-def test_component_falls_back_to_the_top_level_folder(path: str | None, test_id: str | None, expected: str) -> None:
-    assert selfheal.component_of(path, test_id) == expected
-
-
-def test_configured_components_win() -> None:
-    assert selfheal.component_of("src/app/calc.py", None, {"maths": ["src/app/**"]}) == "maths"
-
-
-def test_defects_count_once_per_place_and_fingerprint_and_skip_infra_and_nitpicks() -> None:
-    log = DefectLog()
-    batch = [finding("a"), finding("b", kind="infra"), finding("c", severity="nitpick")]
-    log = selfheal.record_defects(log, batch, "pr:1", NOW)
-    log = selfheal.record_defects(log, batch, "pr:1", NOW + timedelta(hours=1))
-    log = selfheal.record_defects(log, batch, "pr:2", NOW + timedelta(hours=2))
-    assert [(e.place, e.fingerprint) for e in log.entries] == [("pr:1", "a"), ("pr:2", "a")]
-    assert log.activity == {"2026-11-02": 3}
-
-
-@pytest.mark.parametrize(
     ("counts", "level"),
     [
         ({"P0": 1}, "MAJOR"),
@@ -230,12 +201,6 @@ def test_a_rejected_key_rests_for_the_cooldown() -> None:
     assert (out.book.proposals[-1].id, out.book.proposals[-1].blocked_reason) == ("SH-2", "cooldown")
     later = propose(log, out.book, now=NOW + timedelta(hours=55))
     assert (later.book.proposals[-1].id, later.book.proposals[-1].status) == ("SH-2", "open")
-
-
-def test_compaction_bounds_the_log() -> None:
-    log = log_with((NOW - timedelta(days=30), [finding("old")]), (NOW, [finding("new")]))
-    compacted = selfheal.compact_defects(log, CONFIG, NOW)
-    assert [e.fingerprint for e in compacted.entries] == ["new"]
 
 
 def test_a_blocked_proposal_whose_defects_left_the_window_lapses() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gauntlet.engine import bandit
 from gauntlet.state.shared import Arm, BanditTable, LearnedRule, RuleKind
@@ -74,3 +76,32 @@ def test_forget_drops_arms_of_rules_no_longer_learned() -> None:
     table = bandit.remember(table, "pr:1", "a" * 40, "lint", ["R-0", "R-1"])
     kept = bandit.forget(table, RULES[:1])
     assert [a.rule for a in kept.arms] == ["R-0"] and [s.rules for s in kept.pending] == [["R-0"]]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 3),
+            st.sampled_from(("lint", "test_failure")),
+            st.lists(st.sampled_from([r.id for r in RULES]), unique=True, max_size=3),
+        ),
+        max_size=20,
+    ),
+    st.sets(st.sampled_from(("lint", "test_failure"))),
+)
+def test_only_shown_rules_are_rewarded_and_each_showing_once(
+    showings: list[tuple[int, str, list[str]]], recurring: set[str]
+) -> None:
+    table = BanditTable()
+    shown: dict[tuple[int, str], list[str]] = {}
+    for pr, context, rules in showings:
+        table = bandit.remember(table, f"pr:{pr}", "a" * 40, context, rules)
+        shown[(pr, context)] = rules  # a later showing for the same SHA replaces the earlier one
+    for pr in (1, 2, 3):
+        table = bandit.settle(table, f"pr:{pr}", "b" * 40, recurring, RULES)
+    outcomes = sum(a.alpha + a.beta - 2 for a in table.arms)
+    assert outcomes == sum(len(rules) for rules in shown.values())
+    expected = {(c, r) for (_, c), rules in shown.items() for r in rules}
+    assert {(a.context, a.rule) for a in table.arms} == expected
+    assert table.pending == []

@@ -69,8 +69,9 @@ class Npm:
                 kind: Kind = (
                     "dependency" if re.search(r"package|version|registry|Not found|resolve", message) else "build_error"
                 )
+                # ``error <anything>`` is also how other programs start a line: alone, it proves nothing.
                 role: Role = "primary" if kind == "dependency" else "fallback"
-                sink.emit(Draft("yarn", kind, message, number, number, role=role, rank=2))
+                sink.emit(Draft("yarn", kind, message, number, number, role=role, rank=1, fails=False))
             return True
         if ("ERR_PNPM" in text or "ELIFECYCLE" in text) and (found := _PNPM.match(text)):
             pnpm_code = str(found.group(1) or found.group(3))

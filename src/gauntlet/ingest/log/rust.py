@@ -114,7 +114,7 @@ class Rust:
         step = sink.step
         if draft.path is None and draft.tool == "rustc" and not any(w in step for w in ("cargo", "rustc", "clippy")):
             # ``error: ...`` without a ``-->`` location is printed by many tools (git, pip): only a hint.
-            draft.tool, draft.kind, draft.role, draft.rank = None, "unknown", "fallback", 1
+            draft.tool, draft.kind, draft.role, draft.rank, draft.fails = None, "unknown", "fallback", 1, False
         elif draft.tool == "rustc" and "cargo" in step:
             draft.tool = "cargo"
         sink.emit(draft)

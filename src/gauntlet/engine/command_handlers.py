@@ -35,6 +35,7 @@ __all__ = [
     "Outcome",
     "accepted_conclusion",
     "gauntlet_issue_key",
+    "latest_observation",
     "open_findings",
 ]
 
@@ -202,13 +203,21 @@ def _risk_issue(finding: FindingRecord, ctx: CommandContext, reason: str) -> Fil
     )
 
 
+def latest_observation(pr: PRRecord | None) -> tuple[str, str, str, str] | None:
+    """``(head_sha, run_id, run_attempt, job)`` of the latest observation of the PR's latest iteration."""
+    current = pr.current if pr is not None else None
+    if current is None or not current.observations:
+        return None
+    parts = current.observations[-1].split(":", 3)
+    return (parts[0], parts[1], parts[2], parts[3]) if len(parts) == 4 else None
+
+
 def _retry(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
     del command
-    current = state.pr.current if state.pr is not None and ctx.comment.is_pull_request else None
-    parts = current.observations[-1].split(":", 3) if current is not None and current.observations else []
-    if len(parts) != 4 or not parts[1].isdigit() or int(parts[1]) == 0 or not parts[2].isdigit():
+    latest = latest_observation(state.pr) if ctx.comment.is_pull_request else None
+    if latest is None or not latest[1].isdigit() or int(latest[1]) == 0 or not latest[2].isdigit():
         return state, Outcome(ok=False, text="Not done: Gauntlet has recorded no workflow run on this pull request.")
-    run_id, attempt = int(parts[1]), int(parts[2])
+    run_id, attempt = int(latest[1]), int(latest[2])
     rerun = RerunFailedJobs(run_id=run_id, attempt=attempt)
     return state, Outcome(
         ok=True, text=f"Rerunning the failed jobs of run {run_id} (attempt {attempt}).", effects=(rerun,)

@@ -33,6 +33,7 @@ from gauntlet.engine.command_handlers import (
     Outcome,
     accepted_conclusion,
     gauntlet_issue_key,
+    latest_observation,
     open_findings,
 )
 from gauntlet.engine.commands import Command, parse_commands
@@ -84,9 +85,10 @@ def step_comment(
         view = ReplyView(command=command.line, outcome=outcome.text, details=outcome.details)
         replies.append(ReplyToComment(issue_number=comment.issue_number, comment_id=comment.id, index=index, view=view))
         state = _audit(state, command, outcome, ctx)
+    report = None
     if replan:
         state = _issue_numbers(state)
-    report = _replan(state, ctx) if replan else None
+        report = _replan(state, ctx)
     if report is not None:
         effects.extend(report.effects)
     effects.extend(replies)
@@ -134,23 +136,22 @@ def _issue_numbers(state: State) -> State:
 def _replan(state: State, ctx: CommandContext) -> Plan | None:
     """The PR step's report for the latest observation, replayed (already seen: nothing is ingested)."""
     pr = state.pr
-    current = pr.current if pr is not None else None
-    if pr is None or current is None or not current.observations:
+    latest = latest_observation(pr)
+    if pr is None or latest is None:
         return None
-    latest = current.observations[-1]
-    _, run_id, attempt, job = [*latest.split(":", 3), "", "", ""][:4]
+    head_sha, run_id, attempt, job = latest
     replay = Observation(
         repository=ctx.obs.repository,
         event=ctx.obs.event,
         pr=pr.number,
         pr_author=ctx.obs.pr_author,
         default_branch=ctx.obs.default_branch,
-        head_sha=current.head_sha,
+        head_sha=head_sha,
         run_id=run_id,
         run_attempt=attempt,
         job=job,
     )
-    if replay.id != latest:
+    if replay.id != ":".join(latest):  # the id's format changed: replaying would ingest a new observation
         return None
     _, plan = step_pull_request(state, replay, ctx.config, ctx.now, ctx.rng)
     # Only the report: a command must not set off the recovery actions the replay would plan again.

@@ -125,3 +125,31 @@ def test_dry_run_with_a_state_dir_needs_no_github_at_all(world: ActionWorld) -> 
     assert {e["status"] for e in outcome.report["effects"] if e["type"] != "write_summary"} == {"planned"}
     assert outcome.summary, "the job summary is still written"
     assert world.sandbox.requests() == []
+
+
+def test_a_break_on_the_default_branch_gets_one_revert_pr(world: ActionWorld) -> None:
+    def push(sha: str, before: str) -> dict[str, object]:
+        return {
+            "ref": "refs/heads/main",
+            "after": sha,
+            "before": before,
+            "repository": {"full_name": REPO, "default_branch": "main"},
+        }
+
+    good = world.sandbox.head(REPO) or ""
+    green = world.run("push", push(good, "0" * 40), files={}, run_id=10)
+    assert green.code == 0, green.error
+    culprit = world.sandbox.commit(
+        REPO, {"calc.py": "def add(a, b):\n    return a * b\n"}, "Multiply instead", author="bob"
+    )
+
+    runs = [world.run("push", push(culprit, good), files=failing_ci(1), run_id=run_id) for run_id in (11, 12, 12)]
+
+    assert [r.code for r in runs] == [0, 0, 0], [r.error for r in runs]
+    pulls = [p for p in world.owner.get_repo(REPO).get_pulls(state="all") if p.head.ref.startswith("gauntlet/revert-")]
+    assert len(pulls) == 1, [p.title for p in pulls]
+    assert pulls[0].head.ref == f"gauntlet/revert-{culprit[:12]}"
+    assert pulls[0].title == 'Revert "Multiply instead"'
+    assert f"This reverts commit {culprit}." in pulls[0].body
+    assert runs[-1].outputs["revert_pr"] in ("", str(pulls[0].number))
+    assert any(r.outputs["revert_pr"] == str(pulls[0].number) for r in runs)

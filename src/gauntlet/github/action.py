@@ -154,7 +154,7 @@ def _edge(
     if settings.run.dry_run or read_only or client is None or settings.run.repository is None:
         inner = DryRunBackend()
     else:
-        known = store.known if isinstance(store, BranchStore) else _nothing_known
+        known = store.known if isinstance(store, BranchStore) else events.nothing_known
         hub = Hub(
             client=client,
             repo=client.repo(settings.run.repository),
@@ -166,11 +166,6 @@ def _edge(
         )
         inner = GitHubBackend(hub)
     return _EdgeBackend(inner=inner, summary_path=settings.summary_path)
-
-
-def _nothing_known(key: str) -> int | None:
-    del key
-    return None
 
 
 def _store(settings: ActionSettings, client: GitHubClient | None) -> StateStore:

@@ -22,7 +22,7 @@ from gauntlet.event import event_facts
 from gauntlet.github.client import GitHubClient
 from gauntlet.github.inputs import ActionSettings
 from gauntlet.github.logs import download_artifacts, download_failed_logs
-from gauntlet.models import Observation
+from gauntlet.models import CommitFact, Observation
 from gauntlet.pipeline import commit_with_retry, observe, run
 from gauntlet.report import RunReport
 from gauntlet.state.base import keep_last
@@ -33,14 +33,19 @@ from gauntlet.state.store import StateStore
 
 __all__ = [
     "ATTEMPTS_KEPT_WHEN_CLOSED",
+    "HISTORY",
     "Clock",
     "EventContext",
     "close_pr",
     "compact_pr",
     "iterate",
+    "nothing_known",
     "observe_iteration",
     "scan",
 ]
+
+#: Default-branch commits read for culprit search, newest first (one call each).
+HISTORY = 10
 
 #: A closed PR keeps its latest iteration and this many attempts (the iteration counter stays).
 ATTEMPTS_KEPT_WHEN_CLOSED = 3
@@ -113,7 +118,34 @@ def observe_iteration(context: EventContext, downloads: Path) -> Observation:
         pr = _pull_of(client, context.repository, observation.head_sha)
         if pr is not None:
             observation = observation.model_copy(update={"pr": pr})
+    if observation.on_default_branch and client is not None:
+        observation = observation.model_copy(update=_branch_facts(context, client, observation.head_sha))
     return observation
+
+
+def _branch_facts(context: EventContext, client: GitHubClient, head: str) -> dict[str, object]:
+    """What the revert safety needs on the default branch: first-parent history and Gauntlet's revert PRs."""
+    from gauntlet.github.backend import Hub
+    from gauntlet.github.reverts import revert_pr_facts
+
+    commits: list[CommitFact] = []
+    sha: str | None = head
+    while sha is not None and len(commits) < HISTORY:
+        commits.append(CommitFact.from_api(client.request("GET", f"/repos/{context.repository}/commits/{sha}")))
+        sha = commits[-1].parents[0] if commits[-1].parents else None
+    hub = Hub(
+        client=client,
+        repo=client.repo(context.repository),
+        bot_login=context.settings.bot_login,
+        known=nothing_known,
+    )
+    return {"commits": tuple(commits), "revert_prs": revert_pr_facts(hub)}
+
+
+def nothing_known(key: str) -> int | None:
+    """An index that knows nothing (state in a folder, or no state): effects are found by listing."""
+    del key
+    return None
 
 
 def _pull_of(client: GitHubClient, repository: str, sha: str) -> int | None:

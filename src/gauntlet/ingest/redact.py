@@ -23,6 +23,13 @@ _TOKEN_PATTERNS = [
     r"pypi-[A-Za-z0-9_-]{50,}",
     r"glpat-[A-Za-z0-9_-]{20,}",
     r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI-style keys
+    r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe
+    r"AIza[0-9A-Za-z_-]{35}",  # Google API keys
+    r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",  # SendGrid
+    r"dckr_pat_[A-Za-z0-9_-]{20,}",  # Docker Hub
+    r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
+    r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+",
+    r"(?:AccountKey|SharedAccessKey)=[A-Za-z0-9+/=]{20,}",  # Azure connection strings
     r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWTs
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
 ]

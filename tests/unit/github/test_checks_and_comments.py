@@ -1,0 +1,115 @@
+"""The check run and sticky comment handlers on the sandbox: batches of 50, no repeats, comment modes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from gauntlet.effects.base import apply
+from gauntlet.effects.models import CheckAnnotation, SetCheck, UpsertComment
+from gauntlet.effects.views import RunView
+from gauntlet.engine.verdicts import Decision
+from gauntlet.github.backend import CommentMode, GitHubBackend, Hub
+from gauntlet.github.client import GitHubClient
+from gauntlet.sandbox import Sandbox
+
+REPO = "octo/app"
+BOT = "github-actions[bot]"
+HEAD = "0" * 40
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox.start() as running:
+        running.create_repo(REPO, {"README.md": "# app\n"})
+        running.set_permission(REPO, BOT, "write")
+        yield running
+
+
+def backend(sandbox: Sandbox, mode: CommentMode = "changes") -> GitHubBackend:
+    client = GitHubClient(BOT, sandbox.url, throttle=False)
+    hub = Hub(client=client, repo=client.repo(REPO), bot_login=BOT, known=lambda key: None, comment_mode=mode)
+    return GitHubBackend(hub)
+
+
+def view(iteration: int = 1) -> RunView:
+    decision = Decision(action="fix_criticals", iteration=iteration, criticals=1, majors=0, minors=0)
+    return RunView(repository=REPO, pr=1, head_sha=HEAD, decision=decision)
+
+
+def check(sha: str, count: int, conclusion: str = "failure") -> SetCheck:
+    annotations = tuple(
+        CheckAnnotation(
+            path="src/app.py",
+            start_line=i + 1,
+            end_line=i + 1,
+            annotation_level="failure",
+            title="critical: test_failure",
+            message=f"failure {i}",
+        )
+        for i in range(count)
+    )
+    return SetCheck(head_sha=sha, conclusion=conclusion, title="t", view=view(), annotations=annotations)  # type: ignore[arg-type]
+
+
+def test_annotations_go_in_batches_of_50_and_are_never_sent_twice(sandbox: Sandbox) -> None:
+    sha = sandbox.head(REPO) or ""
+    [created] = apply([check(sha, 120)], backend(sandbox))
+    posts = [r for r in sandbox.requests() if "check-runs" in r["path"] and r["method"] in ("POST", "PATCH")]
+
+    [again] = apply([check(sha, 120)], backend(sandbox))
+
+    assert created.status == "created" and again.status == "unchanged"
+    assert [r["method"] for r in posts] == ["POST", "PATCH", "PATCH"], "50 + 50 + 20"
+    repo = sandbox.store.repo("octo", "app")
+    assert repo is not None
+    [run] = repo.check_runs.values()
+    assert len(run.annotations) == 120
+
+
+def test_a_new_conclusion_updates_the_same_check_run(sandbox: Sandbox) -> None:
+    sha = sandbox.head(REPO) or ""
+    apply([check(sha, 3)], backend(sandbox))
+
+    [updated] = apply([check(sha, 3, "success")], backend(sandbox))
+
+    repo = sandbox.store.repo("octo", "app")
+    assert repo is not None
+    assert updated.status == "updated"
+    assert [(r.conclusion, len(r.annotations)) for r in repo.check_runs.values()] == [("success", 3)]
+
+
+def open_issue(sandbox: Sandbox) -> int:
+    client = GitHubClient("octo", sandbox.url, throttle=False)
+    return int(client.request("POST", f"/repos/{REPO}/issues", body={"title": "PR stand-in"})["number"])
+
+
+def test_comment_modes(sandbox: Sandbox) -> None:
+    number = open_issue(sandbox)
+    effect = UpsertComment(pr=number, view=view())
+
+    assert [r.status for r in apply([effect], backend(sandbox, "off"))] == ["skipped"]
+    assert [r.status for r in apply([effect], backend(sandbox, "changes"))] == ["created"]
+    assert [r.status for r in apply([effect], backend(sandbox, "changes"))] == ["unchanged"]
+    assert [r.status for r in apply([effect], backend(sandbox, "always"))] == ["updated"]
+    changed = UpsertComment(pr=number, view=view(2))
+    assert [r.status for r in apply([changed], backend(sandbox, "changes"))] == ["updated"]
+    repo = sandbox.store.repo("octo", "app")
+    assert repo is not None
+    assert len([c for c in repo.comments.values() if c.issue_number == number]) == 1
+
+
+def test_a_racing_duplicate_comment_is_settled_to_the_oldest(sandbox: Sandbox) -> None:
+    number = open_issue(sandbox)
+    effect = UpsertComment(pr=number, view=view())
+    first, second = backend(sandbox), backend(sandbox)
+    existing = second.find(effect)  # both runs look before either creates
+    [made] = apply([effect], first)
+
+    late = second.perform(effect, existing)
+
+    assert late.number == made.number, "the later run adopts the older comment"
+    repo = sandbox.store.repo("octo", "app")
+    assert repo is not None
+    assert [c.id for c in repo.comments.values() if c.issue_number == number] == [made.number]

@@ -13,7 +13,8 @@ until one claims it. Drafts come back through :meth:`Analyser.emit`:
 
 At the end of input an open scope is closed the same way, but only if one of its
 fallbacks shows that something failed: hints alone (a refused connection that a
-retry got past) never make a passing log fail.
+retry got past) never make a passing log fail. A GitHub job log carries its own
+verdict: without an ``##[error]`` line the job passed, and nothing is reported.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class Analyser:
         self._step = ""
         self._github = False
         self._runner_error = False
+        self._held: list[Finding] = []
         #: True while some parser is inside a block and needs the following lines (only parsing changes it).
         self.active = False
 
@@ -68,9 +70,17 @@ class Analyser:
         self._step = command.lower()[:200]
 
     def saw_runner(self, *, error: bool) -> None:
-        """Note that this is a GitHub job log and whether the runner reported an error in it."""
+        """Note that this is a GitHub job log and whether the runner reported an error in it.
+
+        A GitHub job that failed always says so with an ``##[error]`` line; until one is seen,
+        findings are held back, and a job log that ends without one passed: its findings are dropped
+        (a traceback a passing test printed on purpose is not a failure).
+        """
         self._github = True
-        self._runner_error = self._runner_error or error
+        if error and not self._runner_error:
+            self._runner_error = True
+            self.found.extend(self._held)
+            self._held.clear()
 
     def tail(self, count: int, before: int) -> Sequence[Line]:
         """Up to ``count`` contiguous lines read just before line ``before`` (oldest first)."""
@@ -123,6 +133,7 @@ class Analyser:
         failed_job = self._runner_error or not self._github
         if failed_job and any(d.fails for d in self._fallbacks):
             self._close_scope(None)
+        self._held.clear()
 
     # -- internals ---------------------------------------------------------------------------------
 
@@ -158,7 +169,8 @@ class Analyser:
         if end - start + 1 > limits.max_span_lines:
             start = end - limits.max_span_lines + 1
         self.count += 1
-        self.found.append(
+        sink = self._held if self._github and not self._runner_error else self.found
+        sink.append(
             Finding(
                 fingerprint=identity,
                 source="log",

@@ -132,3 +132,13 @@ def test_a_steps_header_is_its_script_not_its_output() -> None:
 def test_a_passing_github_log_yields_nothing_even_with_error_lines() -> None:
     lines = ["ERROR: optional plugin not configured, skipping", "error: cache miss for key linux-x64"]
     assert findings(github(lines, status=0)) == []
+
+
+def test_a_passing_github_job_reports_nothing_even_with_a_traceback() -> None:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "x.py", line 1, in <module>',
+        "ValueError: expected in this test",
+    ]
+    assert findings(github(lines, status=0)) == []
+    assert len(findings(github(lines, status=1))) == 1

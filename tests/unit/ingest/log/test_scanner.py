@@ -122,7 +122,7 @@ def _logs() -> st.SearchStrategy[list[bytes]]:
     return st.lists(st.one_of(NOISE, st.just(FAILURE), st.binary(max_size=80)), max_size=60)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines=_logs())
 def test_any_log_yields_well_formed_findings(lines: list[bytes]) -> None:
     data = b"\n".join(lines)
@@ -136,7 +136,7 @@ def test_any_log_yields_well_formed_findings(lines: list[bytes]) -> None:
         assert len(finding.excerpt) <= DEFAULT_LIMITS.max_excerpt_chars
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(lines=_logs(), sizes=st.lists(st.integers(min_value=1, max_value=300), min_size=1, max_size=8))
 def test_how_the_stream_is_read_changes_nothing(lines: list[bytes], sizes: list[int]) -> None:
     data = b"\n".join(lines)
@@ -144,7 +144,7 @@ def test_how_the_stream_is_read_changes_nothing(lines: list[bytes], sizes: list[
     assert list(scan(ChunkyReader(data, sizes), DEFAULT_LIMITS)) == whole
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(before=st.lists(NOISE, max_size=40), after=st.lists(NOISE, max_size=40))
 def test_a_failure_among_noise_is_found_exactly_once_at_its_line(before: list[bytes], after: list[bytes]) -> None:
     lines = [*before, FAILURE, *after]

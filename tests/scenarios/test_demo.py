@@ -21,7 +21,7 @@ from gauntlet.cli import main
 from gauntlet.demo import tell
 from gauntlet.demo.printing import Tally
 from gauntlet.demo.story import Story
-from gauntlet.demo.world import BOT, DEVELOPER, MAINTAINER, REPOSITORY
+from gauntlet.demo.world import BOT, DATA, DEVELOPER, MAINTAINER, REPOSITORY
 from gauntlet.sandbox import Sandbox
 from gauntlet.sandbox.contract import ContractRecorder
 
@@ -102,21 +102,21 @@ def test_the_maintainer_accepts_the_minor_risk_and_an_issue_is_filed(played: Pla
     assert (played.folder / f"issue-{issue.number}-accepted-risk.md").read_text() == issue.body
 
 
-def test_the_broken_main_gets_a_revert_pr_or_says_plainly_that_it_cannot_yet(played: Played) -> None:
+def test_the_broken_main_gets_a_revert_pr_of_the_culprit_after_last_good(played: Played) -> None:
     repo = played.repo
-    reverts = [p for p in repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/revert-")]
     culprit = repo.get_branch("main").commit
-    if reverts:
-        [revert] = reverts
-        assert revert.user.login == BOT and f"This reverts commit {culprit.sha}." in revert.body
-        assert not any("revert PR" in note for note in played.story.notes)
-    else:
-        assert any(note.startswith("step 5, the revert PR") for note in played.story.notes)
-        assert "not yet available: the revert PR" in played.text
-        human = [i for i in repo.get_issues(state="all", labels=["needs-human"]) if "main is red" in i.title]
-        assert len(human) == 1 and human[0].user.login == BOT, "the red main is handed to a person instead"
+    assert culprit.commit.message == "Use operator functions" and culprit.commit.author.name == DEVELOPER
+    [revert] = [p for p in repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/revert-")]
+    assert revert.user.login == BOT and revert.title == 'Revert "Use operator functions"'
+    assert f"This reverts commit {culprit.sha}." in revert.body
+    assert [f.filename for f in revert.get_files()] == ["calc.py"]
+    reverted = repo.get_contents("calc.py", ref=revert.head.sha)
+    assert not isinstance(reverted, list)
+    assert reverted.decoded_content == (DATA / "main" / "calc.py").read_bytes(), "back to the last-good version"
     [check] = [c for c in repo.get_commit(culprit.sha).get_check_runs() if c.name == "Gauntlet"]
     assert check.conclusion == "failure"
+    assert f"last-good {culprit.parents[0].sha[:7]}" in played.text
+    assert not played.story.notes, "every step of the story is available"
 
 
 def test_the_nightly_scan_proposes_the_reviewers_rule(played: Played) -> None:

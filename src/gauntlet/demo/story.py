@@ -20,6 +20,8 @@ from github.PullRequest import PullRequest
 from gauntlet.demo.payloads import comment_event, pull_request_event, schedule_event, workflow_run_event
 from gauntlet.demo.printing import Narrator
 from gauntlet.demo.world import BOT, DATA, DEVELOPER, MAINTAINER, REPOSITORY, ActionRun, World
+from gauntlet.github.state_branch import DEFAULT_STATE_BRANCH as STATE_BRANCH
+from gauntlet.state.branch import BranchRecord
 
 __all__ = ["STEPS", "Story"]
 
@@ -37,6 +39,8 @@ class Story:
     narrator: Narrator
     pull: PullRequest | None = None
     notes: list[str] = field(default_factory=list)
+    #: Issues already shown, so each step shows the ones it filed.
+    shown: set[int] = field(default_factory=set)
 
     def need_pull(self) -> PullRequest:
         """The PR of step 2, fetched fresh."""
@@ -115,10 +119,7 @@ def accept_risk(story: Story) -> None:
     say.say(f"{MAINTAINER} comments: {text}")
     done = world.act("issue_comment", comment_event(comment, pull), run_id=9100)
     say.gauntlet(done)
-    repo = world.repo(MAINTAINER)
-    for issue in repo.get_issues(state="all", labels=["accepted-risk"]):
-        say.look(f"accepted-risk issue #{issue.number} {issue.title!r}", issue.url)
-        say.keep(f"issue-{issue.number}-accepted-risk.md", issue.body or "")
+    _show_new_issues(story)
     for reply in _bot_comments(story, pull.number):
         if f"reply-{comment.id}:" in (reply.body or ""):
             say.keep(f"pr-{pull.number}-reply-to-{comment.id}.md", reply.body or "")
@@ -135,18 +136,16 @@ def broken_main(story: Story) -> None:
     )
     say.say(f"git push → main at {sha[:7]}")
     story.main_ci(sha, "pytest-main-broken.log", 2)
+    _show_breakage(story)
     repo = world.repo(MAINTAINER)
     reverts = [p for p in repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/revert-")]
     for pull in reverts:
         say.look(f"revert PR #{pull.number} {pull.title!r}", pull.url)
         say.keep(f"pr-{pull.number}-revert.md", pull.body or "")
     if not reverts:
-        why = "the action does not yet pass the branch's commit history to the engine, so no culprit is named"
-        say.unavailable("the revert PR", why)
-        story.notes.append(f"step 5, the revert PR: {why}")
-    for issue in repo.get_issues(state="all", labels=["needs-human"]):
-        say.look(f"needs-human issue #{issue.number} {issue.title!r}", issue.url)
-        say.keep(f"issue-{issue.number}-needs-human.md", issue.body or "")
+        say.unavailable("the revert PR", "Gauntlet opened none; the breakage above says why")
+        story.notes.append("step 5, the revert PR: Gauntlet opened none")
+    _show_new_issues(story)
 
 
 def nightly_scan(story: Story) -> None:
@@ -163,6 +162,7 @@ def nightly_scan(story: Story) -> None:
     if not proposals:
         say.unavailable("the proposal PR", "the scan proposed nothing")
         story.notes.append("step 6, the proposal PR: the scan proposed nothing")
+    _show_new_issues(story)
 
 
 STEPS = (create_repository, failing_pull_request, pushed_fix, accept_risk, broken_main, nightly_scan)
@@ -184,6 +184,30 @@ def _pr_iteration(story: Story, sha: str, action: str, log: str, review: str, it
     )
     _show_sticky(story, f"iteration-{iteration}")
     _show_check(story, sha, f"iteration-{iteration}")
+
+
+def _show_breakage(story: Story) -> None:
+    """What the state branch now knows about main: its last-good commit and the breakage's decision."""
+    content = story.world.repo(MAINTAINER).get_contents("v1/branches/main.json", ref=STATE_BRANCH)
+    assert not isinstance(content, list)
+    record = BranchRecord.model_validate_json(content.decoded_content)
+    say = story.narrator
+    say.say(f"state: last-good {(record.last_good or 'unknown')[:7]} (the green run of step 1)")
+    for breakage in record.breakages:
+        culprit = (breakage.culprit or "none")[:7]
+        say.say(f"state: breakage {breakage.id}: culprit {culprit}, decision {breakage.decision}: {breakage.detail}")
+    say.look("state file", content.url)
+
+
+def _show_new_issues(story: Story) -> None:
+    """Show and keep the issues Gauntlet filed since the last look, named by their kind label."""
+    for issue in story.world.repo(MAINTAINER).get_issues(state="all"):
+        if issue.user.login != BOT or issue.pull_request is not None or issue.number in story.shown:
+            continue
+        story.shown.add(issue.number)
+        kind = next((label.name for label in issue.labels if label.name != "gauntlet"), "gauntlet")
+        story.narrator.look(f"{kind} issue #{issue.number} {issue.title!r}", issue.url)
+        story.narrator.keep(f"issue-{issue.number}-{kind}.md", issue.body or "")
 
 
 def _bot_comments(story: Story, number: int) -> list[IssueComment]:

@@ -71,7 +71,7 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     green = not fails_check(decision, config.gauntlet.fail_on)
     branch = state.branch
     if any(run.observation == obs.id for run in branch.runs):
-        return state, _plan(obs, branch.name, config, decision, green, _recorded_verdict(branch, obs), ())
+        return state, _plan(obs, branch, config, decision, green, _recorded_verdict(branch, obs), ())
     state, triaged = triage_branch_run(state, obs, config, now)  # accepted-risk issues (engine/triage.py)
     complete = recovery.failure_type(records) not in ("infra", "unknown")
     branch = breakages.fold_revert_facts(branch, obs, state.index.entries, now)
@@ -95,7 +95,7 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     defects = selfheal.record_defects(state.defects, obs.findings, place, now, config.components)
     learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.changed_files, now)
     state = state.model_copy(update={"branch": branch, "events": events, "defects": defects, "learnings": learnings})
-    return state, _plan(obs, branch.name, config, decision, green, verdict, (*effects, *triaged))
+    return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))
 
 
 def _decision(records: list[FindingRecord]) -> Decision:
@@ -286,21 +286,24 @@ def _recorded_verdict(branch: BranchRecord, obs: Observation) -> RecoveryVerdict
 
 def _plan(
     obs: Observation,
-    name: str,
+    branch: BranchRecord,
     config: Config,
     decision: Decision,
     green: bool,
     verdict: RecoveryVerdict,
     effects: tuple[Effect, ...],
 ) -> Plan:
+    """The report (check and job summary, with the breakage's last three attempts) and the actions."""
+    breakage = next((b for b in reversed(branch.breakages) if obs.id in b.observations), None)
     view = RunView(
         repository=obs.repository,
-        branch=name,
+        branch=branch.name,
         head_sha=obs.head_sha,
         decision=decision,
         fail_on=config.gauntlet.fail_on,
         new=tuple(FindingRecord.of(f) for f in obs.findings),
         recovery=verdict,
+        attempts=tuple(breakage.attempts[-3:]) if breakage else (),
     )
     report: tuple[Effect, ...] = (
         SetCheck(

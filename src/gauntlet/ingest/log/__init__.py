@@ -9,7 +9,7 @@ each part stays small:
 * :mod:`.analyser` dispatches lines to the tool parsers and applies the "one
   root cause, one finding" rules;
 * one module per tool family holds its parsers (:mod:`.ci`, :mod:`.pytests`,
-  :mod:`.python`, :mod:`.c`, :mod:`.rust`, :mod:`.go`, :mod:`.javascript`,
+  :mod:`.python`, :mod:`.c`, :mod:`.rust`, :mod:`.go`, :mod:`.javascript`, :mod:`.jstests`,
   :mod:`.jvm`, :mod:`.ruby`, :mod:`.php`, :mod:`.dotnet`, :mod:`.packages`,
   :mod:`.shell`).
 """
@@ -26,7 +26,8 @@ from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.dotnet import MSBuild
 from gauntlet.ingest.log.draft import Parser
 from gauntlet.ingest.log.go import Go
-from gauntlet.ingest.log.javascript import Eslint, Jest, Mocha, NodeError, Tap, Tsc, Vitest
+from gauntlet.ingest.log.javascript import Eslint, NodeError, Tsc
+from gauntlet.ingest.log.jstests import Jest, Mocha, Tap, Vitest
 from gauntlet.ingest.log.jvm import Gradle, Java, Maven
 from gauntlet.ingest.log.packages import Apt, Npm
 from gauntlet.ingest.log.php import Php

@@ -1,0 +1,275 @@
+"""JavaScript test runners: jest, vitest, mocha, and TAP (node's test runner, tape, prove)."""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.javascript import NODE_FRAME
+
+__all__ = ["Jest", "Mocha", "Tap", "Vitest"]
+
+# -- jest ----------------------------------------------------------------------------------------
+
+_JEST_FILE = re.compile(r"^\s*FAIL\s+(\S+\.\w+)(?:\s+\(.*\))?$")
+_JEST_BULLET = re.compile(r"^\s*● (.+)$")
+_JEST_AT = re.compile(r"^\s+at .*?\(?((?:/|\w)[^\s():]*?\.[cm]?[jt]sx?):(\d+):(\d+)\)?$")
+_JEST_END = re.compile(r"^\s*(?:PASS|FAIL)\s|^Test Suites:|^Tests:|^Summary of all failing tests")
+
+
+class Jest:
+    """jest's ``● Suite › test`` blocks, placed in the file of the ``FAIL path`` header above them."""
+
+    def __init__(self) -> None:
+        self._file: str | None = None
+        self._draft: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside a ● block."""
+        return self._draft is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if "●" in text and (match := _JEST_BULLET.match(text)):
+            self._flush(sink)
+            title = match.group(1).strip()
+            if title.startswith("Console") or title.startswith("Deprecation"):
+                return True
+            suite_failed = title == "Test suite failed to run"
+            test = f"{self._file} › {title}" if suite_failed and self._file else title
+            self._draft = Draft(
+                "jest",
+                "build_error" if suite_failed else "test_failure",
+                "",
+                number,
+                number,
+                path=self._file,
+                test_id=f"{self._file} > {title}" if self._file else title,
+                key=f"jest:{test}",
+            )
+            return True
+        if "FAIL" in text and (match := _JEST_FILE.match(text)):
+            self._flush(sink)
+            self._file = match.group(1)
+            return True
+        draft = self._draft
+        if draft is None:
+            return False
+        if _JEST_END.match(text) or number - draft.start > 80:
+            self._flush(sink)
+            return False
+        stripped = text.strip()
+        if stripped:
+            draft.end = number if draft.line is None else draft.end
+            if not draft.message:
+                draft.message = stripped
+            if draft.line is None and (match := _JEST_AT.match(text)) and "node_modules" not in text:
+                draft.path, draft.line, draft.column = match.group(1), int(match.group(2)), int(match.group(3))
+                draft.end = number
+        return True
+
+    def _flush(self, sink: Sink) -> None:
+        draft, self._draft = self._draft, None
+        if draft is not None:
+            title = (draft.test_id or "").rsplit(" > ", 1)[-1]
+            draft.message = f"{title}: {draft.message or 'failed'}"
+            sink.emit(draft)
+
+    def close(self, sink: Sink) -> None:
+        """Report a block cut off by the end of input."""
+        self._flush(sink)
+
+
+# -- vitest --------------------------------------------------------------------------------------
+
+_VITEST_FAIL = re.compile(r"^\s*FAIL\s+(\S+?\.\w+) > (.+?)(?: \[.*\])?$")
+_VITEST_AT = re.compile(r"^\s*❯ (\S+?\.[cm]?[jt]sx?):(\d+):(\d+)$")
+
+
+class Vitest:
+    """vitest's ``FAIL  src/x.test.ts > suite > test`` blocks in its ``Failed Tests`` section."""
+
+    def __init__(self) -> None:
+        self._draft: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside a block."""
+        return self._draft is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if "FAIL" in text and (match := _VITEST_FAIL.match(text)):
+            self.close(sink)
+            path, title = match.groups()
+            self._draft = Draft(
+                "vitest",
+                "test_failure",
+                "",
+                number,
+                number,
+                path=path,
+                test_id=f"{path} > {title}",
+                key=f"vitest:{path} > {title}",
+            )
+            return True
+        draft = self._draft
+        if draft is None:
+            return False
+        stripped = text.strip()
+        if stripped.startswith("⎯") or number - draft.start > 60 or stripped.startswith(("Test Files", "FAIL")):
+            self.close(sink)
+            return stripped.startswith("⎯")
+        if stripped:
+            if not draft.message:
+                draft.message = stripped
+                draft.end = number
+            if draft.line is None and (match := _VITEST_AT.match(text)):
+                draft.path, draft.line, draft.column = match.group(1), int(match.group(2)), int(match.group(3))
+                draft.end = number
+        return True
+
+    def close(self, sink: Sink) -> None:
+        """Report the block being read."""
+        draft, self._draft = self._draft, None
+        if draft is not None:
+            title = (draft.test_id or "").split(" > ", 1)[-1]
+            draft.message = f"{title}: {draft.message or 'failed'}"
+            sink.emit(draft)
+
+
+# -- mocha ---------------------------------------------------------------------------------------
+
+_MOCHA_FAILING = re.compile(r"^\s*(\d+) failing$")
+_MOCHA_ITEM = re.compile(r"^\s{2}(\d+)\) (.+?):?$")
+# Mocha's messages may start at column 0 (multi-line diffs); these lines are someone else's.
+_AFTER_MOCHA = ("npm ", "##[", "error ", "ERR", "make", "Process completed", "> ", "FAIL", "PASS")
+_ERROR_LINE = re.compile(r"^\s*((?:\w+\.)*\w*(?:Error|Exception)\b(?: \[\w+\])?:? ?.*)$")
+
+
+class Mocha:
+    """mocha's ``N failing`` section: ``1) suite`` / ``test:`` then the error and its stack."""
+
+    def __init__(self) -> None:
+        self._section = False
+        self._draft: Draft | None = None
+        self._title: list[str] = []
+
+    @property
+    def active(self) -> bool:
+        """True inside the failing section."""
+        return self._section
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if "failing" in text and _MOCHA_FAILING.match(text):
+            self._section = True
+            return True
+        if not self._section:
+            return False
+        if match := _MOCHA_ITEM.match(text):
+            self._flush(sink)
+            self._title = [match.group(2).strip()]
+            self._draft = Draft("mocha", "test_failure", "", number, number)
+            return True
+        draft = self._draft
+        if text.startswith(_AFTER_MOCHA) or (draft is not None and number - draft.start > 120):
+            self.close(sink)
+            return False
+        if draft is None:
+            return True
+        stripped = text.strip()
+        if not draft.message and stripped:
+            if (error := _ERROR_LINE.match(text)) and draft.end > draft.start:
+                draft.message, draft.end = error.group(1), number
+            elif number - draft.end <= 1 and len(self._title) < 6:
+                self._title.append(stripped.rstrip(":"))
+                draft.end = number
+        elif draft.line is None and (match := NODE_FRAME.match(text)) and "node_modules" not in text:
+            draft.path, draft.line, draft.column = match.group(1), int(match.group(2)), int(match.group(3))
+            draft.end = number
+        return True
+
+    def _flush(self, sink: Sink) -> None:
+        draft, self._draft = self._draft, None
+        if draft is not None:
+            title = " ".join(self._title)
+            draft.test_id, draft.key = title, f"mocha:{title}"
+            draft.message = f"{title}: {draft.message or 'failed'}"
+            sink.emit(draft)
+
+    def close(self, sink: Sink) -> None:
+        """End of the failing section."""
+        self._flush(sink)
+        self._section = False
+
+
+# -- TAP (node --test, tape, prove) --------------------------------------------------------------
+
+_NOT_OK = re.compile(r"^(\s*)not ok \d+ (?:- )?(.*?)(?: # (?:TODO|SKIP).*)?$")
+_TAP_FIELD = re.compile(r"^\s+(location|failureType|error|name|message): (.*)$")
+
+
+class Tap:
+    """``not ok N - name`` with node's YAML block; parents that only report failed subtests are skipped."""
+
+    def __init__(self) -> None:
+        self._draft: Draft | None = None
+        self._indent = ""
+        self._error_next = False
+
+    @property
+    def active(self) -> bool:
+        """True inside a ``not ok`` block."""
+        return self._draft is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if "not ok" in text and (match := _NOT_OK.match(text)):
+            self.close(sink)
+            if "# TODO" in text or "# SKIP" in text:
+                return True
+            self._indent = match.group(1)
+            name = match.group(2)
+            self._draft = Draft("tap", "test_failure", "", number, number, test_id=name, key=f"tap:{name}")
+            if "node" in sink.step or "--test" in sink.step:
+                self._draft.tool = "node"
+            return True
+        draft = self._draft
+        if draft is None:
+            return False
+        stripped = text.strip()
+        if stripped == "..." or (text and not text.startswith(" ")) or number - draft.start > 80:
+            self.close(sink)
+            return stripped == "..."
+        if self._error_next and stripped:
+            draft.message, self._error_next = stripped, False
+            draft.end = number
+        elif match := _TAP_FIELD.match(text):
+            field, value = match.group(1), match.group(2).strip("'\"")
+            if field == "failureType" and value == "subtestsFailed":
+                draft.kind = "unknown"  # marks a parent: dropped on close
+            elif field == "location":
+                path, _, rest = value.removeprefix("file://").rpartition(":")
+                path, _, row = path.rpartition(":")
+                draft.path, draft.line = path or None, int(row) if row.isdigit() else None
+                draft.column = int(rest) if rest.isdigit() else None
+            elif field == "error" and not draft.message:
+                if value in ("|-", "|", ">-", ""):
+                    self._error_next = True
+                else:
+                    draft.message, draft.end = value, number
+        return True
+
+    def close(self, sink: Sink) -> None:
+        """Report the block being read, unless it only says its subtests failed."""
+        draft, self._draft = self._draft, None
+        self._error_next = False
+        if draft is not None and draft.kind != "unknown":
+            draft.message = f"{draft.test_id}: {draft.message or 'not ok'}"
+            sink.emit(draft)

@@ -36,6 +36,10 @@ __all__ = ["Analyser"]
 #: Lines kept for excerpts and look-backs; more than ``max_span_lines`` so a block's start is still there.
 RING_LINES = 256
 _MAX_FALLBACKS = 32
+#: Diagnostics per (tool, kind) kept from one log. Past the first few, compiler and linter errors are
+#: mostly cascades of the same cause, and a flood of them hides the failures of other tools.
+MAX_PER_TOOL = 10
+_CAPPED_KINDS = frozenset({"build_error", "lint", "type_error"})
 
 
 class Analyser:
@@ -49,6 +53,7 @@ class Analyser:
         self.found: deque[Finding] = deque()
         self.count = 0
         self._seen: set[str] = set()
+        self._per_tool: dict[tuple[str | None, str], int] = {}
         self._explained = False
         self._fallbacks: list[Draft] = []
         self._step = ""
@@ -165,6 +170,11 @@ class Analyser:
         if identity in self._seen:
             return
         self._seen.add(identity)
+        if draft.kind in _CAPPED_KINDS:
+            group = (draft.tool, draft.kind)
+            self._per_tool[group] = self._per_tool.get(group, 0) + 1
+            if self._per_tool[group] > MAX_PER_TOOL:
+                return
         start, end = sorted((max(1, draft.start), max(1, draft.end)))
         if end - start + 1 > limits.max_span_lines:
             start = end - limits.max_span_lines + 1

@@ -111,6 +111,11 @@ def test_finding_count_is_capped() -> None:
     assert len(findings(log, limits)) == 5
 
 
+def test_a_flood_of_one_tools_errors_is_cut_to_its_first_ones() -> None:
+    log = b"".join(b"src/f%d.c:1:1: error: bad thing %d\n" % (i, i) for i in range(50))
+    assert len(findings(log)) == 10
+
+
 def test_iter_blocks_keeps_whole_lines() -> None:
     data = b"".join(b"line %d\n" % i for i in range(100_000))
     blocks = list(iter_blocks(io.BytesIO(data), DEFAULT_LIMITS))

@@ -7,6 +7,7 @@ ran on, through PyGithub as the maintainer, and at what the demo printed and kep
 from __future__ import annotations
 
 import io
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -159,3 +160,13 @@ def test_the_command_line_plays_the_demo_into_the_folder_it_is_given(
     printed = capsys.readouterr().out
     assert "What Gauntlet did" in printed
     assert (tmp_path / "out" / "pr-1-comment-iteration-2.md").is_file()
+
+
+def test_the_state_branch_is_left_checked_out_beside_the_bodies(played: Played) -> None:
+    state = played.folder / "state"
+    assert (state / "README.md").is_file()
+    record = json.loads((state / "v1" / "prs" / "1.json").read_text())
+    assert [len(i["fixed"]) for i in record["iterations"]] == [0, 5]
+    proposals = json.loads((state / "v1" / "proposals.json").read_text())["proposals"]
+    assert ("SH-1", "open") in {(p["id"], p["status"]) for p in proposals}
+    assert not (state / ".git").exists()

@@ -19,6 +19,7 @@ from gauntlet.demo.printing import Narrator, Tally
 from gauntlet.demo.story import STEPS, Story
 from gauntlet.demo.tally import count
 from gauntlet.demo.world import REPOSITORY, World
+from gauntlet.github.state_branch import DEFAULT_STATE_BRANCH as STATE_BRANCH
 from gauntlet.sandbox import Sandbox
 
 __all__ = ["play", "tell"]
@@ -50,6 +51,7 @@ def tell(sandbox: Sandbox, folder: Path, out: TextIO) -> tuple[Story, Tally]:
             for step in STEPS:
                 step(story)
             tally = count(world)
+            world.export_branch(STATE_BRANCH, folder / "state")
         finally:
             world.close()
     narrator.table(tally)

@@ -68,9 +68,18 @@ class Narrator:
         self.out.write(f"   ✗ not yet available: {what} ({why})\n")
 
     def gauntlet(self, run: ActionRun) -> None:
-        """The one-line account the action prints, and each effect it applied."""
-        account = next((line for line in run.stdout.splitlines() if line.startswith("gauntlet:")), "")
-        self.say(f"Gauntlet ran on `{run.event}` (exit {run.code}): {account.removeprefix('gauntlet: ')}")
+        """What the action decided (from its outputs), and each effect it applied."""
+        outputs, report = run.outputs, run.report
+        parts = []
+        if outputs.get("action"):
+            counts = f"{outputs['criticals']} critical, {outputs['majors']} major, {outputs['minors']} minor"
+            iteration = outputs.get("iteration", "0")
+            parts.append(f"{outputs['action']} (iteration {iteration}: {counts})" if iteration != "0" else counts)
+        parts += [f"recovery {outputs.get('recovery', '-')}", f"health {outputs.get('health', '-')}"]
+        if report.get("proposals"):
+            parts.append(f"proposals {', '.join(report['proposals'])}")
+        calls = report.get("api_calls", 0)
+        self.say(f"Gauntlet ran on `{run.event}` (exit {run.code}, {calls} API calls): {'; '.join(parts)}")
         for effect in run.effects:
             if effect["type"] != "write_summary":
                 self.say(f"   {effect['status']:>9}  {effect['type']:<18} {effect['key']}")
@@ -96,6 +105,7 @@ class Narrator:
     def closing(self, elapsed: float, notes: Sequence[str]) -> None:
         """Where the bodies are, how long it took, and what could not be shown."""
         self.out.write(f"\nRendered bodies (as fetched back from the sandbox) are in {self.folder}\n")
+        self.out.write(f"Gauntlet's state branch, checked out: {self.folder / 'state'}\n")
         for note in notes:
             self.out.write(f"Not yet available: {note}\n")
         self.out.write(f"Done in {elapsed:.1f} s, with no token and no network.\n")

@@ -22,6 +22,8 @@ from gauntlet.demo.printing import Narrator
 from gauntlet.demo.world import BOT, DATA, DEVELOPER, MAINTAINER, REPOSITORY, ActionRun, World
 from gauntlet.github.state_branch import DEFAULT_STATE_BRANCH as STATE_BRANCH
 from gauntlet.state.branch import BranchRecord
+from gauntlet.state.pr import PRRecord
+from gauntlet.state.shared import ProposalBook
 
 __all__ = ["STEPS", "Story"]
 
@@ -154,6 +156,10 @@ def nightly_scan(story: Story) -> None:
     say.step(6, "the nightly scheduled run scans for recurring defects")
     done = world.act("schedule", schedule_event(REPOSITORY), run_id=9200)
     say.gauntlet(done)
+    for proposal in ProposalBook.model_validate_json(_state_file(story, "v1/proposals.json")).proposals:
+        why = f" ({proposal.blocked_reason})" if proposal.blocked_reason else ""
+        what = f"{proposal.component}/{proposal.defect_type}, {len(proposal.rules)} rule(s)"
+        say.say(f"state: {proposal.id} {proposal.level} {proposal.status}{why}: {what}")
     repo = world.repo(MAINTAINER)
     proposals = [p for p in repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/proposal-")]
     for pull in proposals:
@@ -177,26 +183,30 @@ def _pr_iteration(story: Story, sha: str, action: str, log: str, review: str, it
     files = {"pytest.log": DATA / log, "review.json": DATA / review}
     done = world.act("pull_request", pull_request_event(pull, action), files=files, inputs=PR_INPUTS, run_id=run_id)
     say.gauntlet(done)
-    outputs = done.outputs
-    say.say(
-        f"iteration {outputs.get('iteration')}: {outputs.get('action')} "
-        f"({outputs.get('criticals')} critical, {outputs.get('majors')} major, {outputs.get('minors')} minor)"
-    )
+    record = PRRecord.model_validate_json(_state_file(story, f"v1/prs/{pull.number}.json"))
+    latest = record.iterations[-1]
+    counts = f"{len(latest.new)} new, {len(latest.still_open)} still open, {len(latest.fixed)} fixed"
+    say.say(f"state: iteration {record.iteration_count} on {latest.head_sha[:7]}: {counts}")
     _show_sticky(story, f"iteration-{iteration}")
     _show_check(story, sha, f"iteration-{iteration}")
 
 
 def _show_breakage(story: Story) -> None:
     """What the state branch now knows about main: its last-good commit and the breakage's decision."""
-    content = story.world.repo(MAINTAINER).get_contents("v1/branches/main.json", ref=STATE_BRANCH)
-    assert not isinstance(content, list)
-    record = BranchRecord.model_validate_json(content.decoded_content)
+    record = BranchRecord.model_validate_json(_state_file(story, "v1/branches/main.json"))
     say = story.narrator
     say.say(f"state: last-good {(record.last_good or 'unknown')[:7]} (the green run of step 1)")
     for breakage in record.breakages:
         culprit = (breakage.culprit or "none")[:7]
         say.say(f"state: breakage {breakage.id}: culprit {culprit}, decision {breakage.decision}: {breakage.detail}")
-    say.look("state file", content.url)
+    say.look("state file", f"{story.world.repo(MAINTAINER).url}/contents/v1/branches/main.json?ref={STATE_BRANCH}")
+
+
+def _state_file(story: Story, path: str) -> bytes:
+    """A file on the state branch, as the maintainer reads it."""
+    content = story.world.repo(MAINTAINER).get_contents(path, ref=STATE_BRANCH)
+    assert not isinstance(content, list), path
+    return bytes(content.decoded_content)
 
 
 def _show_new_issues(story: Story) -> None:

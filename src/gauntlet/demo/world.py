@@ -138,6 +138,13 @@ class World:
         self.git(work, "push", "--quiet", "origin", f"HEAD:refs/heads/{branch}")
         return self.git(work, "rev-parse", "HEAD")
 
+    def export_branch(self, branch: str, target: Path) -> None:
+        """Check ``branch`` (the state branch) out into ``target``, without git's own files, to read at leisure."""
+        work = self.clone(MAINTAINER)
+        self.git(work, "fetch", "--quiet", "origin", branch)
+        target.mkdir(parents=True, exist_ok=True)
+        self.git(work, f"--work-tree={target}", "checkout", "FETCH_HEAD", "--", ".")
+
     # CI ------------------------------------------------------------------------------------------------------
 
     def ci_run(self, sha: str, branch: str, log: Path, *, event: str, pulls: tuple[int, ...] = ()) -> int:

@@ -36,6 +36,8 @@ __all__ = ["Analyser"]
 #: Lines kept for excerpts and look-backs; more than ``max_span_lines`` so a block's start is still there.
 RING_LINES = 256
 _MAX_FALLBACKS = 32
+#: Parsing costs microseconds a line; a hostile log made only of failure-like lines stops being parsed here.
+MAX_FED = 500_000
 #: Diagnostics per (tool, kind) kept from one log. Past the first few, compiler and linter errors are
 #: mostly cascades of the same cause, and a flood of them hides the failures of other tools.
 MAX_PER_TOOL = 10
@@ -47,11 +49,15 @@ class Analyser:
 
     def __init__(self, parsers: Sequence[Parser], limits: Limits, masks: Iterable[str] = ()) -> None:
         self.parsers = list(parsers)
+        # Parsers whose ``active`` is a plain False never hold a block: no need to ask them after each line.
+        self._stateful = [p for p in self.parsers if isinstance(getattr(type(p), "active", None), property)]
         self.limits = limits
         self.masks = set(masks)
         self.ring: deque[Line] = deque(maxlen=RING_LINES)
         self.found: deque[Finding] = deque()
         self.count = 0
+        #: Lines read so far; the scanner stops parsing past ``MAX_FED`` (a log made of error lines).
+        self.fed = 0
         self._seen: set[str] = set()
         self._per_tool: dict[tuple[str | None, str], int] = {}
         self._explained = False
@@ -118,16 +124,20 @@ class Analyser:
 
     # -- feeding -----------------------------------------------------------------------------------
 
-    def feed(self, number: int, text: str) -> None:
-        """Read one cleaned line; parsers see it only if one is inside a block or it may start one."""
+    def feed(self, number: int, text: str, *, confirmed: bool = False) -> None:
+        """Read one cleaned line; parsers see it only if one is inside a block or it may start one.
+
+        :param confirmed: the prefilter already found it worth parsing (no need to check again).
+        """
+        self.fed += 1
         line = (number, text)
         self.ring.append(line)
-        if not self.active and not may_start(text):
+        if not (confirmed or self.active or may_start(text)):
             return
         for parser in self.parsers:
             if parser.feed(line, self):
                 break
-        self.active = any(parser.active for parser in self.parsers)
+        self.active = any(parser.active for parser in self._stateful)
 
     def finish(self) -> None:
         """End of input: flush open blocks and close the last scope."""
@@ -157,6 +167,9 @@ class Analyser:
     def _report(self, draft: Draft) -> None:
         if self.count >= self.limits.max_findings:
             return
+        group = (draft.tool, draft.kind)
+        if draft.kind in _CAPPED_KINDS and self._per_tool.get(group, 0) >= MAX_PER_TOOL:
+            return  # checked first: redacting and hashing a flood costs more than reading it
         limits = self.limits
         message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
         path = repo_path(draft.path)
@@ -171,10 +184,7 @@ class Analyser:
             return
         self._seen.add(identity)
         if draft.kind in _CAPPED_KINDS:
-            group = (draft.tool, draft.kind)
             self._per_tool[group] = self._per_tool.get(group, 0) + 1
-            if self._per_tool[group] > MAX_PER_TOOL:
-                return
         start, end = sorted((max(1, draft.start), max(1, draft.end)))
         if end - start + 1 > limits.max_span_lines:
             start = end - limits.max_span_lines + 1

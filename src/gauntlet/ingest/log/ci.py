@@ -98,10 +98,10 @@ class CiRunner:
             rank = 2 if kind != "unknown" else -1
             sink.emit(Draft(None, kind, message, start, number, role="terminal", rank=rank))
             return True
-        if _TIME_LIMIT.search(text):
+        if ("xecution" in text or "imed out" in text or "time limit" in text) and _TIME_LIMIT.search(text):
             sink.emit(Draft(None, "timeout", _strip_marker(text), number, number))
             return True
-        if _RUNNER_LOST.search(text):
+        if ("lost" in text or "signal" in text or "ailure" in text or "space" in text) and _RUNNER_LOST.search(text):
             sink.emit(Draft(None, "infra", _strip_marker(text), number, number))
             return True
         if _CANCELLED.match(text):

@@ -19,7 +19,7 @@ from typing import BinaryIO
 import numpy as np
 
 from gauntlet.ingest.limits import Limits
-from gauntlet.ingest.log.analyser import Analyser
+from gauntlet.ingest.log.analyser import MAX_FED, Analyser
 from gauntlet.ingest.log.prefilter import candidate_offsets, is_trigger
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
@@ -110,7 +110,7 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
                     continue
                 hit_number = number + count_newlines(block, cursor, offset)
                 _feed_context(block, cursor, offset, hit_number, fed_through, carry, analyser, cap)
-                analyser.feed(hit_number, text)
+                analyser.feed(hit_number, text, confirmed=True)
                 cursor = end + 1 if end != -1 else limit
                 number = hit_number + 1
                 fed_through = hit_number
@@ -118,6 +118,8 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
                 break
             if analyser.found:
                 yield from _drain(analyser)
+        if analyser.fed > MAX_FED:
+            break  # hostile input: bounded time matters more than the rest of it
         first_line = number + count_newlines(block, cursor, limit)
         carry = [(n, raw[:cap]) for n, raw in _last_lines(block, cursor, limit, first_line, CONTEXT_BEFORE)]
     analyser.finish()

@@ -21,11 +21,12 @@ _EXIT = re.compile(
     ^(?:\#\#\[error\])?(?:Error:\ )?Process\ completed\ with\ exit\ code\ (?P<code>\d+)
   | ^(?:\#\#\[error\])?(?:Bash|PowerShell|Cmd|Script)\ (?:exited\ with\ code|failed\ with\ exit\ code:?)
     \ '?(?P<code2>-?\d+)
-  | ^ERROR:\ Job\ failed:\ exit\ (?:code|status)\ (?P<code3>\d+)
+  | ^ERROR:\ Job\ failed:\ (?:.*?\ )?exit\ (?:code|status)\ (?P<code3>\d+)
   | ^ERROR:\ script\ returned\ exit\ code\ (?P<code4>\d+)
   | ^Exited\ with\ code\ (?:exit\ status\ )?(?P<code5>\d+)
   | ^The\ command\ ".*"\ exited\ with\ (?P<code6>\d+)\.
   | ^\W*Error:\ The\ command\ exited\ with\ status\ (?P<code7>-?\d+)
+  | ^(?:\#\#\[error\])?(?:Error:\ )?The\ process\ '.*'\ failed\ with\ exit\ code\ (?P<code8>\d+)
     """
 )
 _TIME_LIMIT = re.compile(
@@ -37,6 +38,7 @@ _RUNNER_LOST = re.compile(
     r"Job failed \(system failure\)|The hosted runner .* lost communication|runner .* was lost|"
     r"No space left on device|The self-hosted runner .* lost"
 )
+_FINISHED_FAILURE = re.compile(r"^Finished: FAILURE$|^BUILD FAILED$|^Build failed\.?$")
 _CANCELLED = re.compile(
     r"^(?:##\[error\])?The operation was canceled\.|^ERROR: Job failed: canceled|^Finished: ABORTED"
 )
@@ -103,6 +105,11 @@ class CiRunner:
             return True
         if ("lost" in text or "signal" in text or "ailure" in text or "space" in text) and _RUNNER_LOST.search(text):
             sink.emit(Draft(None, "infra", _strip_marker(text), number, number))
+            return True
+        if _FINISHED_FAILURE.match(text):  # Jenkins, Ant: the verdict without a status
+            tail = sink.tail(_STEP_TAIL, number)
+            start = tail[0][0] if tail else number
+            sink.emit(Draft(None, "unknown", "the build failed", start, number, role="terminal", rank=-1))
             return True
         if _CANCELLED.match(text):
             sink.emit(Draft(None, "infra", "the job was cancelled", number, number, role="terminal", rank=-2))

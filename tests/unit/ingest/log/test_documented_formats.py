@@ -46,6 +46,12 @@ from logscan_helpers import findings
         ),
         ("building\nExited with code exit status 2", (None, "unknown", None, None, None)),
         ("tests\nERROR: Job failed: exit code 137", (None, "crash", None, None, None)),
+        ("tests\nERROR: Job failed: command terminated with exit code 1", (None, "unknown", None, None, None)),
+        (
+            "checkout\n##[error]The process '/usr/bin/git' failed with exit code 128",
+            (None, "unknown", None, None, None),
+        ),
+        ("stage\nFinished: FAILURE", (None, "unknown", None, None, None)),
         (
             "##[error]The job running on runner GitHub Actions 2 has exceeded the maximum execution time of 5 minutes.",
             (None, "timeout", None, None, None),

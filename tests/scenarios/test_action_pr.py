@@ -28,6 +28,7 @@ def test_a_failing_pr_gets_a_comment_a_check_and_state(world: ActionWorld) -> No
     assert record.comment_id == comments[0].id
     assert "fix criticals" in first.summary.lower() or "fix_criticals" in first.summary
     assert first.report["api_calls"] > 0
+    assert f"{first.report['api_calls']} API calls" in first.stdout and "left this hour" in first.stdout
 
     sha2 = world.push(number, {"calc.py": "def add(a, b):\n    return a + b\n# 2\n"})
     second = world.run("pull_request", world.pull_request_event(number, sha2), files=failing_ci(2), run_id=101)

@@ -99,10 +99,11 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     config = _config(settings)
     client = _client(settings, clock)
     report, edge = _serve(handler, settings, config, client, clock, payload, out)
+    cost = "no API calls"
     if client is not None:
         report = report.model_copy(update={"api_calls": client.calls})
-        client.log_quota()
-    _finish(settings, report, edge, out)
+        cost = client.quota()
+    _finish(settings, report, edge, out, cost)
     return 1 if report.check_failed and settings.run.fail_step else 0
 
 
@@ -198,14 +199,16 @@ def _payload(settings: ActionSettings) -> bytes:
         raise InputError(f"{settings.run.event_path}: cannot read the event payload: {exc.strerror}") from exc
 
 
-def _finish(settings: ActionSettings, report: RunReport, edge: _EdgeBackend | None, out: TextIO) -> None:
+def _finish(
+    settings: ActionSettings, report: RunReport, edge: _EdgeBackend | None, out: TextIO, cost: str = "no API calls"
+) -> None:
     """Outputs, and annotations as workflow commands when the check run did not carry them."""
     if edge is not None and edge.check is not None and not edge.check_landed:
         out.writelines(line + "\n" for line in annotation_commands(edge.check.annotations))
     if settings.output_path is not None:
         results = edge.results if edge is not None else []
         write_outputs(settings.output_path, output_values(report, **_linked(results)))
-    out.write(_account(report) + "\n")
+    out.write(f"{_account(report)}; {cost}\n")
 
 
 def _linked(results: list[EffectResult]) -> dict[str, str]:
@@ -220,4 +223,4 @@ def _account(report: RunReport) -> str:
     decision = report.decision
     head = f"gauntlet: {decision.action} (iteration {decision.iteration})" if decision else "gauntlet: done"
     effects = ", ".join(f"{e.type} {e.status}" for e in report.effects)
-    return f"{head}; health {report.health.status}; {effects or 'no effects'}; {report.api_calls} API calls"
+    return f"{head}; health {report.health.status}; {effects or 'no effects'}"

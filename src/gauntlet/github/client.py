@@ -263,11 +263,13 @@ class GitHubClient:
                 raise GitHubUnavailable(f"download failed: {exc.__class__.__name__}") from exc
         return bytes(kept), cut
 
-    def log_quota(self) -> None:
-        """Log the remaining primary rate-limit quota, as the last response reported it (no extra call)."""
+    def quota(self) -> str:
+        """The remaining primary rate-limit quota as the last response reported it (no extra call), logged too."""
         remaining, limit = self.github.requester.rate_limiting
-        if limit > 0:
-            log.info("GitHub API quota: %d of %d requests left; %d calls this run", remaining, limit, self.calls)
+        if limit <= 0:
+            return f"{self.calls} API calls"
+        log.info("GitHub API quota: %d of %d requests left; %d calls this run", remaining, limit, self.calls)
+        return f"{self.calls} API calls, {remaining} of {limit} left this hour"
 
     @contextmanager
     def translated(self, what: str) -> Iterator[None]:

@@ -153,3 +153,18 @@ def test_a_break_on_the_default_branch_gets_one_revert_pr(world: ActionWorld) ->
     assert f"This reverts commit {culprit}." in pulls[0].body
     assert runs[-1].outputs["revert_pr"] in ("", str(pulls[0].number))
     assert any(r.outputs["revert_pr"] == str(pulls[0].number) for r in runs)
+
+
+def test_bot_login_auto_asks_github_who_the_token_is(world: ActionWorld) -> None:
+    app = "my-app[bot]"
+    world.sandbox.set_permission(REPO, app, "write")
+    number, sha = world.open_pr("app", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    event = world.pull_request_event(number, sha, "opened")
+
+    runs = [
+        world.run("pull_request", event, files=failing_ci(1), token=app, inputs={"bot_login": "auto"}) for _ in "ab"
+    ]
+
+    assert [r.code for r in runs] == [0, 0], runs[0].error
+    comments = world.comments(number)
+    assert [c.user.login for c in comments] == [app], "the second run recognised the app's own comment"

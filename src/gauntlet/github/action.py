@@ -27,10 +27,10 @@ from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError
 from gauntlet.github import events
 from gauntlet.github.backend import GitHubBackend, Hub
-from gauntlet.github.client import GitHubClient, ReadOnlyToken
+from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
 from gauntlet.github.commands_edge import comment_observation
 from gauntlet.github.events import Clock
-from gauntlet.github.inputs import ActionSettings, from_env
+from gauntlet.github.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
 from gauntlet.github.outputs import annotation_commands, output_values, write_outputs
 from gauntlet.github.routing import Route, payload_action, route
 from gauntlet.github.state_branch import BranchStore
@@ -98,6 +98,8 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
         return 0
     config = _config(settings)
     client = _client(settings, clock)
+    if settings.bot_login == AUTO_LOGIN:
+        settings = settings.model_copy(update={"bot_login": _own_login(client, out)})
     report, edge = _serve(handler, settings, config, client, clock, payload, out)
     cost = "no API calls"
     if client is not None:
@@ -167,6 +169,17 @@ def _edge(
         )
         inner = GitHubBackend(hub)
     return _EdgeBackend(inner=inner, summary_path=settings.summary_path)
+
+
+def _own_login(client: GitHubClient | None, out: TextIO) -> str:
+    """``bot_login: auto``: who the token is (``GET /user``); an installation token may not ask, so the default."""
+    if client is not None:
+        try:
+            return str(client.request("GET", "/user")["login"])
+        except (ReadOnlyToken, NotFound):
+            pass
+    out.write(f"::notice title=Gauntlet::bot_login auto: the token cannot read /user; using {DEFAULT_BOT_LOGIN}\n")
+    return DEFAULT_BOT_LOGIN
 
 
 def _store(settings: ActionSettings, client: GitHubClient | None) -> StateStore:

@@ -23,9 +23,11 @@ from gauntlet.github.client import DEFAULT_API_URL
 from gauntlet.github.state_branch import DEFAULT_STATE_BRANCH
 from gauntlet.settings import Settings
 
-__all__ = ["DEFAULT_BOT_LOGIN", "ActionSettings", "from_env", "input_value", "split_globs"]
+__all__ = ["AUTO_LOGIN", "DEFAULT_BOT_LOGIN", "ActionSettings", "from_env", "input_value", "split_globs"]
 
 DEFAULT_BOT_LOGIN = "github-actions[bot]"
+#: ``bot_login: auto`` asks GitHub who the token is (``GET /user``), where the token may.
+AUTO_LOGIN = "auto"
 _TRUE = ("true", "yes", "1", "on")
 _FALSE = ("false", "no", "0", "off", "")
 

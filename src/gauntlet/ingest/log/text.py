@@ -13,7 +13,11 @@ import re
 __all__ = ["clean_line", "repo_path"]
 
 # GitHub: ``2024-05-01T12:34:56.1234567Z `` (7 fractional digits); other CIs use fewer or none.
-_TIMESTAMP = re.compile(r"^\ufeff?\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? ?")
+# GitLab's timestamped logs add a stream tag (``00O``, ``01E+``); Jenkins' timestamper may print only the time.
+_TIMESTAMP = re.compile(
+    r"^\ufeff?(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?(?: \d\d[OE]\+?(?=\S| ))?"
+    r"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\])(?: |$)?"
+)
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # BuildKit plain progress: ``#8 1.234 <output>``.

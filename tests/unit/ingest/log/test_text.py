@@ -16,6 +16,9 @@ from gauntlet.ingest.log.text import clean_line, repo_path
         (b"#8 1.234 npm ERR! code E404\n", "npm ERR! code E404"),
         (b"bad \xff\xfe bytes \x00 here", "bad \ufffd\ufffd bytes  here"),
         ("\ufeff2026-11-29T12:00:01Z ok".encode(), "ok"),
+        (b"2023-11-02T08:22:34.112986Z 01E error: x", "error: x"),  # GitLab, with its stream tag
+        (b"[12:34:56] FAILED x", "FAILED x"),  # Jenkins timestamper
+        (b"12:30 meeting", "12:30 meeting"),
     ],
 )
 def test_clean_line(raw: bytes, text: str) -> None:

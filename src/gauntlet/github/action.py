@@ -64,11 +64,13 @@ class _EdgeBackend:
     results: list[EffectResult] = field(default_factory=list)
 
     def find(self, effect: Effect) -> Existing | None:
+        """The inner backend's lookup; a summary is written fresh every run."""
         if effect.type == "write_summary":
             return None
         return self.inner.find(effect)
 
     def perform(self, effect: Effect, existing: Existing | None) -> EffectResult:
+        """Write the summary here; everything else through the inner backend."""
         if effect.type == "write_summary":
             result = write_summary(self.summary_path, effect)
         else:
@@ -120,7 +122,7 @@ def _serve(
 ) -> tuple[RunReport, _EdgeBackend | None]:
     store = _store(settings, client)
     context = events.EventContext(
-        settings=settings, config=config, client=client, clock=clock, out=out, store=store, payload=payload
+        settings=settings, config=config, client=client, clock=clock, store=store, payload=payload
     )
     if handler == "close_pr":
         return events.close_pr(context), None

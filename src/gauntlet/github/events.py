@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
 
 from gauntlet.config import Config
 from gauntlet.effects.base import Backend, apply
@@ -72,7 +71,6 @@ class EventContext:
     config: Config
     client: GitHubClient | None
     clock: Clock
-    out: TextIO
     store: StateStore
     payload: bytes = b"{}"
 

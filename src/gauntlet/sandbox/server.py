@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
@@ -30,6 +31,12 @@ class SandboxHTTPServer(ThreadingHTTPServer):
         self.control = control
         self.log = log
         self.faults = faults
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hung up is its own business; anything else is a sandbox bug and is reported."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class SandboxHandler(BaseHTTPRequestHandler):

@@ -266,19 +266,33 @@ _PIP = re.compile(
       | (?P<other>No\ matching\ distribution\ found\ for\ .*|Failed\ to\ build\ .*|.*)
     )$"""
 )
+# What a failed build says inside pip's box: an exception, or a compiler's error line.
+_BUILD_ERROR_LINE = re.compile(r"^[\w.]*(?:Error|Exception)\b: |^\S+:\d+:(?:\d+:)? (?:fatal )?error: ")
 _PIP_SUBPROCESS = re.compile(
     r"^(?:error|×.*): subprocess-exited-with-error|^× (?:Failed to build|.*did not run successfully)"
 )
 
 
 class Pip:
-    """pip's ``ERROR:`` lines: unresolvable requirements, conflicts, failed builds."""
+    """pip's ``ERROR:`` lines (unresolvable requirements, conflicts) and a package build's output box."""
 
-    active = False
+    def __init__(self) -> None:
+        self._box: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside the box where pip shows a failed build's output."""
+        return self._box is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
+        if self._box is not None:
+            return self._in_box(number, text, sink)
+        if text.lstrip().startswith("error: subprocess-exited-with-error"):
+            # A package's build failed; what it printed (a traceback, a compiler error) is in the box below.
+            self._box = Draft("pip", "dependency", "a package failed to build", number, number)
+            return True
         if text.startswith("ERROR: ") and (match := _PIP.match(text)):
             message = text[len("ERROR: ") :]
             if match.group("version") or match.group("resolve") or match.group("wheel"):
@@ -291,10 +305,28 @@ class Pip:
             else:
                 sink.emit(Draft("pip", "dependency", message, number, number, role="fallback", rank=2))
             return True
-        if _PIP_SUBPROCESS.match(text):
+        if _PIP_SUBPROCESS.match(text.lstrip()):
             sink.emit(Draft("pip", "dependency", text.lstrip("× "), number, number, role="fallback", rank=2))
             return True
         return False
 
+    def _in_box(self, number: int, text: str, sink: Sink) -> bool:
+        box = self._box
+        assert box is not None
+        stripped = text.strip()
+        if stripped.startswith("× ") and box.message == "a package failed to build":
+            box.message = stripped.removeprefix("× ")
+        elif _BUILD_ERROR_LINE.match(stripped):
+            box.message = f"{box.message} {stripped}"[:300]
+        box.end = number
+        if stripped.startswith(("[end of output]", "error: metadata-generation-failed", "ERROR: Failed")) or (
+            number - box.start > 200
+        ):
+            self.close(sink)
+        return True
+
     def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""
+        """Report a build box cut off by the end of input."""
+        box, self._box = self._box, None
+        if box is not None:
+            sink.emit(box)

@@ -65,7 +65,11 @@ class Shell:
             message = f"{what}: {match.group(2)}" if match.group(2) else what
             if "(core dumped)" in text:
                 message += " (core dumped)"
-            sink.emit(Draft("shell", kind, message, number, number))
+            start = number
+            for earlier, previous in sink.tail(3, number):
+                if "Assertion" in previous and "failed" in previous:  # assert(3) says why it aborted
+                    message, start = f"{message}: {previous.strip()}", earlier
+            sink.emit(Draft("shell", kind, message, start, number))
             return True
         if _OOM.search(text):
             sink.emit(

@@ -153,13 +153,22 @@ def test_every_sandbox_response_in_the_demo_has_githubs_shape(played: Played) ->
     assert not problems
 
 
-def test_the_command_line_plays_the_demo_into_the_folder_it_is_given(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_the_command_line_plays_the_demo_into_a_relative_folder_it_may_reuse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert main(["demo", "--out", str(tmp_path / "out")]) == 0
+    monkeypatch.chdir(tmp_path)  # `make demo` passes `--out demo-out`, relative to the checkout
+    stale = tmp_path / "out" / "state" / "v1" / "prs" / "9.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")  # left by an earlier demo
+
+    assert main(["demo", "--out", "out"]) == 0
+
     printed = capsys.readouterr().out
-    assert "What Gauntlet did" in printed
-    assert (tmp_path / "out" / "pr-1-comment-iteration-2.md").is_file()
+    assert "What Gauntlet did" in printed and "Not yet available" not in printed
+    kept = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert "pr-1-comment-iteration-2.md" in kept and "state" in kept
+    assert len(kept) == 12
+    assert not stale.exists(), "the state folder is this run's state branch, nothing else"
 
 
 def test_the_state_branch_is_left_checked_out_beside_the_bodies(played: Played) -> None:

@@ -39,6 +39,7 @@ def tell(sandbox: Sandbox, folder: Path, out: TextIO) -> tuple[Story, Tally]:
 
     :returns: the story (what each step left) and the final tally, counted on the sandbox.
     """
+    folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     narrator = Narrator(out=out, folder=folder)

@@ -245,4 +245,4 @@ def _show_check(story: Story, sha: str, label: str) -> None:
         if check.app is None or check.name == "Gauntlet":
             story.narrator.say(f"check run {check.name!r} on {sha[:7]}: {check.status}, {check.conclusion}")
             story.narrator.look("check run", check.url)
-            story.narrator.keep(f"check-{sha[:7]}-{label}.md", check.output.summary or "")
+            story.narrator.keep(f"check-{label}.md", check.output.summary or "")

@@ -24,6 +24,7 @@ from typing import Any
 import github
 from github.Repository import Repository
 
+from gauntlet.errors import InputError
 from gauntlet.github.action import run_action
 from gauntlet.github.events import Clock
 from gauntlet.sandbox import JobSeed, Sandbox
@@ -104,7 +105,10 @@ class World:
             "GIT_CONFIG_GLOBAL": os.devnull,
             "GIT_TERMINAL_PROMPT": "0",
         }
-        done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
+        try:
+            done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
+        except FileNotFoundError as exc:
+            raise InputError("gauntlet demo pushes with git: install git and put it on PATH") from exc
         if done.returncode != 0:
             raise RuntimeError(f"git {' '.join(args)} failed: {done.stderr.strip()}")
         return done.stdout.strip()
@@ -139,10 +143,14 @@ class World:
         return self.git(work, "rev-parse", "HEAD")
 
     def export_branch(self, branch: str, target: Path) -> None:
-        """Check ``branch`` (the state branch) out into ``target``, without git's own files, to read at leisure."""
+        """Check ``branch`` (the state branch) out into ``target``, without git's own files, to read at leisure.
+
+        ``target`` is the demo's own folder: what an earlier demo left there is replaced.
+        """
         work = self.clone(MAINTAINER)
         self.git(work, "fetch", "--quiet", "origin", branch)
-        target.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
         self.git(work, f"--work-tree={target}", "checkout", "FETCH_HEAD", "--", ".")
 
     # CI ------------------------------------------------------------------------------------------------------
@@ -150,7 +158,8 @@ class World:
     def ci_run(self, sha: str, branch: str, log: Path, *, event: str, pulls: tuple[int, ...] = ()) -> int:
         """Record the CI workflow run GitHub would have run on ``sha``, with a real pytest log; returns its id."""
         text = log.read_text(encoding="utf-8")
-        conclusion = "success" if "failed" not in text.splitlines()[-1] else "failure"
+        # pytest's last line counts the failures; the job failed exactly when pytest did.
+        conclusion = "failure" if "failed" in text.splitlines()[-1] else "success"
         run = self.sandbox.seed_run(
             REPOSITORY,
             name=WORKFLOW,

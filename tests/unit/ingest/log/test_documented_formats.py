@@ -44,6 +44,21 @@ from logscan_helpers import findings
             "> Task :compileKotlin FAILED",
             ("kotlinc", "build_error", "src/main/kotlin/App.kt", 3, None),
         ),
+        (
+            "[ERROR] /home/runner/work/app/app/src/main/java/demo/App.java:[5,21] incompatible types: "
+            "java.lang.String cannot be converted to int",
+            ("javac", "build_error", "src/main/java/demo/App.java", 5, None),
+        ),
+        (
+            "[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.05 s <<< FAILURE! -- in demo.AppTest\n"
+            "[ERROR] demo.AppTest.testAdd -- Time elapsed: 0.01 s <<< FAILURE!\n"
+            "org.opentest4j.AssertionFailedError: expected: <4> but was: <3>\n"
+            "\tat demo.AppTest.testAdd(AppTest.java:12)\n"
+            "[ERROR] Failures: \n"
+            "[ERROR]   AppTest.testAdd:12 expected: <4> but was: <3>\n"
+            "[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0",
+            ("maven", "test_failure", None, None, None),
+        ),
         ("building\nExited with code exit status 2", (None, "unknown", None, None, None)),
         ("tests\nERROR: Job failed: exit code 137", (None, "crash", None, None, None)),
         ("tests\nERROR: Job failed: command terminated with exit code 1", (None, "unknown", None, None, None)),

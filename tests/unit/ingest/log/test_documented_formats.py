@@ -50,7 +50,8 @@ from logscan_helpers import findings
             ("javac", "build_error", "src/main/java/demo/App.java", 5, None),
         ),
         (
-            "[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.05 s <<< FAILURE! -- in demo.AppTest\n"
+            "[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.05 s <<< FAILURE!"
+            " -- in demo.AppTest\n"
             "[ERROR] demo.AppTest.testAdd -- Time elapsed: 0.01 s <<< FAILURE!\n"
             "org.opentest4j.AssertionFailedError: expected: <4> but was: <3>\n"
             "\tat demo.AppTest.testAdd(AppTest.java:12)\n"

@@ -54,7 +54,7 @@ _EXIT_MEANING: dict[int, tuple[Kind, str]] = {
     136: ("crash", "floating point exception (SIGFPE, exit 136)"),
     135: ("crash", "bus error (SIGBUS, exit 135)"),
 }
-_STEP_TAIL = 14
+_STEP_TAIL = 24
 
 
 def exit_kind(code: int) -> tuple[Kind, str]:

@@ -303,7 +303,8 @@ class Pip:
             elif match.group("file"):
                 sink.emit(Draft("pip", "dependency", message, number, number))
             else:
-                sink.emit(Draft("pip", "dependency", message, number, number, role="fallback", rank=2))
+                # Other tools print ``ERROR: `` too (bazel, scripts): a fallback that names no tool.
+                sink.emit(Draft(None, "unknown", message, number, number, role="fallback", rank=1))
             return True
         if _PIP_SUBPROCESS.match(text.lstrip()):
             sink.emit(Draft("pip", "dependency", text.lstrip("× "), number, number, role="fallback", rank=2))

@@ -38,7 +38,7 @@ def test_exit_line_alone_is_unknown_with_the_steps_last_lines() -> None:
     assert finding.kind == "unknown" and finding.severity == "major"
     assert finding.log_lines is not None
     first, last = finding.log_lines
-    assert last == 34 and last - first == 14
+    assert last == 34 and last - first == 24
     assert "step output 29" in finding.excerpt
 
 

@@ -77,6 +77,23 @@ def _components() -> dict[str, Any]:
     return components
 
 
+def _inline(node: Any, stack: tuple[str, ...]) -> Any:
+    """``node`` with every ``$ref`` replaced by its (null-aware) target, except refs back into ``stack``."""
+    if isinstance(node, list):
+        return [_inline(item, stack) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        if ref in stack:
+            return node
+        target: Any = {"components": _components()}
+        for part in ref.removeprefix("#/").split("/"):
+            target = target[part]
+        return _inline(target, (*stack, ref))
+    return {key: _inline(value, stack) for key, value in node.items()}
+
+
 _validators: dict[tuple[str, str, int], Any] = {}
 _validators_lock = threading.Lock()
 
@@ -92,7 +109,9 @@ def _validator(method: str, template: str, status: int) -> Any:
                 _validators[key] = None
             else:
                 # Local "#/components/..." refs resolve against the root document, so carry the components along.
-                rooted = {"allOf": [_null_aware(schema)], "components": _components()}
+                # Refs are inlined up front (the validator resolving each one on every response is what made
+                # validation slow); a recursive ref stays a ref and resolves against the carried components.
+                rooted = {"allOf": [_inline(_null_aware(schema), ())], "components": _components()}
                 _validators[key] = OAS30Validator(rooted, format_checker=oas30_format_checker)
         return _validators[key]
 

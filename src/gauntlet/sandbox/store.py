@@ -242,6 +242,8 @@ class Repo:
     statuses: list[Status] = field(default_factory=list)
     runs: dict[int, WorkflowRun] = field(default_factory=dict)
     next_number: int = 1
+    # Pull request diff stats by (base sha, head sha): git objects never change, so neither do these.
+    diff_stats: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
 
     @property
     def full_name(self) -> str:

@@ -33,9 +33,19 @@ def refresh(repo: Repo, issue: Issue) -> None:
 def _stats(repo: Repo, issue: Issue) -> dict[str, int]:
     data = issue.pull
     assert data is not None
+    key = (data.base_sha, data.head_sha)
+    if key not in repo.diff_stats:
+        repo.diff_stats[key] = _compute_stats(repo, issue)
+    known = repo.diff_stats[key]
+    return dict(known, mergeable=known["mergeable"] or int(data.merged))
+
+
+def _compute_stats(repo: Repo, issue: Issue) -> dict[str, int]:
+    data = issue.pull
+    assert data is not None
     merge_base = repo.git.merge_base(data.base_sha, data.head_sha) or data.base_sha
     changes = repo.git.diff(merge_base, data.head_sha)
-    mergeable = data.merged or repo.git.merge_trees(data.base_sha, data.head_sha) is not None
+    mergeable = repo.git.merge_trees(data.base_sha, data.head_sha) is not None
     return {
         "commits": len(repo.git.rev_list(data.head_sha, merge_base)),
         "additions": sum(c.additions for c in changes),

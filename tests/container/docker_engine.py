@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "docker"
 CACHE = Path(tempfile.gettempdir()) / "gauntlet-docker-cache"
+BASE_TAG = "gauntlet-base:local"  # the stand-in base, as imported into the engine
 ENGINE_UNAVAILABLE = 3  # docker/dockerd.sh: the engine could not be installed or started here
 
 # Generous bounds: they stop a wedged engine from hanging CI, they are not performance targets.
@@ -116,7 +117,7 @@ def build_image(engine: Engine) -> Image:
     """Import the stand-in base (cached tarball) and build the repository's Dockerfile on it."""
     started = time.monotonic()
     proc = subprocess.run(
-        [str(SCRIPTS / "base-image.sh"), "gauntlet-base:local", str(CACHE)],
+        [str(SCRIPTS / "base-image.sh"), BASE_TAG, str(CACHE)],
         env=engine.env(),
         capture_output=True,
         text=True,
@@ -132,7 +133,7 @@ def build_image(engine: Engine) -> Image:
         "--network",
         "host",
         "--build-arg",
-        "BASE_IMAGE=gauntlet-base:local",
+        f"BASE_IMAGE={BASE_TAG}",
         "--tag",
         tag,
         str(ROOT),

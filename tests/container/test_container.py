@@ -18,14 +18,10 @@ import github
 import pytest
 from docker_engine import (
     Engine,
-    EngineUnavailable,
     Image,
     Job,
     Run,
-    build_image,
     run_as_runner,
-    start_engine,
-    stop_engine,
 )
 
 from gauntlet import __version__
@@ -37,25 +33,6 @@ OWNER = "octo"
 REPO = "octo/app"
 BOT = "github-actions[bot]"
 DEMO = Path(__file__).resolve().parents[2] / "src" / "gauntlet" / "demo" / "data"
-
-
-@pytest.fixture(scope="module")
-def engine() -> Iterator[Engine]:
-    """A private dockerd for this module, stopped by its PID afterwards."""
-    try:
-        running = start_engine()
-    except EngineUnavailable as exc:
-        pytest.skip(f"no Docker engine can run here: {exc}")
-    try:
-        yield running
-    finally:
-        stop_engine(running.home)
-
-
-@pytest.fixture(scope="module")
-def image(engine: Engine) -> Image:
-    """The repository's Dockerfile built on the stand-in base."""
-    return build_image(engine)
 
 
 @pytest.fixture

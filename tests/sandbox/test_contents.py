@@ -20,6 +20,7 @@ def test_contents_crud_with_sha_precondition(sandbox: Sandbox, gh: github.Github
     assert repo.get_contents("docs/a.md").decoded_content == b"new\n"
     listing = repo.get_contents("src")
     assert sorted(c.path for c in listing) == ["src/app.py", "src/util.py"]
+    assert sorted(c.path for c in repo.get_contents("")) == ["README.md", "docs", "src"]
     repo.delete_file("docs/a.md", "remove", updated["content"].sha)
     with pytest.raises(github.UnknownObjectException):
         repo.get_contents("docs/a.md")

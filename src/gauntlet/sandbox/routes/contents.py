@@ -30,13 +30,17 @@ def _entry(repo: Repo, commit: str, path: str) -> TreeEntry | None:
     return next((e for e in found if e.path == path), None)
 
 
+@router.add("GET", "/repos/{owner}/{repo}/contents/", documented_as="/repos/{owner}/{repo}/contents/{path}")
 @router.add("GET", "/repos/{owner}/{repo}/contents/{path}")
 def get_contents(ctx: Context) -> Response:
-    """A file with its bytes, or a directory listing."""
+    """A file with its bytes, or a directory listing (the root's when the path is empty)."""
     repo = ctx.repo()
     ref = ctx.request.query.get("ref") or repo.default_branch
     commit = _resolve(repo, ref)
-    path = ctx.params["path"].strip("/")
+    path = ctx.params.get("path", "").strip("/")
+    if not path:
+        listing = repo.git.ls_tree(commit)
+        return Response(body=[views.content_item(ctx.base, repo, e.path, e, ref) for e in listing])
     entry = _entry(repo, commit, path)
     if entry is None:
         raise not_found()

@@ -27,10 +27,11 @@ from gauntlet.ingest.log.dotnet import MSBuild
 from gauntlet.ingest.log.draft import Parser
 from gauntlet.ingest.log.go import Go
 from gauntlet.ingest.log.javascript import Eslint, NodeError, Tsc
-from gauntlet.ingest.log.jstests import Jest, Mocha, Tap, Vitest
+from gauntlet.ingest.log.jstests import Jest, Mocha, Playwright, Tap, Vitest
 from gauntlet.ingest.log.jvm import Gradle, Java, Maven
 from gauntlet.ingest.log.packages import Apt, Npm
 from gauntlet.ingest.log.php import Php
+from gauntlet.ingest.log.precommit import PreCommit
 from gauntlet.ingest.log.pytests import Pytest, Unittest
 from gauntlet.ingest.log.python import Pip, PythonLint, Traceback, TypeCheck
 from gauntlet.ingest.log.ruby import Minitest, Rspec, RubyError
@@ -56,6 +57,8 @@ def make_parsers() -> list[Parser]:
         Jest(),
         Vitest(),
         Tap(),
+        Playwright(),
+        PreCommit(),
         Pip(),
         Traceback(),
         TypeCheck(),

@@ -11,6 +11,7 @@ __all__ = ["Go"]
 
 _PACKAGE = re.compile(r"^# (\S+)(?: \[\S+\])?$")
 _DIAGNOSTIC = re.compile(r"^(\S+?\.go):(\d+):(\d+): (.*)$")
+_LINTER = re.compile(r" \(([a-z][a-z0-9]+)\)$")
 _TEST_FAIL = re.compile(r"^\s*--- FAIL: (\S+) \(([\d.]+)s\)$")
 _TEST_LOG = re.compile(r"^\s+(\S+?\.go):(\d+): (.*)$")
 _PKG_FAIL = re.compile(r"^FAIL\s+(\S+)\s+(?:\[(.*?)\]|[\d.]+s)$|^FAIL$")
@@ -56,7 +57,23 @@ class Go:
             return True
         if ".go:" in text and (match := _DIAGNOSTIC.match(text)):
             path, row, column, message = match.groups()
-            vet = "vet" in sink.step or (self._package is not None and "vet" in sink.step)
+            if linter := _LINTER.search(message):
+                # golangci-lint names the linter at the end: ``ineffectual assignment to x (ineffassign)``.
+                sink.emit(
+                    Draft(
+                        "golangci-lint",
+                        "lint",
+                        message[: linter.start()],
+                        number,
+                        number,
+                        path=path,
+                        line=int(row),
+                        column=int(column),
+                        rule=linter.group(1),
+                    )
+                )
+                return True
+            vet = "vet" in sink.step
             sink.emit(
                 Draft(
                     "go vet" if vet else "go",

@@ -1,4 +1,4 @@
-"""JavaScript test runners: jest, vitest, mocha, and TAP (node's test runner, tape, prove)."""
+"""JavaScript test runners: jest, vitest, mocha, Playwright, and TAP (node's test runner, tape, prove)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.ingest.log.javascript import NODE_FRAME
 
-__all__ = ["Jest", "Mocha", "Tap", "Vitest"]
+__all__ = ["Jest", "Mocha", "Playwright", "Tap", "Vitest"]
 
 # -- jest ----------------------------------------------------------------------------------------
 
@@ -272,4 +272,60 @@ class Tap:
         self._error_next = False
         if draft is not None and draft.kind != "unknown":
             draft.message = f"{draft.test_id}: {draft.message or 'not ok'}"
+            sink.emit(draft)
+
+
+# -- Playwright ----------------------------------------------------------------------------------
+
+# The project is shown only when there are several; the title is padded with a rule cut at the width.
+_PLAYWRIGHT_ITEM = re.compile(r"^\s+\d+\) (?:\[([\w-]+)\] › )?(\S+?):(\d+):(\d+) › (.+?)(?:\s+─.*)?$")
+
+
+class Playwright:
+    """Playwright's ``1) [chromium] › tests/a.spec.ts:3:5 › title`` blocks (the summary repeats them)."""
+
+    def __init__(self) -> None:
+        self._draft: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside a block."""
+        return self._draft is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if "›" in text and (match := _PLAYWRIGHT_ITEM.match(text)):
+            self.close(sink)
+            project, path, row, column, title = match.groups()
+            test_id = f"{path} › {title}"
+            self._draft = Draft(
+                "playwright",
+                "test_failure",
+                "",
+                number,
+                number,
+                path=path,
+                line=int(row),
+                column=int(column),
+                test_id=test_id,
+                key=f"playwright:{project}:{test_id}",
+            )
+            return True
+        draft = self._draft
+        if draft is None:
+            return False
+        stripped = text.strip()
+        if number - draft.start > 40 or (stripped and not text.startswith(" ")):
+            self.close(sink)
+            return False
+        if stripped and not draft.message and not stripped.startswith("─"):
+            draft.message, draft.end = stripped, number
+        return True
+
+    def close(self, sink: Sink) -> None:
+        """Report the block being read."""
+        draft, self._draft = self._draft, None
+        if draft is not None:
+            draft.message = f"{draft.test_id}: {draft.message or 'failed'}"
             sink.emit(draft)

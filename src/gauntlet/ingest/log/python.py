@@ -208,7 +208,7 @@ class PythonLint:
                 path, row, column, code, message = match.groups()
                 sink.emit(
                     Draft(
-                        self._tool(path, sink),
+                        self._tool(path, sink, number),
                         "lint",
                         message,
                         number,
@@ -244,11 +244,13 @@ class PythonLint:
         return False
 
     @staticmethod
-    def _tool(path: str, sink: Sink) -> str:
-        step = sink.step
-        for tool in ("flake8", "ruff", "pycodestyle", "pyflakes"):
-            if tool in step:
-                return tool
+    def _tool(path: str, sink: Sink, number: int) -> str:
+        # pre-commit names the hook just above its output; a CI step names the command.
+        hints = [text for _, text in sink.tail(8, number) if text.startswith("- hook id: ")]
+        for hint in (*hints, sink.step):
+            for tool in ("flake8", "ruff", "pycodestyle", "pyflakes"):
+                if tool in hint:
+                    return tool
         return "flake8" if path.startswith("./") else "ruff"
 
     def close(self, sink: Sink) -> None:

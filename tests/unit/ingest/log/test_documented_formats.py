@@ -60,6 +60,10 @@ from logscan_helpers import findings
             "[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0",
             ("maven", "test_failure", None, None, None),
         ),
+        (
+            "main.go:12:2: ineffectual assignment to err (ineffassign)\nexit status 1",
+            ("golangci-lint", "lint", "main.go", 12, "ineffassign"),
+        ),
         ("building\nExited with code exit status 2", (None, "unknown", None, None, None)),
         ("tests\nERROR: Job failed: exit code 137", (None, "crash", None, None, None)),
         ("tests\nERROR: Job failed: command terminated with exit code 1", (None, "unknown", None, None, None)),

@@ -25,10 +25,11 @@ from gauntlet.ingest.log.c import CMake, Compiler, Make, Sanitizer
 from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.dotnet import MSBuild
 from gauntlet.ingest.log.draft import Parser
+from gauntlet.ingest.log.elixir import ExUnit
 from gauntlet.ingest.log.go import Go
 from gauntlet.ingest.log.javascript import Eslint, NodeError, Tsc
 from gauntlet.ingest.log.jstests import Jest, Mocha, Playwright, Tap, Vitest
-from gauntlet.ingest.log.jvm import Gradle, Java, Maven
+from gauntlet.ingest.log.jvm import Gradle, Java, Maven, Sbt
 from gauntlet.ingest.log.packages import Apt, Npm
 from gauntlet.ingest.log.php import Php
 from gauntlet.ingest.log.precommit import PreCommit
@@ -75,6 +76,8 @@ def make_parsers() -> list[Parser]:
         Java(),
         Maven(),
         Gradle(),
+        Sbt(),
+        ExUnit(),
         Npm(),
         Apt(),
         Shell(),

@@ -71,6 +71,22 @@ class Compiler:
                 return True
             if match := _OTHER_DIAGNOSTIC.match(text):
                 path, extension, row, column, message = match.groups()
+                if "XCTAssert" in message or message.startswith("-["):  # XCTest reports failures as errors
+                    name = message[2 : message.find("]")] if message.startswith("-[") else None
+                    sink.emit(
+                        Draft(
+                            "xctest",
+                            "test_failure",
+                            message,
+                            number,
+                            number,
+                            path=path,
+                            line=int(row),
+                            test_id=name,
+                            key=f"xctest:{name}" if name else None,
+                        )
+                    )
+                    return True
                 sink.emit(
                     Draft(
                         _OTHER_TOOLS.get(extension),

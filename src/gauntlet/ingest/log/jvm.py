@@ -7,7 +7,7 @@ import re
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
-__all__ = ["Gradle", "Java", "Maven"]
+__all__ = ["Gradle", "Java", "Maven", "Sbt"]
 
 _JAVAC = re.compile(r"^(?:\[ERROR\] )?(\S+?\.(?:java|kt|scala|groovy)):(?:\[(\d+),(\d+)\]|(\d+):) (?:error: )?(.*)$")
 _KOTLIN = re.compile(r"^e: (?:file://)?(\S+?\.kts?):(?:(\d+):(\d+)|\s*\((\d+), (\d+)\):) (.*)$")
@@ -210,3 +210,56 @@ class Gradle:
             if draft is not None:
                 sink.emit(draft)
         self._test = self._wrong = None
+
+
+_SBT_ERROR = re.compile(r"^\[error\] (\S+?\.(?:scala|java)):(\d+):(\d+): (.*)$")
+_SCALATEST_FAILED = re.compile(r"^(?:\[info\] )?\s*- (.+?) \*\*\* FAILED \*\*\*(?: \(.*\))?$")
+_SCALATEST_WHERE = re.compile(r"\((\w+\.scala):(\d+)\)$")
+
+
+class Sbt:
+    """sbt's ``[error] Foo.scala:3:5: ...`` compiler lines and ScalaTest's ``- test *** FAILED ***``."""
+
+    def __init__(self) -> None:
+        self._test: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True right after a failed test, whose reason follows."""
+        return self._test is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        test = self._test
+        if test is not None:
+            self._test = None
+            body = text.removeprefix("[info]").strip()
+            if body and not _SCALATEST_FAILED.match(text) and number - test.end <= 1:
+                where = _SCALATEST_WHERE.search(body)
+                test.message = f"{test.test_id}: {body}"
+                if where:
+                    test.path, test.line = where.group(1), int(where.group(2))
+                test.end = number
+                sink.emit(test)
+                return True
+            sink.emit(test)
+        if text.startswith("[error] ") and (match := _SBT_ERROR.match(text)):
+            path, row, column, message = match.groups()
+            sink.emit(
+                Draft("scalac", "build_error", message, number, number, path=path, line=int(row), column=int(column))
+            )
+            return True
+        if "FAILED" in text and (match := _SCALATEST_FAILED.match(text)):
+            name = match.group(1)
+            self._test = Draft(
+                "scalatest", "test_failure", f"{name} failed", number, number, test_id=name, key=f"scalatest:{name}"
+            )
+            return True
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Report a failed test cut off by the end of input."""
+        test, self._test = self._test, None
+        if test is not None:
+            sink.emit(test)

@@ -64,6 +64,29 @@ from logscan_helpers import findings
             "main.go:12:2: ineffectual assignment to err (ineffassign)\nexit status 1",
             ("golangci-lint", "lint", "main.go", 12, "ineffassign"),
         ),
+        (
+            "[error] /home/runner/work/a/a/src/main/scala/Cart.scala:12:5: type mismatch;",
+            ("scalac", "build_error", "src/main/scala/Cart.scala", 12, None),
+        ),
+        (
+            "[info] CartSpec:\n[info] - should add tax *** FAILED ***\n"
+            "[info]   120.0 did not equal 121.0 (CartSpec.scala:9)",
+            ("scalatest", "test_failure", "CartSpec.scala", 9, None),
+        ),
+        (
+            "  1) test adds (MathTest)\n     test/math_test.exs:5\n     Assertion with == failed\n"
+            "     code:  assert 1 + 1 == 3",
+            ("exunit", "test_failure", "test/math_test.exs", 5, None),
+        ),
+        (
+            "** (CompileError) lib/cart.ex:3: undefined function foo/0",
+            ("elixir", "build_error", "lib/cart.ex", 3, None),
+        ),
+        (
+            "/home/runner/work/a/a/Tests/AppTests/CartTests.swift:12: error: -[AppTests.CartTests testTotal] : "
+            'XCTAssertEqual failed: ("3") is not equal to ("4")',
+            ("xctest", "test_failure", "Tests/AppTests/CartTests.swift", 12, None),
+        ),
         ("building\nExited with code exit status 2", (None, "unknown", None, None, None)),
         ("tests\nERROR: Job failed: exit code 137", (None, "crash", None, None, None)),
         ("tests\nERROR: Job failed: command terminated with exit code 1", (None, "unknown", None, None, None)),

@@ -1,0 +1,62 @@
+"""Elixir: ExUnit failures (``1) test adds (MathTest)``) and compile errors (``** (CompileError) ...``)."""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.models import Kind
+
+__all__ = ["ExUnit"]
+
+_ITEM = re.compile(r"^\s+\d+\) test (.+) \(([\w.]+)\)$")
+_WHERE = re.compile(r"^\s+(\S+?\.exs?):(\d+)$")
+_RAISED = re.compile(r"^\*\* \((\w+(?:\.\w+)*)\) (?:(\S+?\.exs?):(\d+): )?(.*)$")
+_BUILD = ("CompileError", "SyntaxError", "TokenMissingError", "Mix.Error")
+
+
+class ExUnit:
+    """ExUnit's numbered failures and the ``** (Error) ...`` lines of mix and elixir."""
+
+    def __init__(self) -> None:
+        self._draft: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside a failure block."""
+        return self._draft is not None
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text.startswith("** (") and (raised := _RAISED.match(text)):
+            name, path, row, message = raised.groups()
+            kind: Kind = "build_error" if name in _BUILD else "crash"
+            message = f"{name}: {message}"
+            sink.emit(Draft("elixir", kind, message, number, number, path=path, line=int(row) if row else None))
+            return True
+        if " test " in text and (match := _ITEM.match(text)):
+            self.close(sink)
+            title, module = match.groups()
+            test_id = f"{module}: test {title}"
+            self._draft = Draft("exunit", "test_failure", "", number, number, test_id=test_id, key=f"exunit:{test_id}")
+            return True
+        draft = self._draft
+        if draft is None:
+            return False
+        stripped = text.strip()
+        if number - draft.start > 40 or (stripped and not text.startswith(" ")):
+            self.close(sink)
+            return False
+        if draft.path is None and (where := _WHERE.match(text)):
+            draft.path, draft.line, draft.end = where.group(1), int(where.group(2)), number
+        elif stripped and not draft.message and draft.path is not None:
+            draft.message, draft.end = stripped, number
+        return True
+
+    def close(self, sink: Sink) -> None:
+        """Report the block being read."""
+        draft, self._draft = self._draft, None
+        if draft is not None:
+            draft.message = f"{draft.test_id}: {draft.message or 'failed'}"
+            sink.emit(draft)

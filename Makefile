@@ -3,7 +3,7 @@ VENV    ?= .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck unit fast clean
+.PHONY: demo test lint typecheck unit fast clean container
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -15,8 +15,10 @@ demo: $(STAMP)
 	$(VENV)/bin/gauntlet demo --out demo-out
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/ruff check src tests bench docker
+	$(VENV)/bin/ruff format --check src tests bench docker
+	$(VENV)/bin/hadolint Dockerfile
+	$(VENV)/bin/actionlint
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy --strict src
@@ -26,6 +28,10 @@ unit: $(STAMP)
 
 test: lint typecheck $(STAMP)
 	$(VENV)/bin/pytest -q
+
+# The image built on a local stand-in base in a private dockerd, run as the Actions runner runs it (also in `test`).
+container: $(STAMP)
+	$(VENV)/bin/pytest -q tests/container
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

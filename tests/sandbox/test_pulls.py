@@ -27,6 +27,9 @@ def test_pull_request_lifecycle(sandbox: Sandbox, gh: github.Github, repo_name: 
     # A push to the head branch moves the pull request with it.
     sandbox.commit(repo_name, {"more.txt": "m"}, "More", branch="fix")
     assert repo.get_pull(1).head.sha == sandbox.head(repo_name, "fix")
+    with pytest.raises(github.GithubException) as rebase:
+        pull.merge(merge_method="rebase")
+    assert rebase.value.status == 405
     status = pull.merge(commit_message="merge it")
     assert status.merged
     merge_commit = repo.get_commit(status.sha)
@@ -48,7 +51,12 @@ def test_close_and_edit(sandbox: Sandbox, gh: github.Github, repo_name: str) -> 
     again = repo.get_pull(pull.number)
     assert again.title == "Revert x" and again.state == "closed" and not again.merged
     # A closed pull request no longer blocks a new one for the same branch.
-    assert repo.create_pull(title="Again", body="", base="main", head="gauntlet/revert-abc").number == pull.number + 1
+    again = repo.create_pull(title="Again", body="", base="main", head="gauntlet/revert-abc")
+    assert again.number == pull.number + 1
+    # Deleting the head branch closes the pull request, as on GitHub.
+    repo.get_git_ref("heads/gauntlet/revert-abc").delete()
+    assert [p.number for p in repo.get_pulls(state="open")] == []
+    assert repo.get_pull(again.number).state == "closed"
 
 
 def test_conflicting_merge_is_refused(sandbox: Sandbox, gh: github.Github, repo_name: str) -> None:

@@ -26,6 +26,9 @@ def refresh(repo: Repo, issue: Issue) -> None:
     base = repo.git.ref(f"refs/heads/{data.base_ref}")
     if head:
         data.head_sha = head
+    else:
+        # GitHub closes a pull request whose head branch was deleted.
+        issue.state, issue.closed_at, issue.updated_at = "closed", now_iso(), now_iso()
     if base:
         data.base_sha = base
 
@@ -133,14 +136,15 @@ def list_pulls(ctx: Context) -> Response:
         items = []
         for issue in sorted(repo.issues.values(), key=lambda i: -i.number):
             data = issue.pull
-            if data is None or (state not in ("all", issue.state)):
+            if data is None:
                 continue
             if head and (data.head_ref != head_ref or (head_owner and head_owner.lower() != repo.owner.lower())):
                 continue
             if query.get("base") and data.base_ref != query["base"]:
                 continue
-            refresh(repo, issue)
-            items.append(issue)
+            refresh(repo, issue)  # before the state filter: a deleted head branch closes it
+            if state in ("all", issue.state):
+                items.append(issue)
         page, links = paginate(ctx.request, items)
         body = [pull_view(ctx, repo, i) for i in page]
     return Response(body=body, headers=links)
@@ -199,7 +203,7 @@ def pull_commits(ctx: Context) -> Response:
 
 @router.add("PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/merge")
 def merge_pull(ctx: Context) -> Response:
-    """Merge with a real merge commit on the base branch (``squash``: one parent, same tree)."""
+    """Merge with a real merge commit on the base branch (``squash``: one parent, same tree; no ``rebase``)."""
     repo = ctx.repo("write")
     body = ctx.body()
     login = ctx.need_login()
@@ -215,6 +219,9 @@ def merge_pull(ctx: Context) -> Response:
         if tree is None:
             raise ApiError(405, "Pull Request is not mergeable")
         method = body.get("merge_method", "merge")
+        if method not in ("merge", "squash"):
+            # The sandbox's repositories say allow_rebase_merge: false, and GitHub refuses what is not allowed.
+            raise ApiError(405, "Rebase merges are not allowed on this repository.")
         title = body.get("commit_title") or (
             f"{issue.title} (#{issue.number})"
             if method == "squash"

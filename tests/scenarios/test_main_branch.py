@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-from mainline import Outcome, Scenario, all_scenarios, load
+from mainline import LOGS, Outcome, Scenario, all_scenarios, load
 
+from gauntlet.cli import main
 from gauntlet.engine.decide import decide
 from gauntlet.engine.revert import RevertReason
 from gauntlet.state.branch import BranchRecord
@@ -70,3 +72,38 @@ def test_the_suite_covers_every_reason_code_and_outcome() -> None:
     assert len(PATHS) >= 30
     assert {str(r) for r in RevertReason} <= decisions
     assert {"revert", "shadow", "off"} <= decisions
+
+
+def test_run_json_reports_recovery_for_the_default_branch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``gauntlet run --json`` (local mode, no commit history): a red push is broken_build, and without
+    suspects the revert is refused as ambiguous, so a needs-human issue is written (DESIGN §8)."""
+
+    def push(sha: str, log: str) -> dict[str, object]:
+        event = tmp_path / f"{sha[:4]}.json"
+        payload = {
+            "ref": "refs/heads/main",
+            "after": sha,
+            "repository": {"full_name": "octo/calc", "default_branch": "main"},
+        }
+        event.write_text(json.dumps(payload), encoding="utf-8")
+        argv = ["run", "--state-dir", str(tmp_path / "state"), "--event-name", "push", "--event-path", str(event)]
+        assert main([*argv, "--logs", str(LOGS / log), "--now", "2026-11-29T10:00:00Z", "--json"]) == 0
+        report: dict[str, object] = json.loads(capsys.readouterr().out)
+        return report
+
+    green = push("a" * 40, "pytest-pass.log")
+    assert green["recovery"] == {
+        "failure_type": None,
+        "action": "continue",
+        "reason": "nothing to recover from",
+        "attempt": 0,
+        "budget": None,
+    }
+    red = push("b" * 40, "pytest-add-broken.log")
+    recovery = red["recovery"]
+    assert isinstance(recovery, dict)
+    assert (recovery["failure_type"], recovery["action"], recovery["attempt"]) == ("broken_build", "escalate", 1)
+    assert "no revert (ambiguous)" in recovery["reason"]
+    effects = red["effects"]
+    assert isinstance(effects, list)
+    assert [e["type"] for e in effects] == ["set_check", "write_summary", "file_issue"]

@@ -150,7 +150,8 @@ def _hyperscan_search() -> Callable[[bytes], list[int]] | None:
         def on_match(_id: int, _start: int, end: int, _flags: int, _context: object) -> None:
             append(end)
 
-        database.scan(chunk, match_event_handler=on_match, scratch=scratch)
+        # A scratch space serves one scan at a time: a clone (well under a microsecond) keeps this re-entrant.
+        database.scan(chunk, match_event_handler=on_match, scratch=scratch.clone())
         rfind = chunk.rfind
         return sorted({rfind(b"\n", 0, end) + 1 for end in ends})
 

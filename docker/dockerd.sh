@@ -5,9 +5,9 @@
 #   docker/dockerd.sh start DIR   start dockerd (installing Debian's docker.io if missing); print its DOCKER_HOST
 #   docker/dockerd.sh stop DIR    stop the dockerd whose PID is in DIR/dockerd.pid, and wait for it
 #
-# `start` waits at most GAUNTLET_DOCKERD_TIMEOUT seconds (default 60). If the engine cannot start (no permission
-# for cgroups or overlay mounts, say), it exits 3 and prints the daemon's last log lines, so a test can skip and
-# show why. The engine has no bridge network and touches no iptables: builds and containers use the host network.
+# `start` waits at most GAUNTLET_DOCKERD_TIMEOUT seconds (default 60). If the engine cannot be installed or
+# cannot start (no permission for cgroups or overlay mounts, say), it exits 3 with the reason (apt's output or the
+# daemon's last log lines), so a test can skip and show why. The engine has no bridge network and touches no iptables: builds and containers use the host network.
 set -euo pipefail
 
 usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
@@ -19,11 +19,14 @@ pidfile="$dir/dockerd.pid"
 log="$dir/dockerd.log"
 
 install_engine() {
-    command -v dockerd >/dev/null && return
+    command -v dockerd >/dev/null && command -v docker >/dev/null && return
     echo "dockerd.sh: installing Debian's docker.io" >&2
     export DEBIAN_FRONTEND=noninteractive
-    timeout 300 apt-get update -qq >&2
-    timeout 600 apt-get install -y -qq --no-install-recommends docker.io >&2
+    if ! { timeout 300 apt-get update -qq && timeout 600 apt-get install -y -qq --no-install-recommends docker.io; } >&2
+    then
+        echo "dockerd.sh: cannot install Debian's docker.io here (apt-get failed, see above)" >&2
+        exit 3
+    fi
 }
 
 start() {

@@ -110,7 +110,7 @@ class HealthConfig(_Section):
 
 
 class CommandsConfig(_Section):
-    """``/gauntlet`` commands: the permission each needs, accepted risk and issue triage (``engine/COMMANDS.md``)."""
+    """``/gauntlet`` commands: the permission each needs, accepted risk and issue triage (``docs/commands.md``)."""
 
     enabled: bool = True
     #: The collaborator permission each command needs ("none": anyone who is not a bot).
@@ -130,7 +130,7 @@ class CommandsConfig(_Section):
 
 
 class IssuesConfig(_Section):
-    """The issues Gauntlet files (``github/EFFECTS.md``)."""
+    """The issues Gauntlet files (``docs/effects.md``)."""
 
     #: Assign each issue to the users ``CODEOWNERS`` names for the finding's path.
     assign_owners: bool = True

@@ -13,7 +13,7 @@ from gauntlet.state.pr import FindingRecord, PRRecord
 
 __all__ = ["USAGE", "help_lines", "risk_line", "status_lines"]
 
-#: Each command's usage and what it does (``engine/COMMANDS.md`` says more).
+#: Each command's usage and what it does (``docs/commands.md`` says more).
 USAGE: dict[CommandName, tuple[str, str]] = {
     "help": ("/gauntlet help", "this list"),
     "status": ("/gauntlet status", "the latest iteration, accepted risks and recovery attempts"),

@@ -194,7 +194,6 @@ def _scan(args: argparse.Namespace) -> int:
     from gauntlet.engine.results import record_results
     from gauntlet.engine.scan import ScanReport, scan
     from gauntlet.pipeline import commit_with_retry
-    from gauntlet.report import RunReport
     from gauntlet.state.local import LocalStore
     from gauntlet.state.models import Scope
 
@@ -202,19 +201,17 @@ def _scan(args: argparse.Namespace) -> int:
     store = LocalStore(args.state_dir)
     backend: Backend = DryRunBackend() if args.dry_run else LocalBackend(args.state_dir / "out")
     now = args.now or datetime.now(UTC)
-    reports: list[ScanReport] = []
 
-    def attempt() -> RunReport:
+    def attempt() -> ScanReport:
         snapshot = store.load(Scope(branch=args.default_branch))
         outcome = scan(snapshot.state, config, now, repository=args.repository, base=args.default_branch)
         results = apply(outcome.plan.effects, backend)
         if not args.dry_run:
             store.save(snapshot, record_results(outcome.state, results), "gauntlet: scan")
-        reports.append(ScanReport.of(outcome, results))
-        return RunReport.of(outcome.plan, results)
+        return ScanReport.of(outcome, results)
 
-    commit_with_retry(attempt, sleep=time.sleep, clock=time.monotonic, seed=0)
-    print(reports[-1].model_dump_json() if args.json else reports[-1].text())
+    report = commit_with_retry(attempt, sleep=time.sleep, clock=time.monotonic, seed=0)
+    print(report.model_dump_json() if args.json else report.text())
     return 0
 
 

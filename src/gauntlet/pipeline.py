@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 from gauntlet.classify import classify
 from gauntlet.config import Config
@@ -29,6 +30,8 @@ from gauntlet.state.store import StateStore
 __all__ = ["COMMIT_DEADLINE_SECONDS", "commit_with_retry", "expand", "observe", "run"]
 
 COMMIT_DEADLINE_SECONDS = 120.0
+
+Outcome = TypeVar("Outcome")
 
 
 def expand(patterns: Iterable[str], root: Path) -> list[Path]:
@@ -56,9 +59,9 @@ def observe(settings: Settings, config: Config) -> Observation:
         facts = event_facts(settings.event_name or "pull_request", payload, str(settings.event_path))
     findings: list[Finding] = []
     for path in expand(settings.logs, settings.workspace):
-        findings.extend(ingest_file(path, "log"))
+        findings.extend(ingest_file(path, "log", root=settings.workspace))
     for path in expand(settings.findings, settings.workspace):
-        findings.extend(ingest_file(path, "auto"))
+        findings.extend(ingest_file(path, "auto", root=settings.workspace))
     head_sha = facts.pop("head_sha", None) or settings.sha
     if not head_sha:
         raise InputError("no head SHA: pass --event-path with a pull_request or push event")
@@ -104,8 +107,8 @@ def run(
 
 
 def commit_with_retry(
-    attempt: Callable[[], RunReport], *, sleep: Callable[[float], None], clock: Callable[[], float], seed: int
-) -> RunReport:
+    attempt: Callable[[], Outcome], *, sleep: Callable[[float], None], clock: Callable[[], float], seed: int
+) -> Outcome:
     """Call ``attempt`` until it commits without a conflict; jitter 50 ms–2 s; give up after 120 s."""
     import numpy as np
 

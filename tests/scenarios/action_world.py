@@ -164,8 +164,8 @@ class ActionWorld:
         return list(self.owner.get_repo(REPO).get_issue(number).get_comments())
 
     def check_runs(self, sha: str) -> list[Any]:
-        """Every check run on ``sha``."""
-        return list(self.owner.get_repo(REPO).get_commit(sha).get_check_runs())
+        """Every check run on ``sha`` (``filter=all``: the default shows only the latest per name)."""
+        return list(self.owner.get_repo(REPO).get_commit(sha).get_check_runs(filter="all"))
 
     def state_file(self, path: str) -> bytes | None:
         """A file on the state branch, or ``None``."""

@@ -11,7 +11,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from action_world import ActionWorld, Outcome, failing_ci, world_fixture  # noqa: F401  (the world fixture)
+from action_world import REPO, ActionWorld, Outcome, failing_ci, world_fixture  # noqa: F401  (the world fixture)
 
 #: 6 runs per PR; GAUNTLET_FAULT_PRS raises it (34 PRs make 204 runs, about 3 minutes here).
 PRS = int(os.environ.get("GAUNTLET_FAULT_PRS", "10"))
@@ -78,3 +78,27 @@ def test_runs_under_faults_end_cleanly_and_nothing_is_duplicated_or_lost(world: 
         assert sorted(seen) == ["1", "2", "3", "4"], (number, seen)
         lines = [e for e in events if e["kind"] == "iteration" and e["key"] == f"pr:{number}"]
         assert len(lines) == 4, (number, len(lines))
+
+
+def test_a_run_that_dies_before_its_state_commit_fails_cleanly_and_its_rerun_duplicates_nothing(
+    world: ActionWorld,
+) -> None:
+    number, sha = world.open_pr("dies", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    event = world.pull_request_event(number, sha, "opened")
+    world.sandbox.set_faults(1.0, kinds=["502"], paths=[f"/repos/{REPO}/git/"])
+
+    died = world.run("pull_request", event, files=failing_ci(1))
+
+    world.sandbox.set_faults(0.0)
+    assert died.code == 3 and "GitHub answered 502 after retries" in died.error
+    assert len(world.comments(number)) == 1 and len(world.check_runs(sha)) == 1, "effects land before the commit"
+    assert world.state_file("README.md") is None
+
+    rerun = world.run("pull_request", event, files=failing_ci(1))
+
+    assert rerun.code == 0, rerun.error
+    assert [e["status"] for e in rerun.report["effects"] if e["type"] != "write_summary"] == ["unchanged", "unchanged"]
+    assert len(world.comments(number)) == 1 and len(world.check_runs(sha)) == 1
+    record = world.pr_record(number)
+    assert record is not None and record.iteration_count == 1
+    assert record.comment_id == world.comments(number)[0].id, "the rerun found the comment by listing"

@@ -87,7 +87,6 @@ class App:
         self.router = router
         self.observers: list[Observer] = []
         self.crashes: list[str] = []  # tracebacks of handler bugs (answered with 500)
-        self._used: dict[str, int] = {}
 
     def handle(self, request: Request) -> tuple[Response, str | None]:
         """Answer one API request; returns the response and the operation's path template (if routed)."""
@@ -117,12 +116,17 @@ class App:
 
     def rate_headers(self, login: str | None) -> dict[str, str]:
         """``X-RateLimit-*`` for one more request by ``login``."""
-        # One hourly window per login, like GitHub's primary rate limit for a token.
+        # One hourly window per login, like GitHub's primary rate limit for a token. The count starts again
+        # each hour and never reaches the limit's consequences: the sandbox does not refuse for it.
         key = login or ""
+        hour = int(time.time()) // 3600
         with self.store.lock:
-            used = self._used.get(key, 0) + 1
-            self._used[key] = used
-        reset = (int(time.time()) // 3600 + 1) * 3600
+            if self.store.rate_hour != hour:
+                self.store.rate_hour = hour
+                self.store.rate_used.clear()
+            used = self.store.rate_used.get(key, 0) + 1
+            self.store.rate_used[key] = used
+        reset = (hour + 1) * 3600
         return {
             "X-RateLimit-Limit": str(RATE_LIMIT),
             "X-RateLimit-Remaining": str(max(0, RATE_LIMIT - used)),
@@ -130,8 +134,3 @@ class App:
             "X-RateLimit-Reset": str(reset),
             "X-RateLimit-Resource": "core",
         }
-
-    def rate_used(self, login: str | None) -> int:
-        """Requests counted against ``login`` in this window."""
-        with self.store.lock:
-            return self._used.get(login or "", 0)

@@ -274,6 +274,8 @@ class Store:
         self.users: dict[str, User] = {}
         self.repos: dict[str, Repo] = {}  # by lower-case "owner/name"
         self.log_tokens: dict[str, int] = {}
+        self.rate_used: dict[str, int] = {}  # requests per login in the current hour, for X-RateLimit-*
+        self.rate_hour = 0
         self._ids = itertools.count(1000)
 
     def load_existing(self) -> list[Repo]:

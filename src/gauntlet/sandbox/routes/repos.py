@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from gauntlet.sandbox.app import Context
+from gauntlet.sandbox.app import RATE_LIMIT, Context
 from gauntlet.sandbox.http import ApiError, Response, Router, paginate, validation_failed
 from gauntlet.sandbox.store import PERMISSIONS, Repo
 from gauntlet.sandbox.views import git as git_views
@@ -39,9 +39,11 @@ def get_user(ctx: Context) -> Response:
 
 @router.add("GET", "/rate_limit")
 def rate_limit(ctx: Context) -> Response:
-    """The primary rate limit; the sandbox never runs out of it."""
+    """The primary rate limit as the headers count it (the sandbox never refuses for it)."""
     reset = (int(time.time()) // 3600 + 1) * 3600
-    core = {"limit": 5000, "remaining": 5000, "reset": reset, "used": 0}
+    with ctx.store.lock:
+        used = ctx.store.rate_used.get(ctx.login or "", 0)
+    core = {"limit": RATE_LIMIT, "remaining": max(0, RATE_LIMIT - used), "reset": reset, "used": used}
     return Response(body={"resources": {"core": core, "search": core, "graphql": core}, "rate": core})
 
 

@@ -41,32 +41,44 @@ _LINKER = re.compile(
     r"ld: symbol\(s\) not found.*|Undefined symbols for architecture.*)"
 )
 _LINK_WHERE = re.compile(rf"^({_SOURCE}):\(|^(?:/\S*/)?(?:ld|ld\.\w+|lld)(?:\.exe)?: (?:error: )?({_SOURCE}):")
+_SNIPPET = re.compile(r"^\s+(?:\d+\s)?\|")
 _COLLECT2 = re.compile(r"^collect2: error: ld returned (\d+) exit status|^clang(?:\+\+)?: error: linker command failed")
 
 
 class Compiler:
     """``file.c:3:5: error: ...`` from gcc/clang, linker errors, UBSan ``runtime error``."""
 
-    active = False
+    def __init__(self) -> None:
+        # A diagnostic waits for the source snippet gcc and clang print under it (``  7 | code``).
+        self._pending: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True while reading a diagnostic's snippet."""
+        return self._pending is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
+        pending = self._pending
+        if pending is not None:
+            if _SNIPPET.match(text) and number - pending.end == 1 and number - pending.start < 6:
+                pending.end = number
+                return True
+            self.close(sink)
         if "error" in text:
             if match := _DIAGNOSTIC.match(text):
                 path, row, column, _, message, flag = match.groups()
-                sink.emit(
-                    Draft(
-                        _compiler(path, sink),
-                        "build_error",
-                        message,
-                        number,
-                        number,
-                        path=path,
-                        line=int(row),
-                        column=int(column) if column else None,
-                        rule=flag,
-                    )
+                self._pending = Draft(
+                    _compiler(path, sink),
+                    "build_error",
+                    message,
+                    number,
+                    number,
+                    path=path,
+                    line=int(row),
+                    column=int(column) if column else None,
+                    rule=flag,
                 )
                 return True
             if match := _OTHER_DIAGNOSTIC.match(text):
@@ -128,7 +140,10 @@ class Compiler:
         return False
 
     def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""
+        """Report the diagnostic whose snippet was being read."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            sink.emit(pending)
 
 
 def _compiler(path: str, sink: Sink) -> str:

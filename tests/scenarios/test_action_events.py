@@ -168,3 +168,17 @@ def test_bot_login_auto_asks_github_who_the_token_is(world: ActionWorld) -> None
     assert [r.code for r in runs] == [0, 0], runs[0].error
     comments = world.comments(number)
     assert [c.user.login for c in comments] == [app], "the second run recognised the app's own comment"
+
+
+def test_fail_on_and_fail_step_decide_the_check_and_the_exit_code(world: ActionWorld) -> None:
+    number, sha = world.open_pr("strict", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    event = world.pull_request_event(number, sha, "opened")
+
+    failing = world.run("pull_request", event, files=failing_ci(1), inputs={"fail_step": "true"})
+    lenient = world.run(
+        "pull_request", event, files=failing_ci(1), run_id=7, inputs={"fail_on": "never", "fail_step": "true"}
+    )
+
+    assert (failing.code, lenient.code) == (1, 0), (failing.error, lenient.error)
+    [check] = world.check_runs(sha)
+    assert check.conclusion == "success", "the later run with fail_on: never updated the same check"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -156,3 +157,20 @@ def test_a_download_never_carries_the_token() -> None:
 
     assert (data, cut) == (b"ok", False)
     assert seen == [None]
+
+
+def test_waits_honour_retry_after_then_the_rate_limit_reset() -> None:
+    from urllib3.response import HTTPResponse
+
+    from gauntlet.github.client import CallCounter, GauntletRetry
+
+    retry = GauntletRetry(counter=CallCounter(), total=3)
+    reset = str(int(time.time()) + 30)
+    spent = HTTPResponse(body=b"", status=429, headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset})
+    told = HTTPResponse(body=b"", status=429, headers={"Retry-After": "7", "x-ratelimit-reset": reset})
+    fast = GauntletRetry(counter=CallCounter(), total=3, wait_scale=0.001)
+
+    assert 29 <= (retry.get_retry_after(spent) or 0) <= 32
+    assert retry.get_retry_after(told) == 7
+    assert fast.get_retry_after(told) == pytest.approx(0.007)
+    assert retry.get_retry_after(HTTPResponse(body=b"", status=500)) is None

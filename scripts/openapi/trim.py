@@ -180,8 +180,8 @@ def trim(description: dict[str, Any]) -> dict[str, Any]:
         node = _strip(description["components"][kind][name])
         components.setdefault(kind, {})[name] = node
         _refs(node, pending)
-    for kind, named in components.items():
-        components[kind] = dict(sorted(named.items()))
+    # Sorted, so that the same inputs give the same bytes (the pending set has no order).
+    components = {kind: dict(sorted(named.items())) for kind, named in sorted(components.items())}
     return {
         "openapi": description["openapi"],
         "info": {"title": description["info"]["title"], "version": description["info"]["version"]},

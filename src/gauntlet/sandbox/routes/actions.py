@@ -1,4 +1,8 @@
-"""Workflow runs, jobs, job logs, artifacts and re-runs (runs are seeded through ``/_sandbox/``)."""
+"""Workflow runs, jobs, job logs, artifacts and re-runs (runs are seeded through ``/_sandbox/``).
+
+See https://docs.github.com/rest/actions/workflow-runs and
+https://docs.github.com/rest/actions/workflow-jobs#download-job-logs-for-a-workflow-run (the 302).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Check runs (with annotations) and commit statuses."""
+"""Check runs (with annotations) and commit statuses.
+
+See https://docs.github.com/rest/checks/runs (annotations: at most 50 per request, appended on update) and
+https://docs.github.com/rest/commits/statuses.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Contents API, commits, comparisons and the pull requests of a commit."""
+"""Contents API, commits, comparisons and the pull requests of a commit.
+
+See https://docs.github.com/rest/repos/contents and https://docs.github.com/rest/commits.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Issues, issue comments, labels, assignees and reactions."""
+"""Issues, issue comments, labels, assignees and reactions.
+
+See https://docs.github.com/rest/issues and https://docs.github.com/rest/reactions.
+"""
 
 from __future__ import annotations
 

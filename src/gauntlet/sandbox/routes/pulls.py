@@ -1,4 +1,7 @@
-"""Pull requests: create, list, update, files, commits, merge, reviews and review comments."""
+"""Pull requests: create, list, update, files, commits, merge, reviews and review comments.
+
+See https://docs.github.com/rest/pulls. A pull request is an issue with ``pull`` set, as on GitHub.
+"""
 
 from __future__ import annotations
 

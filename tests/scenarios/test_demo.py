@@ -28,6 +28,9 @@ from gauntlet.sandbox.contract import ContractRecorder
 
 pytestmark = pytest.mark.slow
 
+#: The rule the security reviewer taught on the PR (review-iteration-1.json), which the nightly scan proposes.
+RULE = "Raise ValueError for invalid arguments instead of leaking ZeroDivisionError."
+
 
 @dataclass
 class Played:
@@ -123,8 +126,11 @@ def test_the_broken_main_gets_a_revert_pr_of_the_culprit_after_last_good(played:
 def test_the_nightly_scan_proposes_the_reviewers_rule(played: Played) -> None:
     [proposal] = [p for p in played.repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/proposal-")]
     assert proposal.user.login == BOT
-    assert "<!-- gauntlet:key=proposal:SH-1 -->" in proposal.body
+    assert re.search(r"<!-- gauntlet:key=proposal:SH-\d+ -->", proposal.body)
+    assert RULE in proposal.body
     assert [f.filename for f in proposal.get_files()] == ["AGENTS.md"]
+    agents = played.repo.get_contents("AGENTS.md", ref=proposal.head.sha)
+    assert not isinstance(agents, list) and RULE in agents.decoded_content.decode()
     assert (played.folder / f"pr-{proposal.number}-proposal.md").read_text() == proposal.body
 
 
@@ -175,7 +181,7 @@ def test_the_state_branch_is_left_checked_out_beside_the_bodies(played: Played) 
     state = played.folder / "state"
     assert (state / "README.md").is_file()
     record = json.loads((state / "v1" / "prs" / "1.json").read_text())
-    assert [len(i["fixed"]) for i in record["iterations"]] == [0, 5]
+    assert [len(i["fixed"]) for i in record["iterations"]] == [0, 6]
     proposals = json.loads((state / "v1" / "proposals.json").read_text())["proposals"]
-    assert ("SH-1", "open") in {(p["id"], p["status"]) for p in proposals}
+    assert [p["status"] for p in proposals if RULE in p["rules"]] == ["open"]
     assert not (state / ".git").exists()

@@ -19,7 +19,7 @@ from github.PullRequest import PullRequest
 
 from gauntlet.demo.payloads import comment_event, pull_request_event, schedule_event, workflow_run_event
 from gauntlet.demo.printing import Narrator
-from gauntlet.demo.world import BOT, DATA, DEVELOPER, MAINTAINER, REPOSITORY, ActionRun, World
+from gauntlet.demo.world import BOT, DATA, DEVELOPER, MAINTAINER, REPOSITORY, ActionRun, Conclusion, World
 from gauntlet.github.state_branch import DEFAULT_STATE_BRANCH as STATE_BRANCH
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import PRRecord
@@ -29,8 +29,15 @@ __all__ = ["STEPS", "Story"]
 
 BRANCH = "mean-and-safe-divide"
 RISK_REASON = "type hints come with the typing pass planned for next sprint"
-#: What the CI step hands Gauntlet on a PR: the pytest log and the review findings, as workspace files.
-PR_INPUTS = {"logs": "pytest.log", "findings": "review.json"}
+#: On a PR, Gauntlet runs in the CI workflow's last job with the other jobs' logs and the review findings.
+PR_INPUTS = {"logs": "*.log", "findings": "review.json"}
+#: The CI jobs of each push: job -> (real log, conclusion), the conclusion being what the tool's exit code gave.
+CI: dict[str, dict[str, tuple[str, Conclusion]]] = {
+    "main": {"test": ("pytest-main-green.log", "success")},
+    "pr-1": {"test": ("pytest-iteration-1.log", "failure"), "lint": ("ruff-iteration-1.log", "failure")},
+    "pr-2": {"test": ("pytest-pr-fixed.log", "success"), "lint": ("ruff-pr-fixed.log", "success")},
+    "culprit": {"test": ("pytest-main-broken.log", "failure")},
+}
 
 
 @dataclass
@@ -49,12 +56,13 @@ class Story:
         assert self.pull is not None, "step 2 opens the pull request"
         return self.world.repo(DEVELOPER).get_pull(self.pull.number)
 
-    def main_ci(self, sha: str, log: str, number: int) -> ActionRun:
-        """CI runs on main with a real log, then Gauntlet runs on its ``workflow_run`` and downloads the log."""
+    def main_ci(self, sha: str, push: str, number: int) -> ActionRun:
+        """CI runs on main with real logs, then Gauntlet runs on its ``workflow_run`` and downloads the failed
+        jobs' logs."""
         world = self.world
-        run_id = world.ci_run(sha, "main", DATA / log, event="push")
+        run_id = world.ci_run(sha, "main", CI[push], event="push")
         run = world.repo(MAINTAINER).get_workflow_run(run_id)
-        self.narrator.say(f"CI on main {sha[:7]}: {run.conclusion} (pytest log {log})")
+        self.narrator.say(f"CI on main {sha[:7]}: {run.conclusion} ({_jobs(CI[push])})")
         self.narrator.look("workflow run", run.url)
         done = world.act(
             "workflow_run", workflow_run_event(run, REPOSITORY), inputs={"download_logs": "true"}, run_id=9000 + number
@@ -75,7 +83,7 @@ def create_repository(story: Story) -> None:
     repo.add_to_collaborators(BOT, "push")  # what `permissions: contents/issues/pull-requests: write` grants
     say.say(f"git push → main at {sha[:7]}; {DEVELOPER} and {BOT} may write")
     say.look("repository", repo.url)
-    story.main_ci(sha, "pytest-main-green.log", 1)
+    story.main_ci(sha, "main", 1)
 
 
 def failing_pull_request(story: Story) -> None:
@@ -93,7 +101,7 @@ def failing_pull_request(story: Story) -> None:
     story.pull = pull
     say.say(f"PR #{pull.number} from {BRANCH} at {sha[:7]}")
     say.look("pull request", pull.url)
-    _pr_iteration(story, sha, "opened", "pytest-iteration-1.log", "review-iteration-1.json", 1)
+    _pr_iteration(story, sha, "opened", "pr-1", "review-iteration-1.json", 1)
 
 
 def pushed_fix(story: Story) -> None:
@@ -105,7 +113,7 @@ def pushed_fix(story: Story) -> None:
         DEVELOPER, BRANCH, {"calc.py": DATA / "changes" / "pr-2-calc.py"}, "Fix add(), divide() and mean()"
     )
     say.say(f"git push → {BRANCH} at {sha[:7]}")
-    _pr_iteration(story, sha, "synchronize", "pytest-pr-fixed.log", "review-iteration-2.json", 2)
+    _pr_iteration(story, sha, "synchronize", "pr-2", "review-iteration-2.json", 2)
     after = _sticky(story)
     if before is not None and after is not None and before.id == after.id:
         say.say(f"the sticky comment {after.id} was edited in place (still one comment)")
@@ -137,7 +145,7 @@ def broken_main(story: Story) -> None:
         DEVELOPER, "main", {"calc.py": DATA / "changes" / "main-culprit-calc.py"}, "Use operator functions"
     )
     say.say(f"git push → main at {sha[:7]}")
-    story.main_ci(sha, "pytest-main-broken.log", 2)
+    story.main_ci(sha, "culprit", 2)
     _show_breakage(story)
     repo = world.repo(MAINTAINER)
     reverts = [p for p in repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/revert-")]
@@ -174,13 +182,17 @@ def nightly_scan(story: Story) -> None:
 STEPS = (create_repository, failing_pull_request, pushed_fix, accept_risk, broken_main, nightly_scan)
 
 
-def _pr_iteration(story: Story, sha: str, action: str, log: str, review: str, iteration: int) -> None:
-    """CI runs on the PR's head, and Gauntlet runs as its last step with the log and the review findings."""
+def _jobs(jobs: dict[str, tuple[str, Conclusion]]) -> str:
+    return ", ".join(f"{job} {conclusion}: {log}" for job, (log, conclusion) in jobs.items())
+
+
+def _pr_iteration(story: Story, sha: str, action: str, push: str, review: str, iteration: int) -> None:
+    """CI runs on the PR's head, and Gauntlet runs as its last job with the logs and the review findings."""
     world, say = story.world, story.narrator
     pull = story.need_pull()
-    run_id = world.ci_run(sha, BRANCH, DATA / log, event="pull_request", pulls=(pull.number,))
-    say.say(f"CI on {sha[:7]}: pytest log {log}; review findings {review}")
-    files = {"pytest.log": DATA / log, "review.json": DATA / review}
+    run_id = world.ci_run(sha, BRANCH, CI[push], event="pull_request", pulls=(pull.number,))
+    say.say(f"CI on {sha[:7]}: {_jobs(CI[push])}; review findings {review}")
+    files = {f"{job}.log": DATA / log for job, (log, _) in CI[push].items()} | {"review.json": DATA / review}
     done = world.act("pull_request", pull_request_event(pull, action), files=files, inputs=PR_INPUTS, run_id=run_id)
     say.gauntlet(done)
     record = PRRecord.model_validate_json(_state_file(story, f"v1/prs/{pull.number}.json"))

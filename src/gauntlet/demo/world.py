@@ -15,11 +15,11 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import github
 from github.Repository import Repository
@@ -29,15 +29,16 @@ from gauntlet.github.action import run_action
 from gauntlet.github.events import Clock
 from gauntlet.sandbox import JobSeed, Sandbox
 
-__all__ = ["BOT", "DATA", "DEVELOPER", "MAINTAINER", "REPOSITORY", "ActionRun", "World", "parse_outputs"]
+__all__ = ["BOT", "DATA", "DEVELOPER", "MAINTAINER", "REPOSITORY", "ActionRun", "Conclusion", "World", "parse_outputs"]
 
 DATA = Path(__file__).parent / "data"
 MAINTAINER = "maya"
 DEVELOPER = "dana"
 BOT = "github-actions[bot]"
 REPOSITORY = f"{MAINTAINER}/calculator"
-#: The CI workflow and job names every run carries (``GITHUB_JOB`` and the seeded workflow run).
-WORKFLOW, JOB = "CI", "test"
+#: The CI workflow's name, and the job Gauntlet runs in (``GITHUB_JOB``).
+WORKFLOW, JOB = "CI", "gauntlet"
+Conclusion = Literal["success", "failure"]
 
 
 @dataclass(frozen=True)
@@ -155,11 +156,17 @@ class World:
 
     # CI ------------------------------------------------------------------------------------------------------
 
-    def ci_run(self, sha: str, branch: str, log: Path, *, event: str, pulls: tuple[int, ...] = ()) -> int:
-        """Record the CI workflow run GitHub would have run on ``sha``, with a real pytest log; returns its id."""
-        text = log.read_text(encoding="utf-8")
-        # pytest's last line counts the failures; the job failed exactly when pytest did.
-        conclusion = "failure" if "failed" in text.splitlines()[-1] else "success"
+    def ci_run(
+        self,
+        sha: str,
+        branch: str,
+        jobs: Mapping[str, tuple[str, Conclusion]],
+        *,
+        event: str,
+        pulls: Sequence[int] = (),
+    ) -> int:
+        """Record the CI workflow run GitHub would have run on ``sha``: ``jobs`` maps each job to its real log
+        (a file in ``DATA``) and conclusion. Returns the run's id."""
         run = self.sandbox.seed_run(
             REPOSITORY,
             name=WORKFLOW,
@@ -167,7 +174,10 @@ class World:
             head_sha=sha,
             event=event,
             pull_numbers=pulls,
-            jobs=[JobSeed(name=JOB, conclusion=conclusion, log=text, steps=("Set up job", "Run pytest"))],
+            jobs=[
+                JobSeed(name=job, conclusion=conclusion, log=(DATA / log).read_text(encoding="utf-8"))
+                for job, (log, conclusion) in jobs.items()
+            ],
         )
         return run.id
 

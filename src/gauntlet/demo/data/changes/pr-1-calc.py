@@ -1,3 +1,6 @@
+import statistics
+
+
 def add(a, b):
     return a - b
 

@@ -1,4 +1,5 @@
 import pytest
+
 from calc import add, divide, mean
 
 

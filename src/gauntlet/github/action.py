@@ -12,7 +12,6 @@ command annotations, with a notice, and exits 0.
 
 from __future__ import annotations
 
-import logging
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,8 +40,6 @@ from gauntlet.state.store import StateStore
 
 __all__ = ["READ_ONLY_NOTICE", "Clock", "run_action"]
 
-log = logging.getLogger("gauntlet.github")
-
 READ_ONLY_NOTICE = (
     "Gauntlet ran with a read-only token (a pull request from a fork?): the PR comment, check run and state "
     "were not written. Findings are in this summary and in the annotations. To report on fork PRs, run Gauntlet "
@@ -61,7 +58,8 @@ class _EdgeBackend:
     summary_path: Path | None
     check: SetCheck | None = None
     check_landed: bool = False
-    results: list[EffectResult] = field(default_factory=list)
+    #: The latest result per effect key (a state conflict makes the pipeline apply the plan again).
+    results: dict[str, EffectResult] = field(default_factory=dict)
 
     def find(self, effect: Effect) -> Existing | None:
         """The inner backend's lookup; a summary is written fresh every run."""
@@ -78,7 +76,7 @@ class _EdgeBackend:
         if isinstance(effect, SetCheck):
             self.check = effect
             self.check_landed = result.status in ("created", "updated", "unchanged")
-        self.results.append(result)
+        self.results[effect.key] = result
         return result
 
 
@@ -221,7 +219,7 @@ def _finish(
     if edge is not None and edge.check is not None and not edge.check_landed:
         out.writelines(line + "\n" for line in annotation_commands(edge.check.annotations))
     if settings.output_path is not None:
-        results = edge.results if edge is not None else []
+        results = list(edge.results.values()) if edge is not None else []
         write_outputs(settings.output_path, output_values(report, **_linked(results)))
     out.write(f"{_account(report)}; {cost}\n")
 

@@ -101,7 +101,8 @@ def observe_iteration(context: EventContext, downloads: Path) -> Observation:
     settings = context.settings
     run_settings = settings.run
     facts = _facts(context)
-    run_id = int(str(facts.get("run_id") or run_settings.run_id or 0))
+    raw_run = str(facts.get("run_id") or run_settings.run_id or "0")
+    run_id = int(raw_run) if raw_run.isdigit() else 0  # the payload is untrusted
     client = context.client
     if client is not None and run_id and (settings.download_logs or settings.download_artifacts):
         logs = downloads / "logs"

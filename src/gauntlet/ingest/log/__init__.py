@@ -26,6 +26,7 @@ from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.dotnet import MSBuild
 from gauntlet.ingest.log.draft import Parser
 from gauntlet.ingest.log.elixir import ExUnit
+from gauntlet.ingest.log.formatters import Formatters
 from gauntlet.ingest.log.go import Go
 from gauntlet.ingest.log.javascript import Eslint, NodeError, Tsc
 from gauntlet.ingest.log.jstests import Jest, Mocha, Playwright, Tap, Vitest
@@ -60,6 +61,7 @@ def make_parsers() -> list[Parser]:
         Tap(),
         Playwright(),
         PreCommit(),
+        Formatters(),
         Pip(),
         Traceback(),
         TypeCheck(),

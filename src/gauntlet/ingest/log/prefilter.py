@@ -40,6 +40,9 @@ ANCHORS: tuple[bytes, ...] = (
     b"xit",  # exit code, exited with, Exit status
     b"Segmentation",
     b"##[",  # GitHub's step boundaries: where a step starts, what it ran
+    b"would reformat",  # black
+    b"Code style issues",  # prettier
+    b"coverage threshold",  # jest
 )
 #: Anchors that need a little structure: flake8/ruff/pylint print no keyword at all.
 ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (re.compile(rb"\.py:\d"),)
@@ -52,6 +55,7 @@ _AT_START = re.compile(
         (
             r"\#\#\[|::error|E:\ |e:\ |CMake\ Error|\#\ \S+$|----\ |={3,}\ |Error\b|Exception\ in\ thread",
             r"Failures:|Failed\ examples|npm\ (?:ERR!|error)|error\ |\[ERROR\]|Terminated$|timeout:\ ",
+            r"would\ reformat\ |\[warn\]\ Code\ style|Jest:\ .*coverage\ threshold",
             r"thread\ '|panic:\ |rspec\ \./|Could\ not\ find\ gem|Bundler|Your\ bundle|Gem::|\S+\.(?:py|pyi):\d",
             r"\s*(?:[●×✕]\ |\d+\)\ |not\ ok\ |\d+/\d+\ Test\ |\d+\ -\ )|\*\*\ \(|\[error\]\ \S+\.scala:",
         )
@@ -75,7 +79,8 @@ _HINT = re.compile(
       |Too\ Many|toomanyrequests|rate\ limit|hung\ up|unreachable|handshake|i/o\ timeout|Docker\ daemon
       |lost\ communication|shutdown\ signal|maximum\ execution|No\ space\ left|canceled
       |undefined\ reference|multiple\ definition|cannot\ find\ -l|Undefined\ symbols|out\ of\ memory|Out\ of\ memory
-      |OOMKilled|MemoryError|\.go:\d+:\d+:\ |not\ recognized|ELIFECYCLE|Bus\ error|\.go:\d+:\ """,
+      |OOMKilled|MemoryError|\.go:\d+:\d+:\ |not\ recognized|ELIFECYCLE|Bus\ error|\.go:\d+:[ ]
+      |\.rb:\d+:\d+:\ [CWEFR]:\ |^\[warn\][ ]""",
     re.VERBOSE,
 )
 
@@ -106,6 +111,9 @@ HYPERSCAN_PATTERNS: tuple[bytes, ...] = (
     rb"Segmentation",
     rb"\.py:\d",
     rb"##\[",
+    rb"^(?:\S+ )?would reformat ",
+    rb"Code style issues",
+    rb"coverage threshold",
 )
 
 

@@ -87,6 +87,15 @@ from logscan_helpers import findings
             'XCTAssertEqual failed: ("3") is not equal to ("4")',
             ("xctest", "test_failure", "Tests/AppTests/CartTests.swift", 12, None),
         ),
+        (
+            "app/models/cart.rb:3:5: W: Lint/UselessAssignment: Useless assignment to variable - total.\n"
+            "1 file inspected, 1 offense detected\n##[error]Process completed with exit code 1.",
+            ("rubocop", "lint", "app/models/cart.rb", 3, "Lint/UselessAssignment"),
+        ),
+        (
+            'Jest: "global" coverage threshold for lines (90%) not met: 85.5%',
+            ("jest", "lint", None, None, "coverage"),
+        ),
         ("building\nExited with code exit status 2", (None, "unknown", None, None, None)),
         ("tests\nERROR: Job failed: exit code 137", (None, "crash", None, None, None)),
         ("tests\nERROR: Job failed: command terminated with exit code 1", (None, "unknown", None, None, None)),

@@ -1,0 +1,83 @@
+"""Formatters and coverage gates: black, isort, prettier, RuboCop, pytest-cov and jest thresholds.
+
+A formatter check fails the job without an error line of its own (``would reformat x.py``), so each
+of these gets an anchor in the prefilter.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.text import repo_path
+
+__all__ = ["Formatters"]
+
+_BLACK = re.compile(r"^would reformat (\S.*)$")
+_ISORT = re.compile(r"^ERROR: (\S+) Imports are incorrectly sorted")
+_PRETTIER_FILE = re.compile(r"^\[warn\] (\S+\.\w+)$")
+_PRETTIER_END = re.compile(r"^\[warn\] Code style issues found")
+_RUBOCOP = re.compile(r"^(\S+?\.(?:rb|rake|gemspec)):(\d+):(\d+): ([CWEFR]): (?:\[Correctable\] )?([\w/]+): (.*)$")
+_PYTEST_COV = re.compile(r"^FAIL Required test coverage of (\S+) not reached\. Total coverage: (\S+)")
+_JEST_COV = re.compile(r"^Jest: \"?(\w+)\"? coverage threshold for (\w+) \((\S+)\) not met: (\S+)")
+
+
+class Formatters:
+    """One lint finding per file a formatter would change; coverage below the configured gate."""
+
+    active = False
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text.startswith("would reformat ") and (match := _BLACK.match(text)):
+            path = repo_path(match.group(1)) or match.group(1)
+            sink.emit(Draft("black", "lint", f"would reformat {path}", number, number, path=path, rule="black"))
+            return True
+        if text.startswith("ERROR: ") and (match := _ISORT.match(text)):
+            path = match.group(1)
+            sink.emit(Draft("isort", "lint", "imports are incorrectly sorted", number, number, path=path, rule="isort"))
+            return True
+        if text.startswith("[warn] ") and _PRETTIER_END.match(text):
+            files = [
+                (earlier, found.group(1))
+                for earlier, previous in sink.tail(50, number)
+                if (found := _PRETTIER_FILE.match(previous))
+            ]
+            for earlier, path in files or [(number, None)]:
+                draft = Draft(
+                    "prettier", "lint", "code style issues found", earlier, number, path=path, rule="prettier"
+                )
+                sink.emit(draft)
+            return True
+        if (match := _RUBOCOP.match(text)) is not None:
+            path, row, column, severity, cop, message = match.groups()
+            sink.emit(
+                Draft(
+                    "rubocop",
+                    "lint",
+                    message,
+                    number,
+                    number,
+                    path=path,
+                    line=int(row),
+                    column=int(column),
+                    rule=cop,
+                    warning=severity in "CR",
+                )
+            )
+            return True
+        if text.startswith("FAIL Required") and (match := _PYTEST_COV.match(text)):
+            required, total = match.groups()
+            message = f"test coverage {total} is below the required {required}"
+            sink.emit(Draft("pytest-cov", "lint", message, number, number, rule="coverage"))
+            return True
+        if text.startswith("Jest:") and (match := _JEST_COV.match(text)):
+            scope, metric, required, actual = match.groups()
+            message = f"{scope} {metric} coverage {actual} is below the required {required}"
+            sink.emit(Draft("jest", "lint", message, number, number, rule="coverage"))
+            return True
+        return False
+
+    def close(self, sink: Sink) -> None:
+        """Nothing is ever pending."""

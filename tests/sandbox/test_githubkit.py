@@ -140,3 +140,12 @@ def test_issues_pulls_checks_actions(sandbox: Sandbox, kit: GitHub[Any], repo_na
     rest.repos.add_collaborator("octo", "app", "helper", permission="triage")
     perm = rest.repos.get_collaborator_permission_level("octo", "app", "helper").parsed_data
     assert (perm.permission, perm.role_name) == ("read", "triage")
+
+
+def test_default_http_cache_never_serves_stale_answers(sandbox: Sandbox, repo_name: str) -> None:
+    with GitHub("octo", base_url=sandbox.url, auto_retry=False) as cached:  # hishel's cache is on by default
+        rest = cached.rest(API)
+        number = rest.issues.create("octo", "app", title="before").parsed_data.number
+        assert rest.issues.get("octo", "app", number).parsed_data.title == "before"
+        rest.issues.update("octo", "app", number, title="after")
+        assert rest.issues.get("octo", "app", number).parsed_data.title == "after"

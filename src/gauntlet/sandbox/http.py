@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlencode
@@ -23,6 +23,26 @@ _NUMERIC = {
     "job_id",
     "artifact_id",
 }
+
+
+class Headers(Mapping[str, str]):
+    """Request headers, looked up case-insensitively as HTTP wants (HTTP/2-style clients send lower case)."""
+
+    def __init__(self, pairs: Mapping[str, str] | list[tuple[str, str]]) -> None:
+        items = pairs.items() if isinstance(pairs, Mapping) else pairs
+        self._values = {name.lower(): value for name, value in items}
+
+    def __getitem__(self, name: str) -> str:
+        return self._values[name.lower()]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._values
 
 
 @dataclass(kw_only=True)

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 from gauntlet.sandbox.app import App, Context
 from gauntlet.sandbox.faults import DROP, Faults
 from gauntlet.sandbox.gitbackend import GIT_PATH, login_from, serve_git
-from gauntlet.sandbox.http import ApiError, Request, Response, Router
+from gauntlet.sandbox.http import ApiError, Headers, Request, Response, Router
 from gauntlet.sandbox.requestlog import RequestLog
 
 _REASONS = {302: "Found", 422: "Unprocessable Entity"}
@@ -75,7 +75,7 @@ class SandboxHandler(BaseHTTPRequestHandler):
         body = self._read_body()
         host = self.headers.get("Host") or "{}:{}".format(*self.server.server_address[:2])
         base = f"{self.headers.get('X-Forwarded-Proto', 'http')}://{host}"
-        headers = dict(self.headers.items())
+        headers = Headers(list(self.headers.items()))
         if GIT_PATH.match(path):
             result = serve_git(self.server.app.store, self.command, path, split.query, headers, body)
             self.server.log.add(self.command, path, result.status, split.query)

@@ -1,7 +1,7 @@
 """The story ``gauntlet demo`` tells, one step per GitHub event, on the sandbox.
 
 1. The maintainer creates ``maya/calculator`` and pushes it with ``git``; CI is green on main.
-2. A developer's PR fails CI (a real pytest log) and review: Gauntlet comments and sets its check.
+2. A developer's PR fails CI (real pytest and ruff output) and review: Gauntlet comments and sets its check.
 3. The developer pushes a fix: iteration 2, fixes recognised, the same comment edited.
 4. The maintainer accepts the remaining minor risk by comment: an accepted-risk issue is filed.
 5. A commit breaks main (a real failing log; last-good known from step 1): a revert PR is opened.
@@ -28,6 +28,7 @@ from gauntlet.state.shared import ProposalBook
 __all__ = ["STEPS", "Story"]
 
 BRANCH = "mean-and-safe-divide"
+CHECK_NAME = "Gauntlet"  # the action's default `check_name`
 RISK_REASON = "type hints come with the typing pass planned for next sprint"
 #: On a PR, Gauntlet runs in the CI workflow's last job with the other jobs' logs and the review findings.
 PR_INPUTS = {"logs": "*.log", "findings": "review.json"}
@@ -64,9 +65,9 @@ class Story:
         run = world.repo(MAINTAINER).get_workflow_run(run_id)
         self.narrator.say(f"CI on main {sha[:7]}: {run.conclusion} ({_jobs(CI[push])})")
         self.narrator.look("workflow run", run.url)
-        done = world.act(
-            "workflow_run", workflow_run_event(run, REPOSITORY), inputs={"download_logs": "true"}, run_id=9000 + number
-        )
+        # Gauntlet's own workflow, started by `workflow_run`, has a run id of its own.
+        event = workflow_run_event(run, REPOSITORY)
+        done = world.act("workflow_run", event, inputs={"download_logs": "true"}, run_id=9000 + number)
         self.narrator.gauntlet(done)
         return done
 
@@ -117,6 +118,9 @@ def pushed_fix(story: Story) -> None:
     after = _sticky(story)
     if before is not None and after is not None and before.id == after.id:
         say.say(f"the sticky comment {after.id} was edited in place (still one comment)")
+    else:
+        say.unavailable("editing the sticky comment in place", "Gauntlet posted a new one")
+        story.notes.append("step 3, the sticky comment was not edited in place")
 
 
 def accept_risk(story: Story) -> None:
@@ -238,8 +242,9 @@ def _bot_comments(story: Story, number: int) -> list[IssueComment]:
 
 
 def _sticky(story: Story) -> IssueComment | None:
-    marker = f"gauntlet:key=pr-comment:{story.need_pull().number} "
-    return next((c for c in _bot_comments(story, story.need_pull().number) if marker in (c.body or "")), None)
+    number = story.need_pull().number
+    marker = f"gauntlet:key=pr-comment:{number} "
+    return next((c for c in _bot_comments(story, number) if marker in (c.body or "")), None)
 
 
 def _show_sticky(story: Story, label: str) -> None:
@@ -254,7 +259,7 @@ def _show_sticky(story: Story, label: str) -> None:
 def _show_check(story: Story, sha: str, label: str) -> None:
     commit = story.world.repo(MAINTAINER).get_commit(sha)
     for check in commit.get_check_runs():
-        if check.app is None or check.name == "Gauntlet":
+        if check.name == CHECK_NAME:
             story.narrator.say(f"check run {check.name!r} on {sha[:7]}: {check.status}, {check.conclusion}")
             story.narrator.look("check run", check.url)
             story.narrator.keep(f"check-{label}.md", check.output.summary or "")

@@ -16,15 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-import numpy as np
-
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
 from gauntlet.ingest.log.prefilter import candidate_offsets, is_trigger
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
 
-__all__ = ["BLOCK_BYTES", "CONTEXT_BEFORE", "iter_blocks", "scan_blocks"]
+__all__ = ["BLOCK_BYTES", "CONTEXT_BEFORE", "NUMPY_AFTER", "count_newlines", "iter_blocks", "scan_blocks"]
 
 BLOCK_BYTES = 4 << 20
 _NEWLINE = ord("\n")
@@ -87,7 +85,10 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
     first_line = 1  # number of the first line of the current block
     fed_through = 0  # highest line number already fed
     carry: list[tuple[int, bytes]] = []  # last lines of the previous block, for context
+    read = 0  # bytes read so far: past NUMPY_AFTER, newlines are counted with numpy
     for block, limit in blocks:
+        big = read >= NUMPY_AFTER
+        read += limit
         cursor = 0  # offset of the next line not yet looked at
         number = first_line  # its line number
         candidates = candidate_offsets(block)
@@ -108,7 +109,7 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
                 text = clean_line(raw[:cap])
                 if not is_trigger(text):
                     continue
-                hit_number = number + count_newlines(block, cursor, offset)
+                hit_number = number + count_newlines(block, cursor, offset, big=big)
                 _feed_context(block, cursor, offset, hit_number, fed_through, carry, analyser, cap)
                 analyser.feed(hit_number, text, confirmed=True)
                 cursor = end + 1 if end != -1 else limit
@@ -120,18 +121,28 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
                 yield from _drain(analyser)
         if analyser.fed > MAX_FED:
             break  # hostile input: bounded time matters more than the rest of it
-        first_line = number + count_newlines(block, cursor, limit)
+        first_line = number + count_newlines(block, cursor, limit, big=big)
         carry = [(n, raw[:cap]) for n, raw in _last_lines(block, cursor, limit, first_line, CONTEXT_BEFORE)]
     analyser.finish()
     yield from _drain(analyser)
 
 
-def count_newlines(block: bytes, start: int, end: int) -> int:
-    """``block.count(b"\\n", start, end)``, with numpy for long spans (``bytes.count`` is a byte loop)."""
-    if end - start < 1 << 16:
+def count_newlines(block: bytes, start: int, end: int, *, big: bool = False) -> int:
+    """``block.count(b"\\n", start, end)``; with ``big``, numpy counts long spans.
+
+    ``bytes.count`` is a byte loop; numpy counts several times faster but costs a tenth of a
+    second to import, which only pays off for big logs (the scanner says when it has read
+    :data:`NUMPY_AFTER` bytes).
+    """
+    if not big or end - start < 1 << 16:
         return block.count(b"\n", start, end)
-    view = np.frombuffer(block, dtype=np.uint8, count=end - start, offset=start)
-    return int(np.count_nonzero(view == _NEWLINE))
+    import numpy
+
+    view = numpy.frombuffer(block, dtype=numpy.uint8, count=end - start, offset=start)
+    return int(numpy.count_nonzero(view == _NEWLINE))
+
+
+NUMPY_AFTER = 32 << 20
 
 
 def _drain(analyser: Analyser) -> Iterator[Finding]:

@@ -12,7 +12,7 @@ from logscan_helpers import ChunkyReader, findings
 
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log import scan
-from gauntlet.ingest.log.scanner import iter_blocks
+from gauntlet.ingest.log.scanner import count_newlines, iter_blocks
 
 FAILURE = b"src/app.c:12:5: error: 'count' undeclared (first use in this function)"
 NOISE = st.sampled_from(
@@ -157,3 +157,11 @@ def test_a_failure_among_noise_is_found_exactly_once_at_its_line(before: list[by
     result = findings(data)
     assert len(result) == 1
     assert result[0].log_lines == (len(before) + 1, len(before) + 1)
+
+
+def test_newline_counts_agree_with_and_without_numpy() -> None:
+    block = b"".join(b"x" * (i % 97) + b"\n" for i in range(5000))
+    for start, end in [(0, len(block)), (10, 70_000), (5, 6)]:
+        expected = block.count(b"\n", start, end)
+        assert count_newlines(block, start, end) == expected
+        assert count_newlines(block, start, end, big=True) == expected

@@ -55,7 +55,7 @@ _AT_START = re.compile(
         (
             r"\#\#\[|::error|E:\ |e:\ |CMake\ Error|\#\ \S+$|----\ |={3,}\ |Error\b|Exception\ in\ thread",
             r"Failures:|Failed\ examples|npm\ (?:ERR!|error)|error\ |\[ERROR\]|Terminated$|timeout:\ ",
-            r"would\ reformat\ |\[warn\]\ Code\ style|Jest:\ .*coverage\ threshold",
+            r"would\ reformat\ |\[warn\]\ Code\ style|Jest:\ .*coverage\ threshold|Fatal\ Python\ error",
             r"thread\ '|panic:\ |rspec\ \./|Could\ not\ find\ gem|Bundler|Your\ bundle|Gem::|\S+\.(?:py|pyi):\d",
             r"\s*(?:[●×✕]\ |\d+\)\ |not\ ok\ |\d+/\d+\ Test\ |\d+\ -\ )|\*\*\ \(|\[error\]\ \S+\.scala:",
         )

@@ -22,6 +22,8 @@ _OOM = re.compile(
     r"Out of memory: Killed process|oom-kill|OOMKilled|JavaScript heap out of memory|"
     r"fatal error: runtime: out of memory|^MemoryError$|memory allocation of \d+ bytes failed"
 )
+_FATAL = re.compile(r"^(Fatal Python error|fatal error|FATAL ERROR): (.*)$")
+_FATAL_TOOLS = {"Fatal Python error": "python", "fatal error": "go", "FATAL ERROR": "node"}
 _TIMEOUT = re.compile(r"^timeout: (?:the monitored command dumped core|sending signal)|^Terminated$")
 _INFRA = re.compile(
     r"Connection refused|Connection reset by peer|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|"
@@ -70,6 +72,12 @@ class Shell:
                 if "Assertion" in previous and "failed" in previous:  # assert(3) says why it aborted
                     message, start = f"{message}: {previous.strip()}", earlier
             sink.emit(Draft("shell", kind, message, start, number))
+            return True
+        if text.startswith(("Fatal", "fatal error: ", "FATAL")) and (fatal := _FATAL.match(text)):
+            # Runtimes dying on their own: faulthandler, the Go runtime (deadlock), V8.
+            who, what = fatal.groups()
+            rule = "out-of-memory" if "memory" in what else None
+            sink.emit(Draft(_FATAL_TOOLS[who], "crash", f"{who}: {what}", number, number, rule=rule))
             return True
         if _OOM.search(text):
             sink.emit(

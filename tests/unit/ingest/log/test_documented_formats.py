@@ -96,6 +96,18 @@ from logscan_helpers import findings
             'Jest: "global" coverage threshold for lines (90%) not met: 85.5%',
             ("jest", "lint", None, None, "coverage"),
         ),
+        (
+            "Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):",
+            ("python", "crash", None, None, None),
+        ),
+        (
+            "fatal error: all goroutines are asleep - deadlock!\n\ngoroutine 1 [chan receive]:",
+            ("go", "crash", None, None, None),
+        ),
+        (
+            "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+            ("node", "crash", None, None, "out-of-memory"),
+        ),
         ("building\nExited with code exit status 2", (None, "unknown", None, None, None)),
         ("tests\nERROR: Job failed: exit code 137", (None, "crash", None, None, None)),
         ("tests\nERROR: Job failed: command terminated with exit code 1", (None, "unknown", None, None, None)),

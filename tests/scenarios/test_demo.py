@@ -104,6 +104,9 @@ def test_the_maintainer_accepts_the_minor_risk_and_an_issue_is_filed(played: Pla
     sticky = next(c for c in played.repo.get_issue(1).get_comments() if "pr-comment:1 -->" in c.body)
     assert "accepted by `maya`" in sticky.body
     assert (played.folder / f"issue-{issue.number}-accepted-risk.md").read_text() == issue.body
+    head = played.repo.get_pull(1).head.sha
+    [check] = list(played.repo.get_commit(head).get_check_runs())
+    assert "accepted by `maya`" in check.output.summary, "the check run was updated with the accepted risk"
 
 
 def test_the_broken_main_gets_a_revert_pr_of_the_culprit_after_last_good(played: Played) -> None:

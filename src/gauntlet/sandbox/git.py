@@ -92,6 +92,9 @@ class GitRepo:
 
         :raises GitError: when git exits non-zero.
         """
+        if any("\x00" in arg for arg in args):
+            # A NUL cannot be passed to a program; a name holding one names nothing in git.
+            raise GitError(list(args), "argument holds a NUL byte")
         full_env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", **(env or {})}
         proc = subprocess.run(
             ["git", f"--git-dir={self.path}", *args], input=data, capture_output=True, env=full_env, check=False

@@ -174,7 +174,10 @@ class Router:
                 continue
             found = route.pattern.match(path)
             if found and (best is None or route.weight > best[0].weight):
-                best = (route, {k: unquote(v) for k, v in found.groupdict().items()})
+                params = {k: unquote(v) for k, v in found.groupdict().items()}
+                # No name on GitHub holds a NUL, and none may reach a git command line.
+                if not any("\x00" in v for v in params.values()):
+                    best = (route, params)
         return best
 
 

@@ -162,14 +162,16 @@ def _view(obs: Observation, pr: PRRecord, current: IterationRecord, decision: De
     previous = pr.iterations[-2] if len(pr.iterations) > 1 else None
     by_fp = {f.fingerprint: f for f in current.findings}
     before = {f.fingerprint: f for f in previous.findings} if previous else {}
+    # Accepted findings are listed once, under accepted risks, not again as open.
+    accepted = {risk.fingerprint for risk in pr.accepted_risks}
     return RunView(
         repository=obs.repository,
         pr=obs.pr,
         head_sha=obs.head_sha,
         decision=decision,
         fail_on=config.gauntlet.fail_on,
-        new=tuple(by_fp[fp] for fp in current.new),
-        still_open=tuple(by_fp[fp] for fp in current.still_open),
+        new=tuple(by_fp[fp] for fp in current.new if fp not in accepted),
+        still_open=tuple(by_fp[fp] for fp in current.still_open if fp not in accepted),
         fixed=tuple(before[fp] for fp in current.fixed if fp in before),
         accepted=tuple(pr.accepted_risks),
     )

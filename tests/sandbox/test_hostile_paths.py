@@ -32,3 +32,63 @@ def test_odd_path_parameters_never_crash(sandbox: Sandbox, repo_name: str) -> No
             status = session.get(f"{sandbox.url}/repos/octo/app/{template}?{query}", timeout=5).status_code
             assert status < 500, f"{template}?{query} -> {status}"
     assert not sandbox.app.crashes
+
+
+WRONG_TYPES = {
+    key: 5
+    for key in (
+        "title",
+        "body",
+        "labels",
+        "assignees",
+        "name",
+        "tree",
+        "sha",
+        "content",
+        "message",
+        "state",
+        "ref",
+        "head",
+        "base",
+        "event",
+        "comments",
+        "reviewers",
+        "permission",
+        "output",
+        "conclusion",
+        "status",
+        "head_sha",
+        "encoding",
+        "parents",
+        "author",
+        "base_tree",
+        "branch",
+        "color",
+        "merge_method",
+        "force",
+    )
+}
+
+
+def test_badly_typed_bodies_never_crash(sandbox: Sandbox, repo_name: str) -> None:
+    sandbox.commit(repo_name, {"f": "f"}, "F", branch="f")
+    session = requests.Session()
+    session.headers["Authorization"] = "token octo"
+    api = f"{sandbox.url}/repos/octo/app"
+    session.post(f"{api}/pulls", json={"title": "t", "head": "f", "base": "main"}, timeout=5).raise_for_status()
+    comment = session.post(f"{api}/issues/1/comments", json={"body": "c"}, timeout=5).json()["id"]
+    check = session.post(f"{api}/check-runs", json={"name": "c", "head_sha": sandbox.head(repo_name)}, timeout=5)
+    ids = {"comment_id": str(comment), "check_run_id": str(check.json()["id"])}
+    writes = [(m.upper(), t) for t, item in shapes.spec()["paths"].items() for m in item if m != "get"]
+    for method, template in writes:
+
+        def value(match: re.Match[str]) -> str:
+            name = match.group(1)
+            fixed = {"owner": "octo", "repo": "app", "org": "acme", "username": "x", "ref": "heads/main"}
+            return ids.get(name) or fixed.get(name) or ("1" if name.endswith(("number", "_id")) else "a")
+
+        path = re.sub(r"\{([a-z_]+)\}", value, template)
+        for body in ({}, WRONG_TYPES, {"labels": [5], "tree": [{"path": "a", "sha": 5}], "assignees": [None]}):
+            status = session.request(method, f"{sandbox.url}{path}", json=body, timeout=5).status_code
+            assert status < 500, f"{method} {path} {body} -> {status}"
+    assert not sandbox.app.crashes

@@ -6,13 +6,14 @@ response, which keeps every rule testable and the HTTP server thin.
 
 from __future__ import annotations
 
+import json
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gauntlet.sandbox import shapes
+from gauntlet.sandbox import bodies, shapes
 from gauntlet.sandbox.http import ApiError, Request, Response, Router, not_found
 from gauntlet.sandbox.store import Repo, Store, permission_at_least
 
@@ -99,6 +100,7 @@ class App:
         if request.login is not None:
             self.store.user(request.login)
         try:
+            self._check_body(request, route.operation)
             response = route.handler(Context(request=request, params=params, store=self.store))
         except ApiError as exc:
             response = exc.response()
@@ -113,6 +115,18 @@ class App:
         for observer in list(self.observers):
             observer(request.method, route.operation, response.status, response.body)
         return response, route.operation
+
+    @staticmethod
+    def _check_body(request: Request, operation: str) -> None:
+        if request.method in ("GET", "HEAD") or not request.body.strip():
+            return
+        try:
+            body = json.loads(request.body)
+        except ValueError as exc:
+            raise ApiError(400, "Problems parsing JSON") from exc
+        found = bodies.problem(request.method, operation, body)
+        if found:
+            raise ApiError(422, f"Invalid request.\n\n{found}")
 
     def rate_headers(self, login: str | None) -> dict[str, str]:
         """``X-RateLimit-*`` for one more request by ``login``."""

@@ -5,8 +5,10 @@
 #
 #   docker/base-image.sh TAG [CACHE_DIR]
 #
-# The tarball is cached in CACHE_DIR (default: $TMPDIR/gauntlet-docker-cache) under a key of this script's own
-# text, so a change here makes a new one and a rerun on the same machine skips the minutes mmdebstrap takes.
+# The image is cached in CACHE_DIR (default: $TMPDIR/gauntlet-docker-cache) as a `docker save` archive under a key
+# of this script's own text: a change here makes a new one, and a rerun on the same machine skips the minutes
+# mmdebstrap takes. Loading the archive gives the same image ID in every engine, so layers built on the base
+# can be cached too (`docker build --cache-from`).
 # Inside it: Debian's EXTERNALLY-MANAGED marker is gone (the image's pip installs into its own environment),
 # the machine's CA bundle replaces Debian's, and pip gets this machine's index settings (/etc/pip.conf), so a
 # build here reaches the package index the way pip on this machine does. git is left out: Gauntlet does not run
@@ -17,8 +19,9 @@ set -euo pipefail
 tag=$1
 cache=${2:-${TMPDIR:-/tmp}/gauntlet-docker-cache}
 mirror=${GAUNTLET_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-key=$(cat "$0" | cksum | cut -d' ' -f1)
-tarball="$cache/base-$key.tar"
+key=$(cksum <"$0" | cut -d' ' -f1)
+saved="$cache/base-image-$key.tar"
+rootfs="$cache/base-rootfs-$key.tar"
 
 pip_conf() {
     # Only settings that make sense inside the image: the CA bundle (copied in) and an index URL if one is set;
@@ -31,7 +34,7 @@ pip_conf() {
     return 0
 }
 
-build_tarball() {
+build_rootfs() {
     if ! command -v mmdebstrap >/dev/null; then
         echo "base-image.sh: installing mmdebstrap" >&2
         export DEBIAN_FRONTEND=noninteractive
@@ -39,7 +42,7 @@ build_tarball() {
         timeout 600 apt-get install -y -qq --no-install-recommends mmdebstrap >&2
     fi
     mkdir -p "$cache"
-    local conf partial="$cache/partial-$$-base-$key.tar"
+    local conf partial="$cache/partial-$$-base-rootfs-$key.tar"
     conf=$(mktemp)
     pip_conf >"$conf"
     local ca=/etc/ssl/certs/ca-certificates.crt
@@ -55,13 +58,25 @@ build_tarball() {
         --customize-hook="cp $conf \"\$1\"/etc/pip.conf" \
         bookworm "$partial" "$mirror" </dev/null >&2
     rm -f "$conf"
-    mv "$partial" "$tarball"
+    mv "$partial" "$rootfs"
 }
 
-[[ -f $tarball ]] || build_tarball
-# The environment the official image sets; an imported tarball has none, and PATH=...:$PATH would lose the rest.
-timeout 300 docker import \
-    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-    --change 'ENV LANG=C.UTF-8' \
-    "$tarball" "$tag" >/dev/null
+import_rootfs() {
+    # The environment the official image sets; an imported tarball has none, and PATH=...:$PATH would lose it.
+    timeout 300 docker import \
+        --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+        --change 'ENV LANG=C.UTF-8' \
+        "$rootfs" "gauntlet-base:$key" >/dev/null
+    timeout 300 docker save -o "$saved.partial.$$" "gauntlet-base:$key"
+    mv "$saved.partial.$$" "$saved"
+    rm -f "$rootfs"
+}
+
+if [[ -f $saved ]]; then
+    timeout 300 docker load -q -i "$saved" >/dev/null
+else
+    [[ -f $rootfs ]] || build_rootfs
+    import_rootfs
+fi
+timeout 60 docker tag "gauntlet-base:$key" "$tag"
 echo "$tag"

@@ -105,16 +105,22 @@ def stop_engine(home: Path) -> None:
 
 @dataclass(frozen=True)
 class Image:
-    """The built image and what it cost."""
+    """The built image, its ``deps`` stage, and what they cost."""
 
     tag: str
+    deps_tag: str
     size_bytes: int
     base_seconds: float
     build_seconds: float
 
 
 def build_image(engine: Engine) -> Image:
-    """Import the stand-in base (cached tarball) and build the repository's Dockerfile on it."""
+    """Load the stand-in base and build the repository's Dockerfile on it.
+
+    The ``deps`` stage (the dependencies' layer, the slow part: pip downloads them) is kept in the cache as a
+    ``docker save`` archive keyed by the base, the Dockerfile and pyproject.toml, and reused with
+    ``--cache-from``, so a rerun with the same dependencies builds only Gauntlet's own layers.
+    """
     started = time.monotonic()
     proc = subprocess.run(
         [str(SCRIPTS / "base-image.sh"), BASE_TAG, str(CACHE)],
@@ -127,29 +133,53 @@ def build_image(engine: Engine) -> Image:
     if proc.returncode != 0:
         raise AssertionError(f"docker/base-image.sh exited {proc.returncode}:\n{proc.stderr[-4000:]}")
     based = time.monotonic()
-    tag = "gauntlet:test-" + _source_key()
-    engine.docker(
-        "build",
-        "--network",
-        "host",
-        "--build-arg",
-        f"BASE_IMAGE={BASE_TAG}",
-        "--tag",
-        tag,
-        str(ROOT),
-        timeout=BUILD_TIMEOUT,
-    )
+    base_id = engine.docker("image", "inspect", "--format", "{{.Id}}", BASE_TAG, timeout=30).strip()
+    deps_tag, saved = "gauntlet-deps:local", CACHE / f"deps-{_deps_key(base_id)}.tar"
+    cache_from = ["--cache-from", deps_tag] if _load(engine, saved) else []
+    build = ["build", "--network", "host", "--build-arg", f"BASE_IMAGE={BASE_TAG}", *cache_from]
+    engine.docker(*build, "--target", "deps", "--tag", deps_tag, str(ROOT), timeout=BUILD_TIMEOUT)
+    tag = "gauntlet:test-" + _deps_key(base_id)
+    engine.docker(*build, "--tag", tag, str(ROOT), timeout=BUILD_TIMEOUT)
     built = time.monotonic()
+    if not cache_from:
+        _save(engine, deps_tag, saved)
     size = int(engine.docker("image", "inspect", "--format", "{{.Size}}", tag, timeout=30).strip())
-    return Image(tag=tag, size_bytes=size, base_seconds=based - started, build_seconds=built - based)
+    return Image(tag=tag, deps_tag=deps_tag, size_bytes=size, base_seconds=based - started, build_seconds=built - based)
 
 
-def _source_key() -> str:
-    """A short hash of the files the image is built from, to name the tag."""
-    digest = hashlib.sha256()
+def _deps_key(base_id: str) -> str:
+    """A short hash of what the ``deps`` stage is built from."""
+    digest = hashlib.sha256(base_id.encode())
     for name in ("Dockerfile", "pyproject.toml"):
         digest.update((ROOT / name).read_bytes())
-    return digest.hexdigest()[:12]
+    return digest.hexdigest()[:16]
+
+
+def _load(engine: Engine, saved: Path) -> bool:
+    """Load a cached image archive; a damaged one is deleted (it is rebuilt), not trusted."""
+    if not saved.exists():
+        return False
+    proc = subprocess.run(
+        ["docker", "load", "--quiet", "--input", str(saved)],
+        env=engine.env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if proc.returncode != 0:
+        saved.unlink()
+        return False
+    return True
+
+
+def _save(engine: Engine, tag: str, saved: Path) -> None:
+    """Save an image archive in the cache, replacing older ones of its kind (each is about 300 MB)."""
+    partial = saved.with_name(f"partial-{os.getpid()}-{saved.name}")
+    engine.docker("save", "--output", str(partial), tag, timeout=300)
+    for old in saved.parent.glob("deps-*.tar"):
+        old.unlink()
+    partial.rename(saved)
 
 
 @dataclass(frozen=True)

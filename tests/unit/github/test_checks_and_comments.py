@@ -113,3 +113,36 @@ def test_a_racing_duplicate_comment_is_settled_to_the_oldest(sandbox: Sandbox) -
     repo = sandbox.store.repo("octo", "app")
     assert repo is not None
     assert [c.id for c in repo.comments.values() if c.issue_number == number] == [made.number]
+
+
+def test_failed_jobs_are_rerun_once_per_attempt(sandbox: Sandbox) -> None:
+    from gauntlet.effects.models import RerunFailedJobs
+    from gauntlet.sandbox import JobSeed
+
+    run = sandbox.seed_run(REPO, jobs=[JobSeed(name="test", conclusion="failure", log="Connection reset\n")])
+    effect = RerunFailedJobs(run_id=run.id, attempt=1)
+
+    first = apply([effect], backend(sandbox))
+    again = apply([effect], backend(sandbox))
+
+    assert [r.status for r in first + again] == ["created", "unchanged"]
+    repo = sandbox.store.repo("octo", "app")
+    assert repo is not None and repo.runs[run.id].run_attempt == 2
+    reruns = [r for r in sandbox.requests() if r["path"].endswith("/rerun-failed-jobs")]
+    assert len(reruns) == 1
+
+
+def test_a_reaction_is_added_once(sandbox: Sandbox) -> None:
+    from gauntlet.effects.models import React
+
+    number = open_issue(sandbox)
+    person = GitHubClient("octo", sandbox.url, throttle=False)
+    comment = person.request("POST", f"/repos/{REPO}/issues/{number}/comments", body={"body": "/gauntlet status"})
+    effect = React(comment_id=int(comment["id"]), content="eyes")
+
+    statuses = [r.status for r in apply([effect], backend(sandbox)) + apply([effect], backend(sandbox))]
+
+    assert statuses == ["created", "unchanged"]
+    repo = sandbox.store.repo("octo", "app")
+    assert repo is not None
+    assert [(r.user, r.content) for r in repo.comments[int(comment["id"])].reactions] == [(BOT, "eyes")]

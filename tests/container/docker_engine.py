@@ -2,7 +2,8 @@
 
 The engine (``docker/dockerd.sh``) lives in its own temporary folder with its own
 socket and is stopped by its PID. The base image comes from ``docker/base-image.sh``,
-whose tarball is cached between runs on the same machine. ``run_as_runner``
+which caches it between runs on the same machine, as does ``build_image`` for the
+dependencies' layer. ``run_as_runner``
 mirrors the runner's container step (actions/runner ``ContainerActionHandler``):
 ``/github/workspace`` as the working directory and mount, ``/github/home``,
 ``/github/workflow`` (the event payload) and ``/github/file_commands`` (outputs,
@@ -58,11 +59,11 @@ class Engine:
         """
         return {**os.environ, "DOCKER_HOST": self.host, "DOCKER_BUILDKIT": "0"}
 
-    def docker(self, *args: str, timeout: float, env: Mapping[str, str] | None = None) -> str:
+    def docker(self, *args: str, timeout: float) -> str:
         """Run ``docker ARGS`` against this engine; return stdout, or raise with stderr on failure."""
         proc = subprocess.run(
             ["docker", *args],
-            env={**self.env(), **(env or {})},
+            env=self.env(),
             capture_output=True,
             text=True,
             timeout=timeout,

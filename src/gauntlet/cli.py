@@ -188,29 +188,27 @@ def _scan(args: argparse.Namespace) -> int:
     import time
 
     from gauntlet.config import load_config
-    from gauntlet.effects.base import Backend, apply
+    from gauntlet.effects.base import Backend
     from gauntlet.effects.dryrun import DryRunBackend
     from gauntlet.effects.local import LocalBackend
-    from gauntlet.engine.results import record_results
-    from gauntlet.engine.scan import ScanReport, scan
-    from gauntlet.pipeline import commit_with_retry
+    from gauntlet.engine.scan import ScanReport
+    from gauntlet.pipeline import run_scan
     from gauntlet.state.local import LocalStore
-    from gauntlet.state.models import Scope
 
     config = load_config(args.config)
-    store = LocalStore(args.state_dir)
     backend: Backend = DryRunBackend() if args.dry_run else LocalBackend(args.state_dir / "out")
-    now = args.now or datetime.now(UTC)
-
-    def attempt() -> ScanReport:
-        snapshot = store.load(Scope(branch=args.default_branch))
-        outcome = scan(snapshot.state, config, now, repository=args.repository, base=args.default_branch)
-        results = apply(outcome.plan.effects, backend)
-        if not args.dry_run:
-            store.save(snapshot, record_results(outcome.state, results), "gauntlet: scan")
-        return ScanReport.of(outcome, results)
-
-    report = commit_with_retry(attempt, sleep=time.sleep, clock=time.monotonic, seed=0)
+    outcome, results = run_scan(
+        config,
+        LocalStore(args.state_dir),
+        backend,
+        repository=args.repository,
+        base=args.default_branch,
+        now=args.now or datetime.now(UTC),
+        commit=not args.dry_run,
+        sleep=time.sleep,
+        clock=time.monotonic,
+    )
+    report = ScanReport.of(outcome, results)
     print(report.model_dump_json() if args.json else report.text())
     return 0
 

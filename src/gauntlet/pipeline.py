@@ -12,11 +12,11 @@ import hashlib
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from gauntlet.classify import classify
 from gauntlet.config import Config
-from gauntlet.effects.base import Backend, apply
+from gauntlet.effects.base import Backend, EffectResult, apply
 from gauntlet.engine.decide import decide, scope_of
 from gauntlet.engine.results import record_results
 from gauntlet.errors import InputError, StateConflict
@@ -27,7 +27,10 @@ from gauntlet.report import RunReport
 from gauntlet.settings import Settings
 from gauntlet.state.store import StateStore
 
-__all__ = ["COMMIT_DEADLINE_SECONDS", "commit_with_retry", "expand", "observe", "run"]
+if TYPE_CHECKING:
+    from gauntlet.engine.scan import ScanOutcome
+
+__all__ = ["COMMIT_DEADLINE_SECONDS", "commit_with_retry", "expand", "observe", "run", "run_scan"]
 
 COMMIT_DEADLINE_SECONDS = 120.0
 
@@ -103,6 +106,38 @@ def run(
             store.save(snapshot, record_results(state, results), f"gauntlet: {observation.event} {observation.id}")
         return RunReport.of(plan, results)
 
+    return commit_with_retry(attempt, sleep=sleep, clock=clock, seed=seed)
+
+
+def run_scan(
+    config: Config,
+    store: StateStore,
+    backend: Backend,
+    *,
+    repository: str,
+    base: str,
+    now: datetime,
+    commit: bool = True,
+    sleep: Callable[[float], None],
+    clock: Callable[[], float],
+) -> tuple[ScanOutcome, list[EffectResult]]:
+    """The scheduled scan (self-healing, verification, compaction): decide, apply and commit with retries.
+
+    :param repository: ``owner/name``, for the bodies Gauntlet writes.
+    :param base: the default branch, whose record the scan reads and which proposal PRs target.
+    """
+    from gauntlet.engine.scan import scan
+    from gauntlet.state.models import Scope
+
+    def attempt() -> tuple[ScanOutcome, list[EffectResult]]:
+        snapshot = store.load(Scope(branch=base))
+        outcome = scan(snapshot.state, config, now, repository=repository, base=base)
+        results = apply(outcome.plan.effects, backend)
+        if commit:
+            store.save(snapshot, record_results(outcome.state, results), "gauntlet: scheduled scan")
+        return outcome, results
+
+    seed = int.from_bytes(hashlib.sha256(f"scan:{repository}:{now.isoformat()}".encode()).digest()[:8], "big")
     return commit_with_retry(attempt, sleep=sleep, clock=clock, seed=seed)
 
 

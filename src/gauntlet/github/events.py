@@ -13,8 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from gauntlet.config import Config
-from gauntlet.effects.base import Backend, apply
-from gauntlet.engine.results import record_results
+from gauntlet.effects.base import Backend
 from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError
 from gauntlet.event import event_facts
@@ -22,7 +21,7 @@ from gauntlet.github.client import GitHubClient
 from gauntlet.github.inputs import ActionSettings
 from gauntlet.github.logs import download_artifacts, download_failed_logs
 from gauntlet.models import CommitFact, Observation
-from gauntlet.pipeline import commit_with_retry, observe, run
+from gauntlet.pipeline import commit_with_retry, observe, run, run_scan
 from gauntlet.report import RunReport
 from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
@@ -212,29 +211,15 @@ def close_pr(context: EventContext) -> RunReport:
 
 def scan(context: EventContext, backend: Backend) -> RunReport:
     """``schedule`` / ``workflow_dispatch``: the self-healing scan over the shared state and the default branch."""
-    from gauntlet.engine.scan import scan as run_scan
-
-    default = str(_facts(context).get("default_branch") or "main")
-    clock = context.clock
-    commit = not context.settings.run.dry_run
-
-    def attempt() -> RunReport:
-        snapshot = context.store.load(Scope(branch=default))
-        outcome = run_scan(
-            snapshot.state,
-            context.config,
-            clock.now,
-            repository=context.repository,
-            base=default,
-        )
-        results = apply(outcome.plan.effects, backend)
-        if commit:
-            context.store.save(snapshot, record_results(outcome.state, results), "gauntlet: scheduled scan")
-        return RunReport.of(outcome.plan, results)
-
-    return commit_with_retry(
-        attempt,
-        sleep=clock.sleep,
-        clock=clock.monotonic,
-        seed=_seed(f"scan:{context.settings.run.run_id}"),
+    outcome, results = run_scan(
+        context.config,
+        context.store,
+        backend,
+        repository=context.repository,
+        base=str(_facts(context).get("default_branch") or "main"),
+        now=context.clock.now,
+        commit=not context.settings.run.dry_run,
+        sleep=context.clock.sleep,
+        clock=context.clock.monotonic,
     )
+    return RunReport.of(outcome.plan, results)

@@ -115,6 +115,8 @@ class BranchStore:
             stored[path] = None if skip or head is None else self.read(path, head.commit)
         state = decode_state(scope, stored)
         self._index = dict(state.index.entries)
+        if state.pr is not None and state.pr.comment_id is not None:  # the PR's own file knows its comment too
+            self._index[f"pr-comment:{state.pr.number}"] = state.pr.comment_id
         if head is not None:
             self._heads[head.commit] = head
         return Snapshot(scope=scope, state=state, stored=stored, version=head.commit if head else None)

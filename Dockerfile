@@ -5,7 +5,8 @@ ARG BASE_IMAGE=python:3.11.11-slim-bookworm
 
 FROM ${BASE_IMAGE} AS deps
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PIP_NO_CACHE_DIR=1
+    PIP_NO_CACHE_DIR=1 \
+    PIP_ROOT_USER_ACTION=ignore
 # No pip inside the environment: the base's pip installs into it (`pip --python`), so the image carries one pip.
 RUN python -m venv --without-pip /opt/gauntlet
 

@@ -34,9 +34,8 @@ def test_odd_path_parameters_never_crash(sandbox: Sandbox, repo_name: str) -> No
     assert not sandbox.app.crashes
 
 
-WRONG_TYPES = {
-    key: 5
-    for key in (
+WRONG_TYPES = dict.fromkeys(
+    (
         "title",
         "body",
         "labels",
@@ -66,8 +65,9 @@ WRONG_TYPES = {
         "color",
         "merge_method",
         "force",
-    )
-}
+    ),
+    5,
+)
 
 
 def test_badly_typed_bodies_never_crash(sandbox: Sandbox, repo_name: str) -> None:

@@ -1,11 +1,11 @@
-"""The README's in-process example runs as written."""
+"""The sandbox documentation's in-process example runs as written."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[2] / "src" / "gauntlet" / "sandbox" / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "sandbox.md"
 
 
 def test_in_process_example_runs() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from effects_world import BOT, REPO, World, person, world_fixture  # noqa: F401  (a fixture)
 
 from gauntlet.effects.models import CloseIssue, FileIssue
@@ -97,10 +96,6 @@ def test_a_marker_typed_by_someone_else_is_not_adopted(world: World) -> None:
     assert authors == ["mallory", BOT]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="sandbox gap: GET /issues/{n} answers closed_by: null, so Gauntlet cannot see that it closed the issue",
-)
 def test_a_recurrence_reopens_what_gauntlet_closed_and_says_so_once(world: World) -> None:
     [filed] = world.apply(risk())
     [closed] = world.apply(CloseIssue(kind="risk", ident="fp-sql-1", reason="the finding is fixed"))

@@ -133,6 +133,8 @@ class Issue:
     created_at: str
     updated_at: str
     closed_at: str | None = None
+    #: Who closed it last (GitHub's ``closed_by``); how Gauntlet tells its own closes from a person's.
+    closed_by: str | None = None
     pull: PullData | None = None
     reactions: list[Reaction] = field(default_factory=list)
 

@@ -118,6 +118,7 @@ def update_issue_fields(ctx: Context, repo: Repo, issue: Issue, body: dict[str, 
         if state != issue.state:
             issue.state = state
             issue.closed_at = now_iso() if state == "closed" else None
+            issue.closed_by = ctx.login if state == "closed" else issue.closed_by
             issue.state_reason = (body.get("state_reason") or "completed") if state == "closed" else "reopened"
     if "labels" in body:
         issue.labels = ensure_labels(ctx, repo, body["labels"] or [])

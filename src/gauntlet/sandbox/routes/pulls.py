@@ -237,7 +237,7 @@ def merge_pull(ctx: Context) -> Response:
         move_branch(repo, f"refs/heads/{data.base_ref}", sha, data.base_sha)
         stamp = now_iso()
         data.merged, data.merged_at, data.merged_by, data.merge_commit_sha = True, stamp, login, sha
-        issue.state, issue.closed_at, issue.updated_at = "closed", stamp, stamp
+        issue.state, issue.closed_at, issue.updated_at, issue.closed_by = "closed", stamp, stamp, login
     return Response(body={"sha": sha, "merged": True, "message": "Pull Request successfully merged"})
 
 

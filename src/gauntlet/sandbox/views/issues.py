@@ -87,7 +87,7 @@ def issue(base: str, store: Store, repo: Repo, item: Issue) -> dict[str, Any]:
         "created_at": item.created_at,
         "updated_at": item.updated_at,
         "closed_at": item.closed_at,
-        "closed_by": None,
+        "closed_by": user(base, store.user(item.closed_by)) if item.closed_by else None,
         "author_association": association(repo, item.user),
         "reactions": rollup(f"{url}/reactions", item.reactions),
     }

@@ -70,6 +70,8 @@ import_rootfs() {
     timeout 300 docker save -o "$saved.partial.$$" "gauntlet-base:$key"
     mv "$saved.partial.$$" "$saved"
     rm -f "$rootfs"
+    # Bases made by older versions of this script are never loaded again.
+    find "$cache" -maxdepth 1 -name 'base-image-*.tar' ! -name "${saved##*/}" -delete
 }
 
 if [[ -f $saved ]]; then

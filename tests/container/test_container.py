@@ -136,10 +136,11 @@ def test_the_container_serves_a_pull_request_as_the_runner_runs_it(
             f"apart, first output after {run.first_output_seconds or 0:.1f}s"
         )
 
-    assert run.code == 0, run.stderr
-    assert run.stdout.splitlines()[-1].startswith("gauntlet: fix_criticals (iteration 1)"), run.stdout
+    said = f"stdout:\n{run.stdout}\nstderr:\n{run.stderr}"  # what the container said, for any failure below
+    assert run.code == 0, said
+    assert run.stdout.splitlines()[-1].startswith("gauntlet: fix_criticals (iteration 1)"), said
     values = outputs(run)
-    assert values["action"] == "fix_criticals"
+    assert values["action"] == "fix_criticals", said
     assert values["iteration"] == "1"
     assert int(values["criticals"]) >= 3
     assert json.loads(values["report"])["api_calls"] > 0
@@ -158,7 +159,7 @@ def test_the_container_serves_a_pull_request_as_the_runner_runs_it(
     again = run_as_runner(engine, image.tag, pull_request_step(sandbox, tmp_path / "step-2", number, sha)[0], env)
 
     assert again.code == 0, again.stderr
-    assert [c.id for c in repo.get_issue(number).get_comments()] == [comments[0].id]
+    assert [c.id for c in repo.get_issue(number).get_comments()] == [comments[0].id], again.stdout
     assert len(list(repo.get_commit(sha).get_check_runs())) == 1
     assert state_file(sandbox, f"v1/prs/{number}.json")["iteration_count"] == 1
 

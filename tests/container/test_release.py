@@ -1,4 +1,4 @@
-"""The release's tag check and action.yml pin (docker/release.py), and the release workflow that runs them."""
+"""The release: its tag check and action.yml pin (docker/release.py), and the workflow step that moves the tags."""
 
 from __future__ import annotations
 
@@ -112,3 +112,53 @@ def test_the_release_workflow_builds_both_architectures_on_a_version_tag() -> No
     assert "ghcr.io/${OWNER,,}/gauntlet:v${VERSION}" in runs
     assert 'docker/release.py pin-action "$IMAGE" action.yml' in runs
     assert runs.index("release.py version") < runs.index("ghcr.io/") < runs.index("pin-action")
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in ``cwd``; return its stdout."""
+    return subprocess.run(
+        ["git", "-c", "user.name=maintainer", "-c", "user.email=m@localhost", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.strip()
+
+
+def test_the_release_step_moves_both_tags_to_a_commit_that_runs_the_image(tmp_path: Path) -> None:
+    workflow: dict[Any, Any] = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    step = next(s for s in workflow["jobs"]["release"]["steps"] if "pin-action" in s.get("run", ""))
+    origin, work, bin_dir = tmp_path / "origin.git", tmp_path / "work", tmp_path / "bin"
+    git(tmp_path, "init", "-q", "--bare", str(origin))
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    for name in ("action.yml", "pyproject.toml", "docker/release.py", "src/gauntlet/__init__.py"):
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_bytes((ROOT / name).read_bytes())
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "source")
+    tag = f"v{gauntlet.__version__}"
+    git(work, "tag", "-a", tag, "-m", "tagged by a maintainer")
+    git(work, "push", "-q", "origin", "HEAD", tag)
+    source = git(work, "rev-parse", "HEAD")
+    git(work, "checkout", "-q", "--detach", tag)  # as actions/checkout leaves a tag push
+    bin_dir.mkdir()
+    (bin_dir / "python").symlink_to(sys.executable)
+    image = f"ghcr.io/octo/gauntlet:{tag}"
+
+    subprocess.run(
+        ["bash", "-e", "-c", step["run"]],
+        cwd=work,
+        env={"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "IMAGE": image, "TAG": tag},
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+
+    released = git(origin.parent, "--git-dir", str(origin), "rev-parse", f"{tag}^{{commit}}")
+    major = tag.split(".", maxsplit=1)[0]
+    assert git(origin.parent, "--git-dir", str(origin), "rev-parse", f"{major}^{{commit}}") == released
+    assert git(work, "rev-parse", f"{released}^") == source, "the release commit sits on the tagged source"
+    shown = git(work, "show", f"{released}:action.yml")
+    assert yaml.safe_load(shown)["runs"] == {"using": "docker", "image": f"docker://{image}"}
+    assert git(work, "diff", "--name-only", source, released) == "action.yml"

@@ -39,7 +39,7 @@ def test_wheel_installs_and_runs(tmp_path: Path) -> None:
     work.mkdir()
     data = Path(
         subprocess.run(
-            [python, "-c", "import gauntlet.demo as d; print(d.DATA)"],
+            [python, "-c", "from gauntlet.demo.world import DATA; print(DATA)"],
             check=True,
             capture_output=True,
             text=True,

@@ -38,6 +38,7 @@ from gauntlet.engine.command_handlers import (
 )
 from gauntlet.engine.commands import Command, parse_commands
 from gauntlet.engine.pull_request import step_pull_request
+from gauntlet.engine.results import known_numbers, link_risk_issues, remember
 from gauntlet.models import CommentFact, Observation
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
@@ -65,7 +66,7 @@ def step_comment(
     if (
         not config.commands.enabled
         or ignored_because(comment) is not None
-        or handled_key(comment) in state.index.entries
+        or handled_key(comment) in known_numbers(state)
         or not (comment.is_pull_request or gauntlet_issue_key(state, comment.issue_number) is not None)
     ):
         return state, Plan()
@@ -87,14 +88,13 @@ def step_comment(
         state = _audit(state, command, outcome, ctx)
     report = None
     if replan:
-        state = _issue_numbers(state)
+        state = link_risk_issues(state)
         report = _replan(state, ctx)
     if report is not None:
         effects.extend(report.effects)
     effects.extend(replies)
     effects.append(React(comment_id=comment.id, content="rocket" if all_ok else "confused"))
-    entries = {**state.index.entries, handled_key(comment): comment.issue_number}
-    state = state.model_copy(update={"index": state.index.model_copy(update={"entries": entries})})
+    state = remember(state, handled_key(comment), comment.issue_number)
     if report is None:
         return state, Plan(effects=tuple(effects))
     return state, report.model_copy(update={"effects": tuple(effects)})
@@ -116,21 +116,6 @@ def _audit(state: State, command: Command, outcome: Outcome, ctx: CommandContext
         data={"command": command.name, "by": ctx.comment.author, "ok": outcome.ok, "on": ctx.comment.issue_number},
     )
     return state.model_copy(update={"events": [*state.events, event]})
-
-
-def _issue_numbers(state: State) -> State:
-    """Accepted risks learn their issue's number from the index once an earlier run filed it (for the comment)."""
-    pr = state.pr
-    if pr is None:
-        return state
-    index = state.index.entries
-    risks = [
-        risk.model_copy(update={"issue": index.get(f"risk:{risk.fingerprint}")}) if risk.issue is None else risk
-        for risk in pr.accepted_risks
-    ]
-    if risks == pr.accepted_risks:
-        return state
-    return state.model_copy(update={"pr": pr.model_copy(update={"accepted_risks": risks})})
 
 
 def _replan(state: State, ctx: CommandContext) -> Plan | None:

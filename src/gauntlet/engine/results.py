@@ -7,7 +7,29 @@ from collections.abc import Iterable
 from gauntlet.effects.base import EffectResult
 from gauntlet.state.models import State
 
-__all__ = ["record_results"]
+__all__ = ["PR_SCOPED_KINDS", "known_numbers", "link_risk_issues", "record_results", "remember"]
+
+#: Effect kinds that concern one PR only: remembered in its record, not in the shared index.
+PR_SCOPED_KINDS = ("pr-comment:", "reply:", "command:")
+
+
+def known_numbers(state: State) -> dict[str, int]:
+    """Every effect key this state knows a number for: the shared index plus the loaded PR's own."""
+    return {**state.index.entries, **(state.pr.effects if state.pr is not None else {})}
+
+
+def remember(state: State, key: str, number: int) -> State:
+    """Record ``key -> number``: in the PR's record when the key concerns only that PR, else in the index."""
+    if state.pr is not None and key.startswith(PR_SCOPED_KINDS):
+        if state.pr.effects.get(key) == number:
+            return state
+        return state.model_copy(
+            update={"pr": state.pr.model_copy(update={"effects": {**state.pr.effects, key: number}})}
+        )
+    if state.index.entries.get(key) == number:
+        return state
+    entries = {**state.index.entries, key: number}
+    return state.model_copy(update={"index": state.index.model_copy(update={"entries": entries})})
 
 
 def record_results(state: State, results: Iterable[EffectResult]) -> State:
@@ -16,20 +38,24 @@ def record_results(state: State, results: Iterable[EffectResult]) -> State:
     The PR record learns its comment id and the issue of each accepted risk, which the
     comment planned in the same run could not know yet (the next run shows it).
     """
-    entries = dict(state.index.entries)
-    pr = state.pr
     for result in results:
         if result.number is None:
             continue
-        entries[result.key] = result.number
-        if pr is not None and result.key == f"pr-comment:{pr.number}":
-            pr = pr.model_copy(update={"comment_id": result.number})
-    if pr is not None and any(r.issue is None and f"risk:{r.fingerprint}" in entries for r in pr.accepted_risks):
-        risks = [
-            r if r.issue is not None else r.model_copy(update={"issue": entries.get(f"risk:{r.fingerprint}")})
-            for r in pr.accepted_risks
-        ]
-        pr = pr.model_copy(update={"accepted_risks": risks})
-    if entries == state.index.entries and pr is state.pr:
+        state = remember(state, result.key, result.number)
+        pr = state.pr
+        if pr is not None and result.key == f"pr-comment:{pr.number}" and pr.comment_id != result.number:
+            state = state.model_copy(update={"pr": pr.model_copy(update={"comment_id": result.number})})
+    return link_risk_issues(state)
+
+
+def link_risk_issues(state: State) -> State:
+    """Give each accepted risk of the PR the number of its issue, once the index knows it."""
+    pr = state.pr
+    entries = state.index.entries
+    if pr is None or not any(r.issue is None and f"risk:{r.fingerprint}" in entries for r in pr.accepted_risks):
         return state
-    return state.model_copy(update={"index": state.index.model_copy(update={"entries": entries}), "pr": pr})
+    risks = [
+        r if r.issue is not None else r.model_copy(update={"issue": entries.get(f"risk:{r.fingerprint}")})
+        for r in pr.accepted_risks
+    ]
+    return state.model_copy(update={"pr": pr.model_copy(update={"accepted_risks": risks})})

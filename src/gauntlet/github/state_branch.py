@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gauntlet.engine.results import known_numbers
 from gauntlet.errors import StateConflict
 from gauntlet.github.client import GitHubClient, NotFound, Rejected
 from gauntlet.state.codec import README, decode_state, encode_file, needed_paths
@@ -114,9 +115,9 @@ class BranchStore:
             skip = head is None or (head.shared is not None and path in _SHARED and path not in head.shared)
             stored[path] = None if skip or head is None else self.read(path, head.commit)
         state = decode_state(scope, stored)
-        self._index = dict(state.index.entries)
-        if state.pr is not None and state.pr.comment_id is not None:  # the PR's own file knows its comment too
-            self._index[f"pr-comment:{state.pr.number}"] = state.pr.comment_id
+        self._index = known_numbers(state)
+        if state.pr is not None and state.pr.comment_id is not None:  # records written before PR-scoped keys
+            self._index.setdefault(f"pr-comment:{state.pr.number}", state.pr.comment_id)
         if head is not None:
             self._heads[head.commit] = head
         return Snapshot(scope=scope, state=state, stored=stored, version=head.commit if head else None)

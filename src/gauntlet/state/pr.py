@@ -91,6 +91,9 @@ class PRRecord(StateFile):
     attempts: list[Attempt] = []
     accepted_risks: list[AcceptedRisk] = []
     comment_id: int | None = None
+    #: Effect key -> number for what belongs to this PR alone (its comment, command replies), kept here rather
+    #: than in the shared index so the index does not grow with every PR ever seen.
+    effects: dict[str, int] = {}
     closed: bool = False
 
     @property

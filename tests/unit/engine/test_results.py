@@ -21,7 +21,8 @@ def test_results_fill_the_index_comment_id_and_risk_issues() -> None:
         EffectResult(type="set_check", key="check:Gauntlet:x", status="created"),
     ]
     new = record_results(state, results)
-    assert new.index.entries == {"pr-comment:4": 77, "risk:abc": 12}
+    assert new.index.entries == {"risk:abc": 12}  # the comment belongs to the PR alone
+    assert new.pr is not None and new.pr.effects == {"pr-comment:4": 77}
     assert new.pr is not None
     assert new.pr.comment_id == 77
     assert [r.issue for r in new.pr.accepted_risks] == [12]

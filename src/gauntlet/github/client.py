@@ -15,6 +15,7 @@ Errors leave this module as :mod:`gauntlet.errors` types::
 
     GitHubUnavailable (exit 3)   still failing after retries
     ReadOnlyToken                403 "Resource not accessible by integration" (fork PRs)
+    PullRequestsNotPermitted     403 "GitHub Actions is not permitted to create or approve pull requests" (exit 2)
     NotFound                     404
     Rejected                     422 (validation failed, not a fast-forward, already exists)
 """
@@ -35,7 +36,7 @@ from github import Auth, Github, GithubException, GithubRetry
 from urllib3.exceptions import MaxRetryError, ResponseError
 from urllib3.util.retry import Retry
 
-from gauntlet.errors import GauntletError, GitHubUnavailable
+from gauntlet.errors import ConfigError, GauntletError, GitHubUnavailable
 
 if TYPE_CHECKING:
     from github.Repository import Repository
@@ -48,6 +49,7 @@ __all__ = [
     "GauntletRetry",
     "GitHubClient",
     "NotFound",
+    "PullRequestsNotPermitted",
     "ReadOnlyToken",
     "Rejected",
 ]
@@ -60,6 +62,10 @@ DEFAULT_API_URL = "https://api.github.com"
 
 #: The message GitHub sends when an installation token lacks a permission (fork PRs, read-only tokens).
 FORBIDDEN_MESSAGE = "Resource not accessible by integration"
+
+#: GitHub's refusal when the repository setting "Allow GitHub Actions to create and approve pull requests" is off.
+#: See https://docs.github.com/repositories/managing-your-repositorys-settings-and-features/enabling-features-for-your-repository/managing-github-actions-settings-for-a-repository
+NOT_PERMITTED_MESSAGE = "GitHub Actions is not permitted to create or approve pull requests"
 
 #: POSTs that may be replayed after an ambiguous failure: same request, same result.
 #: Creating a ref twice is refused with 422, which the state store already treats as a conflict.
@@ -74,6 +80,10 @@ class ReadOnlyToken(GauntletError):
     """The token may read but not write here; the run degrades to summary and annotations."""
 
     exit_code: ClassVar[int] = 0
+
+
+class PullRequestsNotPermitted(ConfigError):
+    """The repository does not let GitHub Actions open pull requests: a setting to change, not an outage."""
 
 
 class NotFound(GauntletError):
@@ -307,6 +317,11 @@ def _translate(exc: GithubException, what: str) -> GauntletError:
     message = exc.data.get("message", "") if isinstance(exc.data, dict) else str(exc.data)
     if exc.status == 403 and FORBIDDEN_MESSAGE.lower() in str(message).lower():
         return ReadOnlyToken(f"{what}: the token cannot write here ({FORBIDDEN_MESSAGE})")
+    if exc.status == 403 and NOT_PERMITTED_MESSAGE.lower() in str(message).lower():
+        return PullRequestsNotPermitted(
+            f'{what}: {NOT_PERMITTED_MESSAGE}. Turn on Settings → Actions → General → "Allow GitHub Actions to '
+            'create and approve pull requests", or pass a GitHub App token as github_token; a rerun reuses the branch'
+        )
     if exc.status == 404:
         return NotFound(f"{what}: not found")
     if exc.status == 422:

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 
 from gauntlet.errors import GitHubUnavailable
-from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken, Rejected
+from gauntlet.github.client import GitHubClient, NotFound, PullRequestsNotPermitted, ReadOnlyToken, Rejected
 from gauntlet.sandbox import JobSeed, Sandbox
 
 REPO = "octo/app"
@@ -174,3 +174,32 @@ def test_waits_honour_retry_after_then_the_rate_limit_reset() -> None:
     assert retry.get_retry_after(told) == 7
     assert fast.get_retry_after(told) == pytest.approx(0.007)
     assert retry.get_retry_after(HTTPResponse(body=b"", status=500)) is None
+
+
+def test_a_repository_that_forbids_actions_prs_is_a_setting_to_change_not_an_outage() -> None:
+    body = b'{"message": "GitHub Actions is not permitted to create or approve pull requests."}'
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(403)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            del format, args
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        gh = GitHubClient("token", f"http://127.0.0.1:{server.server_port}", throttle=False)
+        with pytest.raises(PullRequestsNotPermitted, match="Allow GitHub Actions to create and approve") as caught:
+            gh.request("POST", "/repos/o/r/pulls", body={"title": "t", "head": "h", "base": "main"})
+    finally:
+        server.shutdown()
+        server.server_close()
+
+    assert caught.value.exit_code == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import BlockParser, headline
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.ingest.log.javascript import NODE_FRAME
 
@@ -17,23 +18,18 @@ _JEST_AT = re.compile(r"^\s+at .*?\(?((?:/|\w)[^\s():]*?\.[cm]?[jt]sx?):(\d+):(\
 _JEST_END = re.compile(r"^\s*(?:PASS|FAIL)\s|^Test Suites:|^Tests:|^Summary of all failing tests")
 
 
-class Jest:
+class Jest(BlockParser):
     """jest's ``● Suite › test`` blocks, placed in the file of the ``FAIL path`` header above them."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._file: str | None = None
-        self._draft: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True inside a ● block."""
-        return self._draft is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
         if "●" in text and (match := _JEST_BULLET.match(text)):
-            self._flush(sink)
+            self.close(sink)
             title = match.group(1).strip()
             if title.startswith("Console") or title.startswith("Deprecation"):
                 return True
@@ -51,14 +47,14 @@ class Jest:
             )
             return True
         if "FAIL" in text and (match := _JEST_FILE.match(text)):
-            self._flush(sink)
+            self.close(sink)
             self._file = match.group(1)
             return True
         draft = self._draft
         if draft is None:
             return False
         if _JEST_END.match(text) or number - draft.start > 80:
-            self._flush(sink)
+            self.close(sink)
             return False
         stripped = text.strip()
         if stripped:
@@ -70,16 +66,9 @@ class Jest:
                 draft.end = number
         return True
 
-    def _flush(self, sink: Sink) -> None:
-        draft, self._draft = self._draft, None
-        if draft is not None:
-            title = (draft.test_id or "").rsplit(" > ", 1)[-1]
-            draft.message = f"{title}: {draft.message or 'failed'}"
-            sink.emit(draft)
-
-    def close(self, sink: Sink) -> None:
-        """Report a block cut off by the end of input."""
-        self._flush(sink)
+    def _finish(self, draft: Draft) -> bool:
+        headline(draft, (draft.test_id or "").rsplit(" > ", 1)[-1])
+        return True
 
 
 # -- vitest --------------------------------------------------------------------------------------
@@ -88,16 +77,8 @@ _VITEST_FAIL = re.compile(r"^\s*FAIL\s+(\S+?\.\w+) > (.+?)(?: \[.*\])?$")
 _VITEST_AT = re.compile(r"^\s*❯ (\S+?\.[cm]?[jt]sx?):(\d+):(\d+)$")
 
 
-class Vitest:
+class Vitest(BlockParser):
     """vitest's ``FAIL  src/x.test.ts > suite > test`` blocks in its ``Failed Tests`` section."""
-
-    def __init__(self) -> None:
-        self._draft: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True inside a block."""
-        return self._draft is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -132,13 +113,9 @@ class Vitest:
                 draft.end = number
         return True
 
-    def close(self, sink: Sink) -> None:
-        """Report the block being read."""
-        draft, self._draft = self._draft, None
-        if draft is not None:
-            title = (draft.test_id or "").split(" > ", 1)[-1]
-            draft.message = f"{title}: {draft.message or 'failed'}"
-            sink.emit(draft)
+    def _finish(self, draft: Draft) -> bool:
+        headline(draft, (draft.test_id or "").split(" > ", 1)[-1])
+        return True
 
 
 # -- mocha ---------------------------------------------------------------------------------------
@@ -150,12 +127,12 @@ _AFTER_MOCHA = ("npm ", "##[", "error ", "ERR", "make", "Process completed", "> 
 _ERROR_LINE = re.compile(r"^\s*((?:\w+\.)*\w*(?:Error|Exception)\b(?: \[\w+\])?:? ?.*)$")
 
 
-class Mocha:
+class Mocha(BlockParser):
     """mocha's ``N failing`` section: ``1) suite`` / ``test:`` then the error and its stack."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._section = False
-        self._draft: Draft | None = None
         self._title: list[str] = []
 
     @property
@@ -172,7 +149,7 @@ class Mocha:
         if not self._section:
             return False
         if match := _MOCHA_ITEM.match(text):
-            self._flush(sink)
+            self._report(sink)
             self._title = [match.group(2).strip()]
             self._draft = Draft("mocha", "test_failure", "", number, number)
             return True
@@ -194,17 +171,15 @@ class Mocha:
             draft.end = number
         return True
 
-    def _flush(self, sink: Sink) -> None:
-        draft, self._draft = self._draft, None
-        if draft is not None:
-            title = " ".join(self._title)
-            draft.test_id, draft.key = title, f"mocha:{title}"
-            draft.message = f"{title}: {draft.message or 'failed'}"
-            sink.emit(draft)
+    def _finish(self, draft: Draft) -> bool:
+        title = " ".join(self._title)
+        draft.test_id, draft.key = title, f"mocha:{title}"
+        headline(draft, title)
+        return True
 
     def close(self, sink: Sink) -> None:
         """End of the failing section."""
-        self._flush(sink)
+        self._report(sink)
         self._section = False
 
 
@@ -214,18 +189,13 @@ _NOT_OK = re.compile(r"^(\s*)not ok \d+ (?:- )?(.*?)(?: # (?:TODO|SKIP).*)?$")
 _TAP_FIELD = re.compile(r"^\s+(location|failureType|error|name|message): (.*)$")
 
 
-class Tap:
+class Tap(BlockParser):
     """``not ok N - name`` with node's YAML block; parents that only report failed subtests are skipped."""
 
     def __init__(self) -> None:
-        self._draft: Draft | None = None
+        super().__init__()
         self._indent = ""
         self._error_next = False
-
-    @property
-    def active(self) -> bool:
-        """True inside a ``not ok`` block."""
-        return self._draft is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -268,11 +238,14 @@ class Tap:
 
     def close(self, sink: Sink) -> None:
         """Report the block being read, unless it only says its subtests failed."""
-        draft, self._draft = self._draft, None
         self._error_next = False
-        if draft is not None and draft.kind != "unknown":
-            draft.message = f"{draft.test_id}: {draft.message or 'not ok'}"
-            sink.emit(draft)
+        self._report(sink)
+
+    def _finish(self, draft: Draft) -> bool:
+        if draft.kind == "unknown":
+            return False  # a parent that only says its subtests failed
+        headline(draft, draft.test_id, "not ok")
+        return True
 
 
 # -- Playwright ----------------------------------------------------------------------------------
@@ -281,16 +254,8 @@ class Tap:
 _PLAYWRIGHT_ITEM = re.compile(r"^\s+\d+\) (?:\[([\w-]+)\] › )?(\S+?):(\d+):(\d+) › (.+?)(?:\s+─.*)?$")
 
 
-class Playwright:
+class Playwright(BlockParser):
     """Playwright's ``1) [chromium] › tests/a.spec.ts:3:5 › title`` blocks (the summary repeats them)."""
-
-    def __init__(self) -> None:
-        self._draft: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True inside a block."""
-        return self._draft is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -323,9 +288,6 @@ class Playwright:
             draft.message, draft.end = stripped, number
         return True
 
-    def close(self, sink: Sink) -> None:
-        """Report the block being read."""
-        draft, self._draft = self._draft, None
-        if draft is not None:
-            draft.message = f"{draft.test_id}: {draft.message or 'failed'}"
-            sink.emit(draft)
+    def _finish(self, draft: Draft) -> bool:
+        headline(draft, draft.test_id)
+        return True

@@ -1,0 +1,64 @@
+"""The two shapes a tool parser takes, so each parser module holds only what its tool prints.
+
+* :class:`LineParser`: every failure fits on one line (``x.py:3:1: F401 ...``); nothing is ever open.
+* :class:`BlockParser`: a failure spans a block (a header, then its message and location); one
+  :class:`~gauntlet.ingest.log.draft.Draft` is open at a time and is reported when the block ends.
+
+Both satisfy :class:`~gauntlet.ingest.log.draft.Parser`. ``active`` stays a plain ``False`` on
+:class:`LineParser`: the analyser asks only parsers whose ``active`` is a property after each line.
+"""
+
+from __future__ import annotations
+
+from gauntlet.ingest.log.draft import Draft, Sink
+
+__all__ = ["BlockParser", "LineParser", "headline"]
+
+
+class LineParser:
+    """A parser that judges each line alone; subclasses supply ``feed``."""
+
+    active = False
+
+    def close(self, sink: Sink) -> None:
+        """Nothing is ever pending."""
+
+
+class BlockParser:
+    """A parser that reads one block at a time into ``_draft``; subclasses supply ``feed``.
+
+    ``close`` (a new block, the end of input, a failed step) reports the open draft after
+    :meth:`_finish` has completed it.
+    """
+
+    def __init__(self) -> None:
+        self._draft: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside a block."""
+        return self._draft is not None
+
+    def close(self, sink: Sink) -> None:
+        """Report the block being read."""
+        self._report(sink)
+
+    def _report(self, sink: Sink) -> None:
+        # Separate from ``close`` so a parser that also tracks a section can end a block but stay in it.
+        draft, self._draft = self._draft, None
+        if draft is not None and self._finish(draft):
+            sink.emit(draft)
+
+    def _finish(self, draft: Draft) -> bool:
+        """Complete a block's draft before it is reported; return False to drop it."""
+        return True
+
+
+def headline(draft: Draft, name: str | None, empty: str = "failed") -> None:
+    """Lead a failed test's message with its name: ``name: what it printed first``.
+
+    :param draft: the test's draft; its message is what the block showed, or ``""``.
+    :param name: the test's name as the tool printed it.
+    :param empty: what to say when the block showed no message.
+    """
+    draft.message = f"{name}: {draft.message or empty}"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from action_world import BOT, REPO, ActionWorld, failing_ci, world_fixture  # noqa: F401  (the world fixture)
 
+from gauntlet.state.shared import LearningBook
+
 
 def test_a_failing_pr_gets_a_comment_a_check_and_state(world: ActionWorld) -> None:
     number, sha = world.open_pr("fix-add", {"calc.py": "def add(a, b):\n    return a + b\n"})
@@ -46,6 +48,9 @@ def test_a_failing_pr_gets_a_comment_a_check_and_state(world: ActionWorld) -> No
     assert current.fixed and current.head_sha == sha2
     assert [c.name for c in world.check_runs(sha2)] == ["Gauntlet"]
     assert [c.name for c in world.check_runs(sha)] == ["Gauntlet"]
+    learned = LearningBook.model_validate_json(world.state_file("v1/learnings.json") or b"{}")
+    fixes = [fix for fix in learned.fixes if fix.fixed_sha == sha2]
+    assert fixes and all(fix.files == ["calc.py"] for fix in fixes), "a fix records the files its commit changed"
 
 
 def test_the_same_event_three_times_changes_github_and_state_once(world: ActionWorld) -> None:

@@ -118,7 +118,15 @@ def observe_iteration(context: EventContext, downloads: Path) -> Observation:
             observation = observation.model_copy(update={"pr": pr})
     if observation.on_default_branch and client is not None:
         observation = observation.model_copy(update=_branch_facts(context, client, observation.head_sha))
+    elif observation.pr is not None and client is not None:
+        observation = observation.model_copy(update={"changed_files": _head_files(context, client, observation)})
     return observation
+
+
+def _head_files(context: EventContext, client: GitHubClient, observation: Observation) -> tuple[str, ...]:
+    """The files the PR's head commit changed: what a fix consisted of, when this iteration fixes something."""
+    commit = client.request("GET", f"/repos/{context.repository}/commits/{observation.head_sha}")
+    return CommitFact.from_api(commit).files if isinstance(commit, dict) else ()
 
 
 def _branch_facts(context: EventContext, client: GitHubClient, head: str) -> dict[str, object]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
@@ -45,22 +46,16 @@ _SNIPPET = re.compile(r"^\s+(?:\d+\s)?\|")
 _COLLECT2 = re.compile(r"^collect2: error: ld returned (\d+) exit status|^clang(?:\+\+)?: error: linker command failed")
 
 
-class Compiler:
-    """``file.c:3:5: error: ...`` from gcc/clang, linker errors, UBSan ``runtime error``."""
+class Compiler(BlockParser):
+    """``file.c:3:5: error: ...`` from gcc/clang, linker errors, UBSan ``runtime error``.
 
-    def __init__(self) -> None:
-        # A diagnostic waits for the source snippet gcc and clang print under it (``  7 | code``).
-        self._pending: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True while reading a diagnostic's snippet."""
-        return self._pending is not None
+    The open block is a diagnostic waiting for the source snippet gcc and clang print under it (``  7 | code``).
+    """
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
-        pending = self._pending
+        pending = self._draft
         if pending is not None:
             if _SNIPPET.match(text) and number - pending.end == 1 and number - pending.start < 6:
                 pending.end = number
@@ -69,7 +64,7 @@ class Compiler:
         if "error" in text:
             if match := _DIAGNOSTIC.match(text):
                 path, row, column, _, message, flag = match.groups()
-                self._pending = Draft(
+                self._draft = Draft(
                     _compiler(path, sink),
                     "build_error",
                     message,
@@ -138,12 +133,6 @@ class Compiler:
             sink.emit(Draft("ld", "build_error", match.group(1), number, number, path=path))
             return True
         return False
-
-    def close(self, sink: Sink) -> None:
-        """Report the diagnostic whose snippet was being read."""
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            sink.emit(pending)
 
 
 def _compiler(path: str, sink: Sink) -> str:
@@ -255,16 +244,8 @@ class Make:
 _CMAKE_AT = re.compile(r"^CMake Error(?: at (\S+?):(\d+) \((\w+)\))?:\s*(.*)$")
 
 
-class CMake:
+class CMake(BlockParser):
     """``CMake Error at CMakeLists.txt:3 (find_package):`` and the indented message under it."""
-
-    def __init__(self) -> None:
-        self._draft: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True while reading the message of an error."""
-        return self._draft is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -289,10 +270,7 @@ class CMake:
         self.close(sink)
         return False
 
-    def close(self, sink: Sink) -> None:
-        """Report the error being read."""
-        draft, self._draft = self._draft, None
-        if draft is not None:
-            if draft.message.startswith("Could NOT find") or "find_package" in (draft.rule or ""):
-                draft.kind = "dependency"
-            sink.emit(draft)
+    def _finish(self, draft: Draft) -> bool:
+        if draft.message.startswith("Could NOT find") or "find_package" in (draft.rule or ""):
+            draft.kind = "dependency"
+        return True

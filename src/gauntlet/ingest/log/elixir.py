@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import BlockParser, headline
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
@@ -15,16 +16,8 @@ _RAISED = re.compile(r"^\*\* \((\w+(?:\.\w+)*)\) (?:(\S+?\.exs?):(\d+): )?(.*)$"
 _BUILD = ("CompileError", "SyntaxError", "TokenMissingError", "Mix.Error")
 
 
-class ExUnit:
+class ExUnit(BlockParser):
     """ExUnit's numbered failures and the ``** (Error) ...`` lines of mix and elixir."""
-
-    def __init__(self) -> None:
-        self._draft: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True inside a failure block."""
-        return self._draft is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -54,9 +47,6 @@ class ExUnit:
             draft.message, draft.end = stripped, number
         return True
 
-    def close(self, sink: Sink) -> None:
-        """Report the block being read."""
-        draft, self._draft = self._draft, None
-        if draft is not None:
-            draft.message = f"{draft.test_id}: {draft.message or 'failed'}"
-            sink.emit(draft)
+    def _finish(self, draft: Draft) -> bool:
+        headline(draft, draft.test_id)
+        return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import BlockParser, headline
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
@@ -15,12 +16,12 @@ _WHERE = re.compile(r"^(/\S+?\.php|\S+?\.php):(\d+)$")
 _FATAL = re.compile(r"^(?:PHP )?(Fatal|Parse) error:\s+(.*?) in (\S+?\.php)(?: on line |:)(\d+)")
 
 
-class Php:
+class Php(BlockParser):
     """PHPUnit's failure and error sections, and PHP's fatal and parse errors."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._section = False
-        self._draft: Draft | None = None
 
     @property
     def active(self) -> bool:
@@ -41,7 +42,7 @@ class Php:
         if not self._section:
             return False
         if match := _ITEM.match(text):
-            self._flush(sink)
+            self._report(sink)
             name = match.group(2)
             self._draft = Draft("phpunit", "test_failure", "", number, number, test_id=name, key=f"phpunit:{name}")
             return True
@@ -57,13 +58,11 @@ class Php:
                 draft.message, draft.end = text.strip(), number
         return True
 
-    def _flush(self, sink: Sink) -> None:
-        draft, self._draft = self._draft, None
-        if draft is not None:
-            draft.message = f"{draft.test_id}: {draft.message or 'failed'}"
-            sink.emit(draft)
+    def _finish(self, draft: Draft) -> bool:
+        headline(draft, draft.test_id)
+        return True
 
     def close(self, sink: Sink) -> None:
         """End of the section."""
-        self._flush(sink)
+        self._report(sink)
         self._section = False

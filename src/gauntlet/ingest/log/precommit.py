@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 
 __all__ = ["PreCommit"]
@@ -17,16 +18,8 @@ _HOOK = re.compile(r"^(\S.*?)\.{3,}(?:\([^)]*\))?Failed$")
 _HOOK_ID = re.compile(r"^- hook id: (\S+)$")
 
 
-class PreCommit:
-    """One fallback per failed pre-commit hook, named by its hook id."""
-
-    def __init__(self) -> None:
-        self._draft: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True right after a failed hook's line, until its id is read."""
-        return self._draft is not None
+class PreCommit(BlockParser):
+    """One fallback per failed pre-commit hook, named by its hook id (the open block: until it is read)."""
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -44,9 +37,3 @@ class PreCommit:
             self._draft = Draft("pre-commit", "lint", message, number, number, role="fallback", rank=2)
             return True
         return False
-
-    def close(self, sink: Sink) -> None:
-        """Report a hook line cut off by the end of input."""
-        draft, self._draft = self._draft, None
-        if draft is not None:
-            sink.emit(draft)

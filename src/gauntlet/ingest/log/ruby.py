@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import BlockParser, headline
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
@@ -15,12 +16,12 @@ _WHERE = re.compile(r"^\s+# (\./\S+?\.rb):(\d+)")
 _RERUN = re.compile(r"^rspec (\./\S+?\.rb)(?::(\d+)|\[[\d:]+\]) # (.*)$")
 
 
-class Rspec:
+class Rspec(BlockParser):
     """RSpec's ``Failures:`` section; the ``rspec ./spec/...`` rerun lines only when no block was seen."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._section = False
-        self._draft: Draft | None = None
         self._after_failure = False
         self._rerun = False
 
@@ -59,13 +60,12 @@ class Rspec:
         if not self._section:
             return False
         if match := _ITEM.match(text):
-            self._flush(sink)
+            self._report(sink)
             title = match.group(2).strip()
             self._draft = Draft("rspec", "test_failure", "", number, number, test_id=title, key=f"rspec:{title}")
             return True
         if text.startswith(("Finished in", "Failed examples:")) or (text and not text[0].isspace()):
-            self._flush(sink)
-            self._section = False
+            self.close(sink)
             return False
         draft = self._draft
         if draft is None:
@@ -85,16 +85,17 @@ class Rspec:
             self._after_failure = False
         return True
 
-    def _flush(self, sink: Sink) -> None:
-        draft, self._draft = self._draft, None
+    def _report(self, sink: Sink) -> None:
         self._after_failure = False
-        if draft is not None:
-            draft.message = f"{draft.test_id}: {draft.message or 'failed'}"
-            sink.emit(draft)
+        super()._report(sink)
+
+    def _finish(self, draft: Draft) -> bool:
+        headline(draft, draft.test_id)
+        return True
 
     def close(self, sink: Sink) -> None:
         """Report a block cut off by the end of input."""
-        self._flush(sink)
+        self._report(sink)
         self._section = False
 
 
@@ -103,16 +104,8 @@ _MT_FRAME = re.compile(r"^\s+(\S+?\.rb):(\d+):in ")
 _MT_TEST = re.compile(r"^([\w:]+)#(\w+) \[(\S+?):(\d+)\]:?$|^([\w:]+)#(\w+):$")
 
 
-class Minitest:
+class Minitest(BlockParser):
     """minitest's ``  1) Failure:`` / ``ClassTest#test_x [file.rb:12]:`` / message blocks."""
-
-    def __init__(self) -> None:
-        self._draft: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True inside a block."""
-        return self._draft is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -142,12 +135,11 @@ class Minitest:
             draft.message, draft.end = text.strip(), number
         return True
 
-    def close(self, sink: Sink) -> None:
-        """Report the block being read."""
-        draft, self._draft = self._draft, None
-        if draft is not None and draft.test_id:
-            draft.message = f"{draft.test_id}: {draft.message or 'failed'}"
-            sink.emit(draft)
+    def _finish(self, draft: Draft) -> bool:
+        if not draft.test_id:
+            return False  # a block whose test line never came names nothing
+        headline(draft, draft.test_id)
+        return True
 
 
 _UNCAUGHT = re.compile(r"^(\S+?\.rb):(\d+):in [`'](.*?)': (.*) \(([A-Z]\w*(?:::\w+)*)\)$")

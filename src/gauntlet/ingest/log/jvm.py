@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
@@ -16,29 +17,23 @@ _JAVA_FRAME = re.compile(r"^\s+at ([\w.$<>/]+)\((\w+\.(?:java|kt|scala)):(\d+)\)
 _JDK = ("java.", "javax.", "jdk.", "sun.", "kotlin.", "scala.", "org.junit.", "org.apache.maven.")
 
 
-class Java:
-    """``X.java:3: error: ...`` (javac, also under Maven as ``[ERROR] /x/X.java:[3,5] ...``), kotlinc ``e:``."""
+class Java(BlockParser):
+    """``X.java:3: error: ...`` (javac, also under Maven as ``[ERROR] /x/X.java:[3,5] ...``), kotlinc ``e:``.
 
-    def __init__(self) -> None:
-        self._uncaught: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True while looking for an uncaught exception's first frame."""
-        return self._uncaught is not None
+    The open block is an uncaught exception, until its stack ends.
+    """
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
-        if self._uncaught is not None:
-            draft = self._uncaught
+        if self._draft is not None:
+            draft = self._draft
             frame = _JAVA_FRAME.match(text)
             if frame and not frame.group(1).startswith(_JDK) and draft.path is None:
                 draft.path, draft.line, draft.end = frame.group(2), int(frame.group(3)), number
             if (frame or text.startswith(("\t...", "Caused by:"))) and number - draft.start < 60:
                 return True
-            self._uncaught = None
-            sink.emit(draft)
+            self.close(sink)
         if (".java" in text or ".kt" in text or ".scala" in text) and (match := _JAVAC.match(text)):
             path, row, column, row2, message = match.groups()
             if text.startswith("[ERROR]") or "error:" in text:
@@ -74,15 +69,9 @@ class Java:
             return True
         if text.startswith("Exception in thread") and (match := _UNCAUGHT.match(text)):
             name = match.group(2)
-            self._uncaught = Draft("java", "crash", f"{name}: {match.group(3) or ''}".strip(": "), number, number)
+            self._draft = Draft("java", "crash", f"{name}: {match.group(3) or ''}".strip(": "), number, number)
             return True
         return False
-
-    def close(self, sink: Sink) -> None:
-        """Report an uncaught exception cut off by the end of input."""
-        draft, self._uncaught = self._uncaught, None
-        if draft is not None:
-            sink.emit(draft)
 
 
 _SUREFIRE_NEW = re.compile(r"^\[ERROR\] ([\w.$]+)\.(\w+)(?:\(.*?\))? -- Time elapsed: .*<<< (FAILURE|ERROR)!$")
@@ -94,26 +83,20 @@ _MAVEN_DEPENDENCY = re.compile(
 )
 
 
-class Maven:
-    """Surefire per-test failures (``<<< FAILURE!``), ``Failed to execute goal`` and ``BUILD FAILURE``."""
+class Maven(BlockParser):
+    """Surefire per-test failures (``<<< FAILURE!``), ``Failed to execute goal`` and ``BUILD FAILURE``.
 
-    def __init__(self) -> None:
-        self._test: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True right after a failed test's header, whose message is on the next line."""
-        return self._test is not None
+    The open block is a failed test's header, whose message is on the next line.
+    """
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
-        if self._test is not None:
-            test, self._test = self._test, None
+        if (test := self._draft) is not None:
             if text.strip() and not text.startswith("["):
                 test.message = f"{test.test_id}: {text.strip()}"
                 test.end = number
-            sink.emit(test)
+            self.close(sink)
             if test.end == number:
                 return True
         if not text.startswith("[ERROR]"):
@@ -128,7 +111,7 @@ class Maven:
             test_id = f"{match.group(2)}.{match.group(1)}"
         if match:
             short = ".".join(test_id.split(".")[-2:])
-            self._test = Draft(
+            self._draft = Draft(
                 "maven", "test_failure", f"{test_id} failed", number, number, test_id=test_id, key=f"junit:{short}"
             )
             return True
@@ -144,12 +127,6 @@ class Maven:
             sink.emit(Draft("maven", "dependency", text.removeprefix("[ERROR]").strip(), number, number))
             return True
         return True  # Maven's other [ERROR] lines repeat or advise; they explain nothing new
-
-    def close(self, sink: Sink) -> None:
-        """Report a test header cut off by the end of input."""
-        test, self._test = self._test, None
-        if test is not None:
-            sink.emit(test)
 
 
 _GRADLE_TEST = re.compile(r"^([\w.$]+) > (.+?) FAILED$")
@@ -217,33 +194,27 @@ _SCALATEST_FAILED = re.compile(r"^(?:\[info\] )?\s*- (.+?) \*\*\* FAILED \*\*\*(
 _SCALATEST_WHERE = re.compile(r"\((\w+\.scala):(\d+)\)$")
 
 
-class Sbt:
-    """sbt's ``[error] Foo.scala:3:5: ...`` compiler lines and ScalaTest's ``- test *** FAILED ***``."""
+class Sbt(BlockParser):
+    """sbt's ``[error] Foo.scala:3:5: ...`` compiler lines and ScalaTest's ``- test *** FAILED ***``.
 
-    def __init__(self) -> None:
-        self._test: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True right after a failed test, whose reason follows."""
-        return self._test is not None
+    The open block is a failed test, whose reason follows on the next line.
+    """
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
-        test = self._test
-        if test is not None:
-            self._test = None
+        if (test := self._draft) is not None:
             body = text.removeprefix("[info]").strip()
-            if body and not _SCALATEST_FAILED.match(text) and number - test.end <= 1:
+            reason = bool(body) and not _SCALATEST_FAILED.match(text) and number - test.end <= 1
+            if reason:
                 where = _SCALATEST_WHERE.search(body)
                 test.message = f"{test.test_id}: {body}"
                 if where:
                     test.path, test.line = where.group(1), int(where.group(2))
                 test.end = number
-                sink.emit(test)
+            self.close(sink)
+            if reason:
                 return True
-            sink.emit(test)
         if text.startswith("[error] ") and (match := _SBT_ERROR.match(text)):
             path, row, column, message = match.groups()
             sink.emit(
@@ -252,14 +223,8 @@ class Sbt:
             return True
         if "FAILED" in text and (match := _SCALATEST_FAILED.match(text)):
             name = match.group(1)
-            self._test = Draft(
+            self._draft = Draft(
                 "scalatest", "test_failure", f"{name} failed", number, number, test_id=name, key=f"scalatest:{name}"
             )
             return True
         return False
-
-    def close(self, sink: Sink) -> None:
-        """Report a failed test cut off by the end of input."""
-        test, self._test = self._test, None
-        if test is not None:
-            sink.emit(test)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
@@ -18,22 +19,17 @@ _STACK_FRAME = re.compile(r" in (\S+?\.(?:cs|fs|vb)):line (\d+)$")
 _TOOLS = {"CS": "csc", "FS": "fsc", "BC": "vbc", "C": "msvc", "LNK": "link", "MSB": "msbuild", "NU": "nuget"}
 
 
-class MSBuild:
+class MSBuild(BlockParser):
     """Compiler errors in MSBuild's format and ``dotnet test``'s ``Failed Name [12 ms]`` blocks."""
 
     def __init__(self) -> None:
-        self._test: Draft | None = None
+        super().__init__()
         self._message_next = False
-
-    @property
-    def active(self) -> bool:
-        """True inside a failed test's block."""
-        return self._test is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
-        if self._test is not None and self._in_test(number, text, sink):
+        if self._draft is not None and self._in_test(number, text, sink):
             return True
         if " error " in text and (match := _MSBUILD.match(text)):
             path, row, column, code, message = match.groups()
@@ -56,14 +52,14 @@ class MSBuild:
             return True
         if "Failed " in text and (match := _FAILED_TEST.match(text)):
             name = match.group(1)
-            self._test = Draft(
+            self._draft = Draft(
                 "dotnet", "test_failure", f"{name} failed", number, number, test_id=name, key=f"dotnet:{name}"
             )
             return True
         return False
 
     def _in_test(self, number: int, text: str, sink: Sink) -> bool:
-        test = self._test
+        test = self._draft
         assert test is not None
         if _ERROR_MESSAGE.match(text):
             self._message_next = True
@@ -82,7 +78,5 @@ class MSBuild:
 
     def close(self, sink: Sink) -> None:
         """Report the failed test being read."""
-        test, self._test = self._test, None
         self._message_next = False
-        if test is not None:
-            sink.emit(test)
+        self._report(sink)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 
 __all__ = ["NODE_FRAME", "Eslint", "NodeError", "Tsc"]
@@ -84,17 +85,12 @@ NODE_FRAME = re.compile(r"^\s+at .*?\(?((?:file://)?(?:/|\w)[^\s():]*?\.[cm]?[jt
 _NODE_ERROR = re.compile(r"^((?:[A-Z]\w*)?Error)(?: \[(\w+)\])?: (.*)$")
 
 
-class NodeError:
+class NodeError(BlockParser):
     """An uncaught error printed by node: ``TypeError: ...`` at column 0 followed by ``    at`` frames."""
 
     def __init__(self) -> None:
-        self._draft: Draft | None = None
+        super().__init__()
         self._frames = 0
-
-    @property
-    def active(self) -> bool:
-        """True while looking for the first frame."""
-        return self._draft is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -108,9 +104,7 @@ class NodeError:
                     draft.end = number
                 if number - draft.start < 40:
                     return True
-            self._draft = None
-            if self._frames:
-                sink.emit(draft)
+            self._report(sink)
             return False
         if "Error" in text and (match := _NODE_ERROR.match(text)):
             _, code, message = match.groups()
@@ -125,6 +119,9 @@ class NodeError:
             return True
         return False
 
+    def _finish(self, draft: Draft) -> bool:
+        return self._frames > 0  # a lone error line, without frames, is not an uncaught error
+
     def close(self, sink: Sink) -> None:
-        """Drop a lone error line: without frames it is not an uncaught error."""
+        """Drop an error cut off by the end of input or a failed step: its frames may be missing."""
         self._draft = None

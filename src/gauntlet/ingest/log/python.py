@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
@@ -275,25 +276,20 @@ _PIP_SUBPROCESS = re.compile(
 )
 
 
-class Pip:
-    """pip's ``ERROR:`` lines (unresolvable requirements, conflicts) and a package build's output box."""
+class Pip(BlockParser):
+    """pip's ``ERROR:`` lines (unresolvable requirements, conflicts) and a package build's output box.
 
-    def __init__(self) -> None:
-        self._box: Draft | None = None
-
-    @property
-    def active(self) -> bool:
-        """True inside the box where pip shows a failed build's output."""
-        return self._box is not None
+    The open block is the box where pip shows a failed build's output.
+    """
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
-        if self._box is not None:
+        if self._draft is not None:
             return self._in_box(number, text, sink)
         if text.lstrip().startswith("error: subprocess-exited-with-error"):
             # A package's build failed; what it printed (a traceback, a compiler error) is in the box below.
-            self._box = Draft("pip", "dependency", "a package failed to build", number, number)
+            self._draft = Draft("pip", "dependency", "a package failed to build", number, number)
             return True
         if text.startswith("ERROR: ") and (match := _PIP.match(text)):
             message = text[len("ERROR: ") :]
@@ -314,7 +310,7 @@ class Pip:
         return False
 
     def _in_box(self, number: int, text: str, sink: Sink) -> bool:
-        box = self._box
+        box = self._draft
         assert box is not None
         stripped = text.strip()
         if stripped.startswith("× ") and box.message == "a package failed to build":
@@ -327,9 +323,3 @@ class Pip:
         ):
             self.close(sink)
         return True
-
-    def close(self, sink: Sink) -> None:
-        """Report a build box cut off by the end of input."""
-        box, self._box = self._box, None
-        if box is not None:
-            sink.emit(box)

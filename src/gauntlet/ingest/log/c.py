@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.log.base import BlockParser
+from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
@@ -211,10 +211,8 @@ _CTEST_PROGRESS = re.compile(
 _CTEST_LIST = re.compile(r"^\s*\d+ - (\S+) \((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run|Exception)\)")
 
 
-class Make:
+class Make(LineParser):
     """make, ninja and ctest: drivers whose own lines matter only when no compiler line did."""
-
-    active = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -236,9 +234,6 @@ class Make:
             sink.emit(Draft("ctest", kind, f"{name}: {outcome}", number, number, test_id=name, key=f"ctest:{name}"))
             return True
         return False
-
-    def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""
 
 
 _CMAKE_AT = re.compile(r"^CMake Error(?: at (\S+?):(\d+) \((\w+)\))?:\s*(.*)$")

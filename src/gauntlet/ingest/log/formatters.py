@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.ingest.log.text import repo_path
 
@@ -22,10 +23,8 @@ _PYTEST_COV = re.compile(r"^FAIL Required test coverage of (\S+) not reached\. T
 _JEST_COV = re.compile(r"^Jest: \"?(\w+)\"? coverage threshold for (\w+) \((\S+)\) not met: (\S+)")
 
 
-class Formatters:
+class Formatters(LineParser):
     """One lint finding per file a formatter would change; coverage below the configured gate."""
-
-    active = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -78,6 +77,3 @@ class Formatters:
             sink.emit(Draft("jest", "lint", message, number, number, rule="coverage"))
             return True
         return False
-
-    def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""

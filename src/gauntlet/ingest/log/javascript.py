@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.log.base import BlockParser
+from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 
 __all__ = ["NODE_FRAME", "Eslint", "NodeError", "Tsc"]
@@ -12,10 +12,8 @@ __all__ = ["NODE_FRAME", "Eslint", "NodeError", "Tsc"]
 _TSC = re.compile(r"^(\S.*?)(?:\((\d+),(\d+)\):|:(\d+):(\d+) -) error (TS\d+): (.*)$")
 
 
-class Tsc:
+class Tsc(LineParser):
     """``src/a.ts(1,7): error TS2322: ...`` and the ``--pretty`` form ``src/a.ts:1:7 - error TS2322``."""
-
-    active = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -38,18 +36,13 @@ class Tsc:
             return True
         return False
 
-    def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""
-
 
 _ESLINT_FILE = re.compile(r"^(/\S+|[A-Za-z]:\\\S+|\S+\.(?:[cm]?[jt]sx?|vue|svelte|astro|json|md))$")
 _ESLINT_ROW = re.compile(r"^\s+(\d+):(\d+)\s+error\s+(.*?)(?:\s{2,}([@\w/-]+))?$")
 
 
-class Eslint:
+class Eslint(LineParser):
     """eslint's stylish format: a file line, then ``  1:7  error  message  rule`` rows (warnings ignored)."""
-
-    active = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -72,9 +65,6 @@ class Eslint:
             if text and not text[0].isspace():
                 return text if _ESLINT_FILE.match(text) else None
         return None
-
-    def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""
 
 
 # -- uncaught errors in node ---------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Role, Sink
 from gauntlet.models import Kind
 
@@ -119,10 +120,8 @@ _BUNDLER = re.compile(
 )
 
 
-class Apt:
+class Apt(LineParser):
     """``E: Unable to locate package x`` and the other ``E:`` lines of apt; bundler's resolution errors."""
-
-    active = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -144,6 +143,3 @@ class Apt:
             sink.emit(Draft("bundler", "dependency", text, number, number))
             return True
         return False
-
-    def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.log.base import BlockParser
+from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
@@ -120,10 +120,8 @@ _MYPY = re.compile(r"^(\S+?\.pyi?):(\d+):(?:(\d+):)?(?:\d+:\d+:)? error: (.*?)(?
 _PYRIGHT = re.compile(r"^\s*(\S+?\.pyi?):(\d+):(\d+) - error: (.*?)(?: \((report\w+)\))?$")
 
 
-class TypeCheck:
+class TypeCheck(LineParser):
     """mypy (``x.py:3: error: ... [code]``) and pyright (``x.py:3:5 - error: ...``)."""
-
-    active = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -164,9 +162,6 @@ class TypeCheck:
             return True
         return False
 
-    def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""
-
 
 # -- linters -------------------------------------------------------------------------------------
 
@@ -178,10 +173,8 @@ _RUFF_ARROW = re.compile(r"^\s*--> (\S+?\.pyi?):(\d+):(\d+)$")
 _RUFF_FOUND = re.compile(r"^Found (\d+) errors?\b")
 
 
-class PythonLint:
+class PythonLint(LineParser):
     """ruff, flake8 (and pycodestyle, pyflakes) and pylint message lines."""
-
-    active = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -253,9 +246,6 @@ class PythonLint:
                 if tool in hint:
                     return tool
         return "flake8" if path.startswith("./") else "ruff"
-
-    def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""
 
 
 # -- pip -----------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.log.base import BlockParser, headline
+from gauntlet.ingest.log.base import BlockParser, LineParser, headline
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
@@ -146,10 +146,8 @@ _UNCAUGHT = re.compile(r"^(\S+?\.rb):(\d+):in [`'](.*?)': (.*) \(([A-Z]\w*(?:::\
 _RUBY_BUILD = ("SyntaxError", "LoadError", "NameError", "Gem::MissingSpecError", "Bundler::GemNotFound")
 
 
-class RubyError:
+class RubyError(LineParser):
     """An uncaught Ruby exception: ``x.rb:3:in `<main>': message (NoMethodError)``."""
-
-    active = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -160,6 +158,3 @@ class RubyError:
             sink.emit(Draft("ruby", kind, f"{name}: {message}", number, number, path=path, line=int(row)))
             return True
         return False
-
-    def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""

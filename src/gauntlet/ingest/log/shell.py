@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.base import LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
@@ -40,10 +41,8 @@ _DOCKER = re.compile(
 )
 
 
-class Shell:
+class Shell(LineParser):
     """Lines the shell or the kernel print when a command cannot run or a process dies."""
-
-    active = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -118,6 +117,3 @@ class Shell:
         else:
             sink.emit(Draft("docker", "build_error", f"{command} failed", number, number, role="fallback", rank=2))
         return True
-
-    def close(self, sink: Sink) -> None:
-        """Nothing is ever pending."""

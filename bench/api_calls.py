@@ -64,18 +64,22 @@ def _run(sandbox: Sandbox, folder: Path, number: int, sha: str, run_id: int, ite
 
 
 def _crowd(sandbox: Sandbox, others: int) -> None:
-    """Put ``others`` PR records and their index entries on the state branch, keeping Gauntlet's trailers."""
+    """Put ``others`` PR records (and an issue each in the index) on the state branch, keeping Gauntlet's trailers."""
     head = sandbox.store.repo("octo", "app")
     assert head is not None
     sha = head.git.ref("refs/heads/gauntlet-state")
     assert sha is not None
     message = head.git.read_commit(sha).message
-    index = json.loads(head.git.read_blob(next(e.sha for e in head.git.ls_tree(sha, path="v1/index.json"))))
+    stored = [e.sha for e in head.git.ls_tree(sha, path="v1/index.json")]
+    index = json.loads(head.git.read_blob(stored[0])) if stored else {"schema_version": 1, "entries": {}}
     files: dict[str, str | bytes | None] = {}
     for number in range(1000, 1000 + others):
-        record = PRRecord(number=number, iteration_count=3, comment_id=10_000_000 + number)
+        comment = 10_000_000 + number
+        record = PRRecord(
+            number=number, iteration_count=3, comment_id=comment, effects={f"pr-comment:{number}": comment}
+        )
         files[f"v1/prs/{number}.json"] = record.model_dump_json(indent=1) + "\n"
-        index["entries"][f"pr-comment:{number}"] = 10_000_000 + number
+        index["entries"][f"risk:{number:016x}"] = number
     files["v1/index.json"] = json.dumps(index, indent=1) + "\n"
     sandbox.commit(REPO, files, message.replace("gauntlet:", "bench: crowd the state;", 1), branch="gauntlet-state")
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from gauntlet.sandbox import bodies, shapes
-from gauntlet.sandbox.http import ApiError, Request, Response, Router, not_found
+from gauntlet.sandbox.http import ApiError, Request, Response, Router, found, not_found
 from gauntlet.sandbox.store import Repo, Store, permission_at_least
 
 # Observers see (method, template, status, body) for every routed response (body None when it has none);
@@ -23,6 +23,7 @@ Observer = Callable[[str, str, int, Any], None]
 
 RATE_LIMIT = 5000
 FORBIDDEN = "Resource not accessible by integration"
+T = TypeVar("T")
 
 
 @dataclass(kw_only=True)
@@ -78,6 +79,10 @@ class Context:
     def number(self, name: str) -> int:
         """An integer path parameter."""
         return int(self.params[name])
+
+    def numbered(self, items: Mapping[int, T], name: str) -> T:
+        """The item of ``items`` keyed by the integer path parameter ``name``, or 404."""
+        return found(items.get(self.number(name)))
 
 
 class App:

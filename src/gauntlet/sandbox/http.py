@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlencode
 
 if TYPE_CHECKING:
@@ -110,9 +110,32 @@ def not_found() -> ApiError:
     return ApiError(404, "Not Found")
 
 
+T = TypeVar("T")
+
+
+def found(item: T | None) -> T:
+    """The item a route looked up, or GitHub's 404 when there is none."""
+    if item is None:
+        raise not_found()
+    return item
+
+
 def validation_failed(message: str = "Validation Failed", /, **error: Any) -> ApiError:
     """GitHub's 422 with one entry in ``errors``."""
     return ApiError(422, message, errors=[error] if error else [])
+
+
+def required_text(body: Mapping[str, Any], field: str, resource: str) -> str:
+    """``body[field]`` as a non-empty string, or GitHub's 422 ``missing_field`` naming ``resource``."""
+    value = body.get(field)
+    if not isinstance(value, str) or not value:
+        raise validation_failed(resource=resource, code="missing_field", field=field)
+    return value
+
+
+def created(view: dict[str, Any]) -> Response:
+    """201 with the new resource's JSON, and ``Location`` pointing at its API URL as GitHub does."""
+    return Response(status=201, body=view, headers={"Location": view["url"]})
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import secrets
 
 from gauntlet.sandbox.app import Context
 from gauntlet.sandbox.artifacts import zip_files
-from gauntlet.sandbox.http import ApiError, Response, Router, not_found, paginate
+from gauntlet.sandbox.http import ApiError, Response, Router, found, not_found, paginate
 from gauntlet.sandbox.store import Repo, WorkflowRun, now_iso
 from gauntlet.sandbox.views import ci as views
 
@@ -18,10 +18,19 @@ router = Router()
 
 
 def _run(ctx: Context, repo: Repo) -> WorkflowRun:
-    run = repo.runs.get(ctx.number("run_id"))
-    if run is None:
-        raise not_found()
-    return run
+    return ctx.numbered(repo.runs, "run_id")
+
+
+def _short_lived_redirect(ctx: Context, item_id: int, template: str) -> Response:
+    """302 to ``/_sandbox/`` + ``template`` (with ``{token}``): a fresh token stands for ``item_id``.
+
+    GitHub's download URLs need no token and expire, so tests see clients follow them without authorising;
+    callers hold the store lock, which guards the token table.
+    """
+    token = secrets.token_urlsafe(16)
+    ctx.store.log_tokens[token] = item_id
+    location = f"{ctx.base}/_sandbox/" + template.format(token=token)
+    return Response(status=302, headers={"Location": location}, raw=b"")
 
 
 @router.add("GET", "/repos/{owner}/{repo}/actions/runs")
@@ -75,9 +84,7 @@ def read_job(ctx: Context) -> Response:
     """One job."""
     repo = ctx.repo()
     with ctx.store.lock:
-        job = ctx.store.find_job(repo, ctx.number("job_id"))
-        if job is None:
-            raise not_found()
+        job = found(ctx.store.find_job(repo, ctx.number("job_id")))
         return Response(body=views.job(ctx.base, repo, repo.runs[job.run_id], job))
 
 
@@ -86,12 +93,8 @@ def job_logs(ctx: Context) -> Response:
     """302 to a short-lived log URL that needs no token, as GitHub does."""
     repo = ctx.repo()
     with ctx.store.lock:
-        job = ctx.store.find_job(repo, ctx.number("job_id"))
-        if job is None:
-            raise not_found()
-        token = secrets.token_urlsafe(16)
-        ctx.store.log_tokens[token] = job.id
-    return Response(status=302, headers={"Location": f"{ctx.base}/_sandbox/logs/{token}"}, raw=b"")
+        job = found(ctx.store.find_job(repo, ctx.number("job_id")))
+        return _short_lived_redirect(ctx, job.id, "logs/{token}")
 
 
 @router.add("GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts")
@@ -115,12 +118,8 @@ def download_artifact(ctx: Context) -> Response:
     if ctx.params["archive_format"] != "zip":
         raise not_found()
     with ctx.store.lock:
-        artifact = ctx.store.find_artifact(repo, ctx.number("artifact_id"))
-        if artifact is None:
-            raise not_found()
-        token = secrets.token_urlsafe(16)
-        ctx.store.log_tokens[token] = artifact.id
-    return Response(status=302, headers={"Location": f"{ctx.base}/_sandbox/artifacts/{token}.zip"}, raw=b"")
+        artifact = found(ctx.store.find_artifact(repo, ctx.number("artifact_id")))
+        return _short_lived_redirect(ctx, artifact.id, "artifacts/{token}.zip")
 
 
 @router.add("POST", "/repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs")

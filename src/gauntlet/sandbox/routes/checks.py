@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gauntlet.sandbox.app import Context
-from gauntlet.sandbox.http import Response, Router, not_found, paginate, validation_failed
+from gauntlet.sandbox.http import Response, Router, found, paginate, validation_failed
 from gauntlet.sandbox.store import CheckRun, Repo, Status, now_iso
 from gauntlet.sandbox.views import ci as views
 
@@ -78,10 +78,7 @@ def create_check_run(ctx: Context) -> Response:
 
 
 def _get(ctx: Context, repo: Repo) -> CheckRun:
-    run = repo.check_runs.get(ctx.number("check_run_id"))
-    if run is None:
-        raise not_found()
-    return run
+    return ctx.numbered(repo.check_runs, "check_run_id")
 
 
 @router.add("GET", "/repos/{owner}/{repo}/check-runs/{check_run_id}")
@@ -116,9 +113,7 @@ def list_annotations(ctx: Context) -> Response:
 def list_for_ref(ctx: Context) -> Response:
     """Check runs on a commit (branch names resolve); ``check_name`` and ``status`` filter."""
     repo = ctx.repo()
-    sha = repo.git.resolve_commit(ctx.params["ref"])
-    if sha is None:
-        raise not_found()
+    sha = found(repo.git.resolve_commit(ctx.params["ref"]))
     query = ctx.request.query
     with ctx.store.lock:
         runs = [
@@ -161,9 +156,7 @@ def create_status(ctx: Context) -> Response:
 
 
 def _statuses(ctx: Context, repo: Repo) -> tuple[str, list[Status]]:
-    sha = repo.git.resolve_commit(ctx.params["ref"])
-    if sha is None:
-        raise not_found()
+    sha = found(repo.git.resolve_commit(ctx.params["ref"]))
     return sha, [s for s in reversed(repo.statuses) if s.sha == sha]
 
 

@@ -14,6 +14,7 @@ from gauntlet.sandbox.git import GitError, TreeEntry
 from gauntlet.sandbox.http import ApiError, Response, Router, not_found, paginate, validation_failed
 from gauntlet.sandbox.store import Repo
 from gauntlet.sandbox.views import git as views
+from gauntlet.sandbox.views.repos import api
 from gauntlet.sandbox.writes import commit_files
 
 router = Router()
@@ -167,7 +168,7 @@ def compare(ctx: Context) -> Response:
     )
     html = f"{ctx.base}/{repo.full_name}/compare/{ctx.params['basehead']}"
     body = {
-        "url": f"{views.api(ctx.base, repo)}/compare/{ctx.params['basehead']}",
+        "url": f"{api(ctx.base, repo)}/compare/{ctx.params['basehead']}",
         "html_url": html,
         "permalink_url": html,
         "diff_url": f"{html}.diff",

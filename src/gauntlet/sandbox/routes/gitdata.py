@@ -13,10 +13,11 @@ from typing import Any
 
 from gauntlet.sandbox.app import Context
 from gauntlet.sandbox.git import ZERO_SHA, GitError, Signature
-from gauntlet.sandbox.http import Response, Router, not_found, validation_failed
-from gauntlet.sandbox.store import now_iso
+from gauntlet.sandbox.http import Response, Router, found, not_found, validation_failed
+from gauntlet.sandbox.store import Repo, now_iso
 from gauntlet.sandbox.trees import PathEdit, build_tree
 from gauntlet.sandbox.views import git as views
+from gauntlet.sandbox.views.repos import api
 from gauntlet.sandbox.writes import signature
 
 router = Router()
@@ -27,6 +28,15 @@ def _sha(value: Any, field: str) -> str:
     if not isinstance(value, str) or not _SHA.match(value):
         raise validation_failed(resource="Git", code="invalid", field=field)
     return value
+
+
+def _object_in_path(ctx: Context, param: str, kind: str) -> tuple[Repo, str]:
+    """The readable repository and the SHA in path parameter ``param``; 404 unless it names a ``kind`` object."""
+    repo = ctx.repo()
+    sha = ctx.params[param]
+    if repo.git.object_type(sha) != kind:
+        raise not_found()
+    return repo, sha
 
 
 @router.add("POST", "/repos/{owner}/{repo}/git/blobs")
@@ -42,22 +52,19 @@ def create_blob(ctx: Context) -> Response:
     except binascii.Error as exc:
         raise validation_failed(resource="Blob", code="invalid", field="content") from exc
     sha = repo.git.hash_blob(data)
-    return Response(status=201, body={"sha": sha, "url": f"{views.api(ctx.base, repo)}/git/blobs/{sha}"})
+    return Response(status=201, body={"sha": sha, "url": f"{api(ctx.base, repo)}/git/blobs/{sha}"})
 
 
 @router.add("GET", "/repos/{owner}/{repo}/git/blobs/{file_sha}")
 def get_blob(ctx: Context) -> Response:
     """A blob, base64-encoded."""
-    repo = ctx.repo()
-    sha = ctx.params["file_sha"]
-    if repo.git.object_type(sha) != "blob":
-        raise not_found()
+    repo, sha = _object_in_path(ctx, "file_sha", "blob")
     data = repo.git.read_blob(sha)
     body = {
         "sha": sha,
         "node_id": f"B_{sha[:12]}",
         "size": len(data),
-        "url": f"{views.api(ctx.base, repo)}/git/blobs/{sha}",
+        "url": f"{api(ctx.base, repo)}/git/blobs/{sha}",
         "content": base64.b64encode(data).decode(),
         "encoding": "base64",
     }
@@ -101,10 +108,7 @@ def get_tree(ctx: Context) -> Response:
     rev = ctx.params["tree_sha"]
     sha = rev if repo.git.object_type(rev) == "tree" else None
     if sha is None:
-        commit = repo.git.resolve_commit(rev)
-        if commit is None:
-            raise not_found()
-        sha = repo.git.read_commit(commit).tree
+        sha = repo.git.read_commit(found(repo.git.resolve_commit(rev))).tree
     recursive = ctx.request.query.get("recursive", "") not in ("", "0", "false")
     if recursive:
         entries = repo.git.ls_tree(sha, recursive=True)
@@ -151,10 +155,7 @@ def create_commit(ctx: Context) -> Response:
 @router.add("GET", "/repos/{owner}/{repo}/git/commits/{commit_sha}")
 def get_commit(ctx: Context) -> Response:
     """A commit object."""
-    repo = ctx.repo()
-    sha = ctx.params["commit_sha"]
-    if repo.git.object_type(sha) != "commit":
-        raise not_found()
+    repo, sha = _object_in_path(ctx, "commit_sha", "commit")
     return Response(body=views.git_commit(ctx.base, repo, repo.git.read_commit(sha)))
 
 
@@ -163,9 +164,7 @@ def get_ref(ctx: Context) -> Response:
     """One ref, by its name without ``refs/`` (``heads/main``)."""
     repo = ctx.repo()
     name = "refs/" + ctx.params["ref"]
-    sha = repo.git.ref(name)
-    if sha is None:
-        raise not_found()
+    sha = found(repo.git.ref(name))
     return Response(body=views.ref(ctx.base, repo, name, sha))
 
 

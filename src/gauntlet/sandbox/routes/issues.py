@@ -8,7 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from gauntlet.sandbox.app import Context
-from gauntlet.sandbox.http import ApiError, Response, Router, not_found, paginate, validation_failed
+from gauntlet.sandbox.http import (
+    ApiError,
+    Response,
+    Router,
+    created,
+    found,
+    paginate,
+    required_text,
+    validation_failed,
+)
 from gauntlet.sandbox.store import Comment, Issue, Label, Reaction, Repo, now_iso, permission_at_least
 from gauntlet.sandbox.views import issues as views
 
@@ -18,18 +27,12 @@ _REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eye
 
 def get_issue(ctx: Context, repo: Repo) -> Issue:
     """The issue (or pull request) in the path."""
-    issue = repo.issues.get(ctx.number("issue_number"))
-    if issue is None:
-        raise not_found()
-    return issue
+    return ctx.numbered(repo.issues, "issue_number")
 
 
 def get_comment(ctx: Context, repo: Repo) -> Comment:
     """The issue comment in the path."""
-    comment = repo.comments.get(ctx.number("comment_id"))
-    if comment is None:
-        raise not_found()
-    return comment
+    return ctx.numbered(repo.comments, "comment_id")
 
 
 def ensure_labels(ctx: Context, repo: Repo, names: list[Any]) -> list[str]:
@@ -74,9 +77,7 @@ def create_issue(ctx: Context) -> Response:
     """Open an issue; labels and assignees need push access, as on GitHub (they are dropped silently otherwise)."""
     repo = ctx.repo("write", users_need="read")
     body = ctx.body()
-    title = body.get("title")
-    if not isinstance(title, str) or not title:
-        raise validation_failed(resource="Issue", code="missing_field", field="title")
+    title = required_text(body, "title", "Issue")
     login = ctx.need_login()
     can_push = permission_at_least(repo.permission(login), "triage")
     with ctx.store.lock:
@@ -94,7 +95,7 @@ def create_issue(ctx: Context) -> Response:
         )
         repo.issues[issue.number] = issue
         view = views.issue(ctx.base, ctx.store, repo, issue)
-    return Response(status=201, body=view, headers={"Location": view["url"]})
+    return created(view)
 
 
 @router.add("GET", "/repos/{owner}/{repo}/issues/{issue_number}")
@@ -156,9 +157,7 @@ def list_comments(ctx: Context) -> Response:
 def create_comment(ctx: Context) -> Response:
     """Comment on an issue or pull request."""
     repo = ctx.repo("write", users_need="read")
-    text = ctx.body().get("body")
-    if not isinstance(text, str) or not text:
-        raise validation_failed(resource="IssueComment", code="missing_field", field="body")
+    text = required_text(ctx.body(), "body", "IssueComment")
     if len(text) > 65536:
         raise validation_failed(
             resource="IssueComment",
@@ -179,7 +178,7 @@ def create_comment(ctx: Context) -> Response:
         )
         repo.comments[comment.id] = comment
         view = views.comment(ctx.base, ctx.store, repo, comment)
-    return Response(status=201, body=view, headers={"Location": view["url"]})
+    return created(view)
 
 
 @router.add("GET", "/repos/{owner}/{repo}/issues/comments/{comment_id}")
@@ -200,9 +199,7 @@ def _own_or_write(ctx: Context, repo: Repo, comment: Comment) -> None:
 def edit_comment(ctx: Context) -> Response:
     """Edit a comment (its author, or anyone with write)."""
     repo = ctx.repo("read")
-    text = ctx.body().get("body")
-    if not isinstance(text, str) or not text:
-        raise validation_failed(resource="IssueComment", code="missing_field", field="body")
+    text = required_text(ctx.body(), "body", "IssueComment")
     with ctx.store.lock:
         comment = get_comment(ctx, repo)
         _own_or_write(ctx, repo, comment)
@@ -236,9 +233,7 @@ def create_label(ctx: Context) -> Response:
     """Create a label; 422 ``already_exists`` on a duplicate name (case-insensitive)."""
     repo = ctx.repo("write")
     body = ctx.body()
-    name = body.get("name")
-    if not isinstance(name, str) or not name:
-        raise validation_failed(resource="Label", code="missing_field", field="name")
+    name = required_text(body, "name", "Label")
     with ctx.store.lock:
         if name.lower() in repo.labels:
             raise validation_failed(resource="Label", code="already_exists", field="name")
@@ -256,9 +251,7 @@ def create_label(ctx: Context) -> Response:
 def read_label(ctx: Context) -> Response:
     """One label by name."""
     repo = ctx.repo()
-    label = repo.labels.get(ctx.params["name"].lower())
-    if label is None:
-        raise not_found()
+    label = found(repo.labels.get(ctx.params["name"].lower()))
     return Response(body=views.label(ctx.base, repo, label))
 
 

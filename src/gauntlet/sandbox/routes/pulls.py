@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from gauntlet.sandbox.app import Context
-from gauntlet.sandbox.http import ApiError, Response, Router, not_found, paginate, validation_failed
+from gauntlet.sandbox.http import ApiError, Response, Router, created, not_found, paginate, validation_failed
 from gauntlet.sandbox.routes.contents import files_between
 from gauntlet.sandbox.routes.issues import update_issue_fields
 from gauntlet.sandbox.store import Issue, PullData, Repo, Review, ReviewComment, now_iso
@@ -124,7 +124,7 @@ def create_pull(ctx: Context) -> Response:
         )
         repo.issues[issue.number] = issue
         view = pull_view(ctx, repo, issue, full=True)
-    return Response(status=201, body=view, headers={"Location": view["url"]})
+    return created(view)
 
 
 @router.add("GET", "/repos/{owner}/{repo}/pulls")

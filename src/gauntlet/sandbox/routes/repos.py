@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from gauntlet.sandbox.app import RATE_LIMIT, Context
-from gauntlet.sandbox.http import ApiError, Response, Router, paginate, validation_failed
+from gauntlet.sandbox.http import ApiError, Response, Router, paginate, required_text, validation_failed
 from gauntlet.sandbox.store import PERMISSIONS, Repo
 from gauntlet.sandbox.views import git as git_views
 from gauntlet.sandbox.views.repos import public_user, repository, user
@@ -49,9 +49,7 @@ def rate_limit(ctx: Context) -> Response:
 
 def _create(ctx: Context, owner: str) -> Response:
     body = ctx.body()
-    name = body.get("name")
-    if not isinstance(name, str) or not name:
-        raise validation_failed(resource="Repository", code="missing_field", field="name")
+    name = required_text(body, "name", "Repository")
     try:
         repo = ctx.store.create_repo(
             owner,

@@ -5,16 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from gauntlet.sandbox.store import Artifact, CheckRun, Job, Repo, Status, Store, WorkflowRun
-from gauntlet.sandbox.views.repos import node_id, repository, user
-
-
-def _api(base: str, repo: Repo) -> str:
-    return f"{base}/repos/{repo.full_name}"
+from gauntlet.sandbox.views.repos import api, node_id, repository, user
 
 
 def check_run(base: str, repo: Repo, item: CheckRun) -> dict[str, Any]:
     """A ``check-run``."""
-    url = f"{_api(base, repo)}/check-runs/{item.id}"
+    url = f"{api(base, repo)}/check-runs/{item.id}"
     return {
         "id": item.id,
         "node_id": node_id("CR", item.id),
@@ -60,7 +56,7 @@ def annotation(base: str, repo: Repo, item: CheckRun, raw: dict[str, Any]) -> di
 def status(base: str, store: Store, repo: Repo, item: Status) -> dict[str, Any]:
     """A ``status``."""
     return {
-        "url": f"{_api(base, repo)}/statuses/{item.sha}",
+        "url": f"{api(base, repo)}/statuses/{item.sha}",
         "avatar_url": None,
         "id": item.id,
         "node_id": node_id("ST", item.id),
@@ -76,7 +72,7 @@ def status(base: str, store: Store, repo: Repo, item: Status) -> dict[str, Any]:
 
 def workflow_run(base: str, store: Store, repo: Repo, run: WorkflowRun, login: str | None) -> dict[str, Any]:
     """A ``workflow-run``."""
-    url = f"{_api(base, repo)}/actions/runs/{run.id}"
+    url = f"{api(base, repo)}/actions/runs/{run.id}"
     actor = user(base, store.user(run.actor))
     repo_view = repository(base, repo, store.user(repo.owner), login)
     pulls = []
@@ -84,12 +80,12 @@ def workflow_run(base: str, store: Store, repo: Repo, run: WorkflowRun, login: s
         issue = repo.issues.get(number)
         if issue is None or issue.pull is None:
             continue
-        small_repo = {"id": repo.id, "url": _api(base, repo), "name": repo.name}
+        small_repo = {"id": repo.id, "url": api(base, repo), "name": repo.name}
         pulls.append(
             {
                 "id": issue.id,
                 "number": number,
-                "url": f"{_api(base, repo)}/pulls/{number}",
+                "url": f"{api(base, repo)}/pulls/{number}",
                 "head": {"ref": issue.pull.head_ref, "sha": issue.pull.head_sha, "repo": small_repo},
                 "base": {"ref": issue.pull.base_ref, "sha": issue.pull.base_sha, "repo": small_repo},
             }
@@ -119,12 +115,12 @@ def workflow_run(base: str, store: Store, repo: Repo, run: WorkflowRun, login: s
         "triggering_actor": actor,
         "jobs_url": f"{url}/jobs",
         "logs_url": f"{url}/logs",
-        "check_suite_url": f"{_api(base, repo)}/check-suites/{run.id}",
+        "check_suite_url": f"{api(base, repo)}/check-suites/{run.id}",
         "artifacts_url": f"{url}/artifacts",
         "cancel_url": f"{url}/cancel",
         "rerun_url": f"{url}/rerun",
         "previous_attempt_url": f"{url}/attempts/{run.run_attempt - 1}" if run.run_attempt > 1 else None,
-        "workflow_url": f"{_api(base, repo)}/actions/workflows/{run.workflow_id}",
+        "workflow_url": f"{api(base, repo)}/actions/workflows/{run.workflow_id}",
         "head_commit": None,
         "repository": repo_view,
         "head_repository": repo_view,
@@ -136,12 +132,12 @@ def job(base: str, repo: Repo, run: WorkflowRun, item: Job) -> dict[str, Any]:
     return {
         "id": item.id,
         "run_id": run.id,
-        "run_url": f"{_api(base, repo)}/actions/runs/{run.id}",
+        "run_url": f"{api(base, repo)}/actions/runs/{run.id}",
         "run_attempt": item.run_attempt,
         "node_id": node_id("J", item.id),
         "head_sha": run.head_sha,
         "head_branch": run.head_branch,
-        "url": f"{_api(base, repo)}/actions/jobs/{item.id}",
+        "url": f"{api(base, repo)}/actions/jobs/{item.id}",
         "html_url": f"{base}/{repo.full_name}/actions/runs/{run.id}/job/{item.id}",
         "status": item.status,
         "conclusion": item.conclusion,
@@ -150,7 +146,7 @@ def job(base: str, repo: Repo, run: WorkflowRun, item: Job) -> dict[str, Any]:
         "completed_at": item.completed_at,
         "name": item.name,
         "steps": item.steps,
-        "check_run_url": f"{_api(base, repo)}/check-runs/{item.id}",
+        "check_run_url": f"{api(base, repo)}/check-runs/{item.id}",
         "labels": ["ubuntu-latest"],
         "runner_id": None,
         "runner_name": None,
@@ -162,7 +158,7 @@ def job(base: str, repo: Repo, run: WorkflowRun, item: Job) -> dict[str, Any]:
 
 def artifact(base: str, repo: Repo, run: WorkflowRun, item: Artifact, size: int) -> dict[str, Any]:
     """An ``artifact``."""
-    url = f"{_api(base, repo)}/actions/artifacts/{item.id}"
+    url = f"{api(base, repo)}/actions/artifacts/{item.id}"
     return {
         "id": item.id,
         "node_id": node_id("A", item.id),

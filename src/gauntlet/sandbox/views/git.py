@@ -8,15 +8,10 @@ from urllib.parse import quote
 
 from gauntlet.sandbox.git import CommitInfo, FileChange, Signature, TreeEntry
 from gauntlet.sandbox.store import Repo, Store
-from gauntlet.sandbox.views.repos import user
+from gauntlet.sandbox.views.repos import api, user
 from gauntlet.sandbox.writes import NOREPLY_DOMAIN
 
 _UNSIGNED = {"verified": False, "reason": "unsigned", "signature": None, "payload": None, "verified_at": None}
-
-
-def api(base: str, repo: Repo) -> str:
-    """The repository's API URL."""
-    return f"{base}/repos/{repo.full_name}"
 
 
 def signature(who: Signature) -> dict[str, Any]:

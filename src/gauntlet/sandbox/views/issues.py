@@ -6,11 +6,7 @@ from typing import Any
 from urllib.parse import quote
 
 from gauntlet.sandbox.store import Comment, Issue, Label, Reaction, Repo, Review, ReviewComment, Store
-from gauntlet.sandbox.views.repos import node_id, repository, user
-
-
-def _api(base: str, repo: Repo) -> str:
-    return f"{base}/repos/{repo.full_name}"
+from gauntlet.sandbox.views.repos import api, node_id, repository, user
 
 
 def association(repo: Repo, login: str) -> str:
@@ -46,7 +42,7 @@ def label(base: str, repo: Repo, item: Label) -> dict[str, Any]:
     return {
         "id": item.id,
         "node_id": node_id("LA", item.id),
-        "url": f"{_api(base, repo)}/labels/{quote(item.name)}",
+        "url": f"{api(base, repo)}/labels/{quote(item.name)}",
         "name": item.name,
         "color": item.color,
         "default": False,
@@ -59,7 +55,7 @@ def label(base: str, repo: Repo, item: Label) -> dict[str, Any]:
 
 def issue(base: str, store: Store, repo: Repo, item: Issue) -> dict[str, Any]:
     """An ``issue``; a pull request's issue carries ``pull_request``."""
-    url = f"{_api(base, repo)}/issues/{item.number}"
+    url = f"{api(base, repo)}/issues/{item.number}"
     comments = sum(1 for c in repo.comments.values() if c.issue_number == item.number)
     assignees = [user(base, store.user(a)) for a in item.assignees]
     body: dict[str, Any] = {
@@ -67,7 +63,7 @@ def issue(base: str, store: Store, repo: Repo, item: Issue) -> dict[str, Any]:
         "node_id": node_id("I", item.id),
         "number": item.number,
         "url": url,
-        "repository_url": _api(base, repo),
+        "repository_url": api(base, repo),
         "labels_url": f"{url}/labels{{/name}}",
         "comments_url": f"{url}/comments",
         "events_url": f"{url}/events",
@@ -92,7 +88,7 @@ def issue(base: str, store: Store, repo: Repo, item: Issue) -> dict[str, Any]:
         "reactions": rollup(f"{url}/reactions", item.reactions),
     }
     if item.pull is not None:
-        pull_url = f"{_api(base, repo)}/pulls/{item.number}"
+        pull_url = f"{api(base, repo)}/pulls/{item.number}"
         html = f"{base}/{repo.full_name}/pull/{item.number}"
         body["pull_request"] = {
             "url": pull_url,
@@ -106,14 +102,14 @@ def issue(base: str, store: Store, repo: Repo, item: Issue) -> dict[str, Any]:
 
 def comment(base: str, store: Store, repo: Repo, item: Comment) -> dict[str, Any]:
     """An ``issue-comment``."""
-    url = f"{_api(base, repo)}/issues/comments/{item.id}"
+    url = f"{api(base, repo)}/issues/comments/{item.id}"
     kind = "pull" if repo.issues[item.issue_number].pull else "issues"
     return {
         "id": item.id,
         "node_id": node_id("IC", item.id),
         "url": url,
         "html_url": f"{base}/{repo.full_name}/{kind}/{item.issue_number}#issuecomment-{item.id}",
-        "issue_url": f"{_api(base, repo)}/issues/{item.issue_number}",
+        "issue_url": f"{api(base, repo)}/issues/{item.issue_number}",
         "body": item.body,
         "user": user(base, store.user(item.user)),
         "created_at": item.created_at,
@@ -127,7 +123,7 @@ def pull(base: str, store: Store, repo: Repo, item: Issue, login: str | None, st
     """A ``pull-request`` (and, trimmed by the schema, a ``pull-request-simple``)."""
     assert item.pull is not None
     data = item.pull
-    url = f"{_api(base, repo)}/pulls/{item.number}"
+    url = f"{api(base, repo)}/pulls/{item.number}"
     html = f"{base}/{repo.full_name}/pull/{item.number}"
     head_owner, _, head_name = data.head_repo.partition("/")
     head_repo = store.repo(head_owner, head_name) or repo
@@ -150,12 +146,12 @@ def pull(base: str, store: Store, repo: Repo, item: Issue, login: str | None, st
         "html_url": html,
         "diff_url": f"{html}.diff",
         "patch_url": f"{html}.patch",
-        "issue_url": f"{_api(base, repo)}/issues/{item.number}",
+        "issue_url": f"{api(base, repo)}/issues/{item.number}",
         "commits_url": f"{url}/commits",
         "review_comments_url": f"{url}/comments",
-        "review_comment_url": f"{_api(base, repo)}/pulls/comments{{/number}}",
-        "comments_url": f"{_api(base, repo)}/issues/{item.number}/comments",
-        "statuses_url": f"{_api(base, repo)}/statuses/{data.head_sha}",
+        "review_comment_url": f"{api(base, repo)}/pulls/comments{{/number}}",
+        "comments_url": f"{api(base, repo)}/issues/{item.number}/comments",
+        "statuses_url": f"{api(base, repo)}/statuses/{data.head_sha}",
         "number": item.number,
         "state": item.state,
         "locked": False,
@@ -184,9 +180,9 @@ def pull(base: str, store: Store, repo: Repo, item: Issue, login: str | None, st
                 "issue": issue_view["url"],
                 "comments": issue_view["comments_url"],
                 "review_comments": f"{url}/comments",
-                "review_comment": f"{_api(base, repo)}/pulls/comments{{/number}}",
+                "review_comment": f"{api(base, repo)}/pulls/comments{{/number}}",
                 "commits": f"{url}/commits",
-                "statuses": f"{_api(base, repo)}/statuses/{data.head_sha}",
+                "statuses": f"{api(base, repo)}/statuses/{data.head_sha}",
             }.items()
         },
         "author_association": issue_view["author_association"],
@@ -210,7 +206,7 @@ def pull(base: str, store: Store, repo: Repo, item: Issue, login: str | None, st
 def review(base: str, store: Store, repo: Repo, item: Review) -> dict[str, Any]:
     """A ``pull-request-review``."""
     html = f"{base}/{repo.full_name}/pull/{item.pull_number}#pullrequestreview-{item.id}"
-    pull_url = f"{_api(base, repo)}/pulls/{item.pull_number}"
+    pull_url = f"{api(base, repo)}/pulls/{item.pull_number}"
     return {
         "id": item.id,
         "node_id": node_id("PRR", item.id),
@@ -228,9 +224,9 @@ def review(base: str, store: Store, repo: Repo, item: Review) -> dict[str, Any]:
 
 def review_comment(base: str, store: Store, repo: Repo, item: ReviewComment) -> dict[str, Any]:
     """A ``pull-request-review-comment``."""
-    url = f"{_api(base, repo)}/pulls/comments/{item.id}"
+    url = f"{api(base, repo)}/pulls/comments/{item.id}"
     html = f"{base}/{repo.full_name}/pull/{item.pull_number}#discussion_r{item.id}"
-    pull_url = f"{_api(base, repo)}/pulls/{item.pull_number}"
+    pull_url = f"{api(base, repo)}/pulls/{item.pull_number}"
     return {
         "url": url,
         "id": item.id,

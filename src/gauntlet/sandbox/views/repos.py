@@ -7,6 +7,11 @@ from typing import Any
 from gauntlet.sandbox.store import Repo, User, permission_at_least
 
 
+def api(base: str, repo: Repo) -> str:
+    """The repository's API URL."""
+    return f"{base}/repos/{repo.full_name}"
+
+
 def node_id(kind: str, number: int) -> str:
     """A stable opaque node id."""
     return f"{kind}_{number:08d}"
@@ -63,7 +68,7 @@ def permissions(repo: Repo, login: str | None) -> dict[str, bool]:
 
 def repository(base: str, repo: Repo, owner: User, login: str | None) -> dict[str, Any]:
     """A ``full-repository`` (also valid where a ``repository`` or ``minimal-repository`` is expected)."""
-    api = f"{base}/repos/{repo.full_name}"
+    url = api(base, repo)
     return {
         "id": repo.id,
         "node_id": node_id("R", repo.id),
@@ -75,7 +80,7 @@ def repository(base: str, repo: Repo, owner: User, login: str | None) -> dict[st
         "html_url": f"{base}/{repo.full_name}",
         "description": repo.description,
         "fork": False,
-        "url": api,
+        "url": url,
         "clone_url": f"{base}/{repo.full_name}.git",
         "git_url": f"{base}/{repo.full_name}.git",
         "ssh_url": f"{base}/{repo.full_name}.git",
@@ -103,13 +108,13 @@ def repository(base: str, repo: Repo, owner: User, login: str | None) -> dict[st
         "license": None,
         "open_issues_count": sum(1 for i in repo.issues.values() if i.state == "open"),
         "open_issues": sum(1 for i in repo.issues.values() if i.state == "open"),
-        "branches_url": f"{api}/branches{{/branch}}",
-        "issues_url": f"{api}/issues{{/number}}",
-        "pulls_url": f"{api}/pulls{{/number}}",
-        "commits_url": f"{api}/commits{{/sha}}",
-        "contents_url": f"{api}/contents/{{+path}}",
-        "git_refs_url": f"{api}/git/refs{{/sha}}",
-        "labels_url": f"{api}/labels{{/name}}",
-        "statuses_url": f"{api}/statuses/{{sha}}",
-        "hooks_url": f"{api}/hooks",
+        "branches_url": f"{url}/branches{{/branch}}",
+        "issues_url": f"{url}/issues{{/number}}",
+        "pulls_url": f"{url}/pulls{{/number}}",
+        "commits_url": f"{url}/commits{{/sha}}",
+        "contents_url": f"{url}/contents/{{+path}}",
+        "git_refs_url": f"{url}/git/refs{{/sha}}",
+        "labels_url": f"{url}/labels{{/name}}",
+        "statuses_url": f"{url}/statuses/{{sha}}",
+        "hooks_url": f"{url}/hooks",
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.models import Kind
 
 __all__ = ["CMake", "Compiler", "Make", "Sanitizer"]
@@ -64,16 +64,8 @@ class Compiler(BlockParser):
         if "error" in text:
             if match := _DIAGNOSTIC.match(text):
                 path, row, column, _, message, flag = match.groups()
-                self._draft = Draft(
-                    _compiler(path, sink),
-                    "build_error",
-                    message,
-                    number,
-                    number,
-                    path=path,
-                    line=int(row),
-                    column=int(column) if column else None,
-                    rule=flag,
+                self._draft = diagnostic(
+                    _compiler(path, sink), "build_error", message, number, path, row, column, rule=flag
                 )
                 return True
             if match := _OTHER_DIAGNOSTIC.match(text):
@@ -94,33 +86,11 @@ class Compiler(BlockParser):
                         )
                     )
                     return True
-                sink.emit(
-                    Draft(
-                        _OTHER_TOOLS.get(extension),
-                        "build_error",
-                        message,
-                        number,
-                        number,
-                        path=path,
-                        line=int(row),
-                        column=int(column) if column else None,
-                    )
-                )
+                sink.emit(diagnostic(_OTHER_TOOLS.get(extension), "build_error", message, number, path, row, column))
                 return True
             if match := _RUNTIME.match(text):
                 path, row, column, message = match.groups()
-                sink.emit(
-                    Draft(
-                        "ubsan",
-                        "crash",
-                        f"runtime error: {message}",
-                        number,
-                        number,
-                        path=path,
-                        line=int(row),
-                        column=int(column),
-                    )
-                )
+                sink.emit(diagnostic("ubsan", "crash", f"runtime error: {message}", number, path, row, column))
                 return True
             if match := _COLLECT2.match(text):
                 sink.emit(Draft("ld", "build_error", text, number, number, role="fallback", rank=2))

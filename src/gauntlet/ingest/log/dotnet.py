@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.models import Kind
 
 __all__ = ["MSBuild"]
@@ -36,19 +36,7 @@ class MSBuild(BlockParser):
             prefix = code.rstrip("0123456789")
             tool = _TOOLS.get(prefix, "msbuild")
             kind: Kind = "dependency" if prefix == "NU" else "build_error"
-            sink.emit(
-                Draft(
-                    tool,
-                    kind,
-                    message,
-                    number,
-                    number,
-                    path=path,
-                    line=int(row),
-                    column=int(column) if column else None,
-                    rule=code,
-                )
-            )
+            sink.emit(diagnostic(tool, kind, message, number, path, row, column, rule=code))
             return True
         if "Failed " in text and (match := _FAILED_TEST.match(text)):
             name = match.group(1)

@@ -19,7 +19,7 @@ from typing import Literal, Protocol
 
 from gauntlet.models import Kind
 
-__all__ = ["Draft", "Line", "Parser", "Role", "Sink"]
+__all__ = ["Draft", "Line", "Parser", "Role", "Sink", "diagnostic"]
 
 Role = Literal["primary", "fallback", "terminal"]
 
@@ -83,3 +83,37 @@ class Parser(Protocol):
 
     def close(self, sink: Sink) -> None:
         """Flush any block still open (end of input or a gap in the lines fed)."""
+
+
+def diagnostic(
+    tool: str | None,
+    kind: Kind,
+    message: str,
+    number: int,
+    path: str | None,
+    row: str | int,
+    column: str | int | None = None,
+    *,
+    rule: str | None = None,
+    warning: bool = False,
+) -> Draft:
+    """A diagnostic that fits on one log line and names its place: ``path:row[:column]: message``.
+
+    :param number: the log line it was read on (its start and end).
+    :param row: the source line, as the tool's pattern matched it.
+    :param column: the source column as matched; ``None`` or ``""`` when the tool printed none.
+    :param rule: the tool's code or rule name for it.
+    :param warning: the tool reported it below error severity.
+    """
+    return Draft(
+        tool,
+        kind,
+        message,
+        number,
+        number,
+        path=path,
+        line=int(row),
+        column=int(column) if column else None,
+        rule=rule,
+        warning=warning,
+    )

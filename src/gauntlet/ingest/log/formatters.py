@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.ingest.log.text import repo_path
 
 __all__ = ["Formatters"]
@@ -52,18 +52,7 @@ class Formatters(LineParser):
         if (match := _RUBOCOP.match(text)) is not None:
             path, row, column, severity, cop, message = match.groups()
             sink.emit(
-                Draft(
-                    "rubocop",
-                    "lint",
-                    message,
-                    number,
-                    number,
-                    path=path,
-                    line=int(row),
-                    column=int(column),
-                    rule=cop,
-                    warning=severity in "CR",
-                )
+                diagnostic("rubocop", "lint", message, number, path, row, column, rule=cop, warning=severity in "CR")
             )
             return True
         if text.startswith("FAIL Required") and (match := _PYTEST_COV.match(text)):

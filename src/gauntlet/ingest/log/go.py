@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.models import Kind
 
 __all__ = ["Go"]
@@ -60,30 +60,22 @@ class Go:
             if linter := _LINTER.search(message):
                 # golangci-lint names the linter at the end: ``ineffectual assignment to x (ineffassign)``.
                 sink.emit(
-                    Draft(
+                    diagnostic(
                         "golangci-lint",
                         "lint",
                         message[: linter.start()],
                         number,
-                        number,
-                        path=path,
-                        line=int(row),
-                        column=int(column),
+                        path,
+                        row,
+                        column,
                         rule=linter.group(1),
                     )
                 )
                 return True
             vet = "vet" in sink.step
             sink.emit(
-                Draft(
-                    "go vet" if vet else "go",
-                    "lint" if vet else "build_error",
-                    message,
-                    number,
-                    number,
-                    path=path,
-                    line=int(row),
-                    column=int(column),
+                diagnostic(
+                    "go vet" if vet else "go", "lint" if vet else "build_error", message, number, path, row, column
                 )
             )
             return True

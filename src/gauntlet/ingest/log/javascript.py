@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 
 __all__ = ["NODE_FRAME", "Eslint", "NodeError", "Tsc"]
 
@@ -20,19 +20,7 @@ class Tsc(LineParser):
         number, text = line
         if "error TS" in text and (match := _TSC.match(text)):
             path, row, column, row2, column2, code, message = match.groups()
-            sink.emit(
-                Draft(
-                    "tsc",
-                    "type_error",
-                    message,
-                    number,
-                    number,
-                    path=path,
-                    line=int(row or row2),
-                    column=int(column or column2),
-                    rule=code,
-                )
-            )
+            sink.emit(diagnostic("tsc", "type_error", message, number, path, row or row2, column or column2, rule=code))
             return True
         return False
 
@@ -51,11 +39,7 @@ class Eslint(LineParser):
             row, column, message, rule = match.groups()
             # The file header is a line without an anchor: find it among the lines read before.
             path = self._look_back(number, sink)
-            sink.emit(
-                Draft(
-                    "eslint", "lint", message, number, number, path=path, line=int(row), column=int(column), rule=rule
-                )
-            )
+            sink.emit(diagnostic("eslint", "lint", message, number, path, row, column, rule=rule))
             return True
         return False
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.models import Kind
 
 __all__ = ["Gradle", "Java", "Maven", "Sbt"]
@@ -38,34 +38,12 @@ class Java(BlockParser):
             path, row, column, row2, message = match.groups()
             if text.startswith("[ERROR]") or "error:" in text:
                 tool = "javac" if path.endswith(".java") else "kotlinc" if ".kt" in path else "scalac"
-                sink.emit(
-                    Draft(
-                        tool,
-                        "build_error",
-                        message,
-                        number,
-                        number,
-                        path=path,
-                        line=int(row or row2),
-                        column=int(column) if column else None,
-                    )
-                )
+                sink.emit(diagnostic(tool, "build_error", message, number, path, row or row2, column))
                 return True
             return False
         if text.startswith("e: ") and (match := _KOTLIN.match(text)):
             path, row, column, row2, column2, message = match.groups()
-            sink.emit(
-                Draft(
-                    "kotlinc",
-                    "build_error",
-                    message,
-                    number,
-                    number,
-                    path=path,
-                    line=int(row or row2),
-                    column=int(column or column2),
-                )
-            )
+            sink.emit(diagnostic("kotlinc", "build_error", message, number, path, row or row2, column or column2))
             return True
         if text.startswith("Exception in thread") and (match := _UNCAUGHT.match(text)):
             name = match.group(2)
@@ -217,9 +195,7 @@ class Sbt(BlockParser):
                 return True
         if text.startswith("[error] ") and (match := _SBT_ERROR.match(text)):
             path, row, column, message = match.groups()
-            sink.emit(
-                Draft("scalac", "build_error", message, number, number, path=path, line=int(row), column=int(column))
-            )
+            sink.emit(diagnostic("scalac", "build_error", message, number, path, row, column))
             return True
         if "FAILED" in text and (match := _SCALATEST_FAILED.match(text)):
             name = match.group(1)

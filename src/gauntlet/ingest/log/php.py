@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, headline
-from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.models import Kind
 
 __all__ = ["Php"]
@@ -34,7 +34,7 @@ class Php(BlockParser):
         if "error:" in text and (fatal := _FATAL.match(text)):
             what, message, path, row = fatal.groups()
             kind: Kind = "build_error" if what == "Parse" else "crash"
-            sink.emit(Draft("php", kind, message, number, number, path=path, line=int(row)))
+            sink.emit(diagnostic("php", kind, message, number, path, row))
             return True
         if text.startswith("There ") and _SECTION.match(text):
             self._section = True

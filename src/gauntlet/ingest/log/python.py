@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.models import Kind
 
 __all__ = ["Pip", "PythonLint", "Traceback", "TypeCheck"]
@@ -130,35 +130,11 @@ class TypeCheck(LineParser):
             return False
         if match := _MYPY.match(text):
             path, row, column, message, code = match.groups()
-            sink.emit(
-                Draft(
-                    "mypy",
-                    "type_error",
-                    message,
-                    number,
-                    number,
-                    path=path,
-                    line=int(row),
-                    column=int(column) if column else None,
-                    rule=code,
-                )
-            )
+            sink.emit(diagnostic("mypy", "type_error", message, number, path, row, column, rule=code))
             return True
         if match := _PYRIGHT.match(text):
             path, row, column, message, code = match.groups()
-            sink.emit(
-                Draft(
-                    "pyright",
-                    "type_error",
-                    message,
-                    number,
-                    number,
-                    path=path,
-                    line=int(row),
-                    column=int(column),
-                    rule=code,
-                )
-            )
+            sink.emit(diagnostic("pyright", "type_error", message, number, path, row, column, rule=code))
             return True
         return False
 
@@ -184,15 +160,14 @@ class PythonLint(LineParser):
                 path, row, column, code, message, symbol = match.groups()
                 minor = code[0] in "CRI"
                 sink.emit(
-                    Draft(
+                    diagnostic(
                         "pylint",
                         "lint",
                         message,
                         number,
-                        number,
-                        path=path,
-                        line=int(row),
-                        column=int(column) + 1,
+                        path,
+                        row,
+                        int(column) + 1,
                         rule=symbol or code,
                         warning=minor,
                     )
@@ -201,17 +176,7 @@ class PythonLint(LineParser):
             if match := _FLAKE8.match(text):
                 path, row, column, code, message = match.groups()
                 sink.emit(
-                    Draft(
-                        self._tool(path, sink, number),
-                        "lint",
-                        message,
-                        number,
-                        number,
-                        path=path,
-                        line=int(row),
-                        column=int(column),
-                        rule=code,
-                    )
+                    diagnostic(self._tool(path, sink, number), "lint", message, number, path, row, column, rule=code)
                 )
                 return True
             if match := _RUFF_ARROW.match(text):

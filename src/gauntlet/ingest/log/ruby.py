@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser, headline
-from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.models import Kind
 
 __all__ = ["Minitest", "Rspec", "RubyError"]
@@ -155,6 +155,6 @@ class RubyError(LineParser):
         if text.endswith(")") and ".rb:" in text and (match := _UNCAUGHT.match(text)):
             path, row, _, message, name = match.groups()
             kind: Kind = "build_error" if name in _RUBY_BUILD else "crash"
-            sink.emit(Draft("ruby", kind, f"{name}: {message}", number, number, path=path, line=int(row)))
+            sink.emit(diagnostic("ruby", kind, f"{name}: {message}", number, path, row))
             return True
         return False

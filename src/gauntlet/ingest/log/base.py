@@ -3,6 +3,7 @@
 * :class:`LineParser`: every failure fits on one line (``x.py:3:1: F401 ...``); nothing is ever open.
 * :class:`BlockParser`: a failure spans a block (a header, then its message and location); one
   :class:`~gauntlet.ingest.log.draft.Draft` is open at a time and is reported when the block ends.
+* :class:`SectionParser`: such blocks stand in a section a header opens (RSpec's ``Failures:``).
 
 Both satisfy :class:`~gauntlet.ingest.log.draft.Parser`. ``active`` stays a plain ``False`` on
 :class:`LineParser`: the analyser asks only parsers whose ``active`` is a property after each line.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from gauntlet.ingest.log.draft import Draft, Sink
 
-__all__ = ["BlockParser", "LineParser", "headline"]
+__all__ = ["BlockParser", "LineParser", "SectionParser", "headline"]
 
 
 class LineParser:
@@ -52,6 +53,28 @@ class BlockParser:
     def _finish(self, draft: Draft) -> bool:
         """Complete a block's draft before it is reported; return False to drop it."""
         return True
+
+
+class SectionParser(BlockParser):
+    """A :class:`BlockParser` whose blocks stand in a section, from its header to the first line not its own.
+
+    The section stays active between blocks, so the lines that start the next one are fed too.
+    ``_report`` ends a block; ``close`` ends the section.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._section = False
+
+    @property
+    def active(self) -> bool:
+        """True inside the section."""
+        return self._section
+
+    def close(self, sink: Sink) -> None:
+        """End the section, reporting the block being read."""
+        self._report(sink)
+        self._section = False
 
 
 def headline(draft: Draft, name: str | None, empty: str = "failed") -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.log.base import BlockParser, headline
+from gauntlet.ingest.log.base import BlockParser, SectionParser, headline
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.ingest.log.javascript import NODE_FRAME
 
@@ -127,18 +127,12 @@ _AFTER_MOCHA = ("npm ", "##[", "error ", "ERR", "make", "Process completed", "> 
 _ERROR_LINE = re.compile(r"^\s*((?:\w+\.)*\w*(?:Error|Exception)\b(?: \[\w+\])?:? ?.*)$")
 
 
-class Mocha(BlockParser):
+class Mocha(SectionParser):
     """mocha's ``N failing`` section: ``1) suite`` / ``test:`` then the error and its stack."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._section = False
         self._title: list[str] = []
-
-    @property
-    def active(self) -> bool:
-        """True inside the failing section."""
-        return self._section
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -176,11 +170,6 @@ class Mocha(BlockParser):
         draft.test_id, draft.key = title, f"mocha:{title}"
         headline(draft, title)
         return True
-
-    def close(self, sink: Sink) -> None:
-        """End of the failing section."""
-        self._report(sink)
-        self._section = False
 
 
 # -- TAP (node --test, tape, prove) --------------------------------------------------------------

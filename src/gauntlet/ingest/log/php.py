@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.log.base import BlockParser, headline
+from gauntlet.ingest.log.base import SectionParser, headline
 from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.models import Kind
 
@@ -16,17 +16,8 @@ _WHERE = re.compile(r"^(/\S+?\.php|\S+?\.php):(\d+)$")
 _FATAL = re.compile(r"^(?:PHP )?(Fatal|Parse) error:\s+(.*?) in (\S+?\.php)(?: on line |:)(\d+)")
 
 
-class Php(BlockParser):
+class Php(SectionParser):
     """PHPUnit's failure and error sections, and PHP's fatal and parse errors."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._section = False
-
-    @property
-    def active(self) -> bool:
-        """True inside a PHPUnit failures section."""
-        return self._section
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -61,8 +52,3 @@ class Php(BlockParser):
     def _finish(self, draft: Draft) -> bool:
         headline(draft, draft.test_id)
         return True
-
-    def close(self, sink: Sink) -> None:
-        """End of the section."""
-        self._report(sink)
-        self._section = False

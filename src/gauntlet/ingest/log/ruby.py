@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.log.base import BlockParser, LineParser, headline
+from gauntlet.ingest.log.base import BlockParser, LineParser, SectionParser, headline
 from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.models import Kind
 
@@ -16,12 +16,11 @@ _WHERE = re.compile(r"^\s+# (\./\S+?\.rb):(\d+)")
 _RERUN = re.compile(r"^rspec (\./\S+?\.rb)(?::(\d+)|\[[\d:]+\]) # (.*)$")
 
 
-class Rspec(BlockParser):
+class Rspec(SectionParser):
     """RSpec's ``Failures:`` section; the ``rspec ./spec/...`` rerun lines only when no block was seen."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._section = False
         self._after_failure = False
         self._rerun = False
 
@@ -92,11 +91,6 @@ class Rspec(BlockParser):
     def _finish(self, draft: Draft) -> bool:
         headline(draft, draft.test_id)
         return True
-
-    def close(self, sink: Sink) -> None:
-        """Report a block cut off by the end of input."""
-        self._report(sink)
-        self._section = False
 
 
 _MT_HEAD = re.compile(r"^\s*\d+\) (Failure|Error):$")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Line, Sink, diagnostic, failed_test
 from gauntlet.models import Kind
 
 __all__ = ["MSBuild"]
@@ -40,9 +40,7 @@ class MSBuild(BlockParser):
             return True
         if "Failed " in text and (match := _FAILED_TEST.match(text)):
             name = match.group(1)
-            self._draft = Draft(
-                "dotnet", "test_failure", f"{name} failed", number, number, test_id=name, key=f"dotnet:{name}"
-            )
+            self._draft = failed_test("dotnet", name, number)
             return True
         return False
 

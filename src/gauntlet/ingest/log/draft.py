@@ -19,7 +19,7 @@ from typing import Literal, Protocol
 
 from gauntlet.models import Kind
 
-__all__ = ["Draft", "Line", "Parser", "Role", "Sink", "diagnostic"]
+__all__ = ["Draft", "Line", "Parser", "Role", "Sink", "diagnostic", "failed_test"]
 
 Role = Literal["primary", "fallback", "terminal"]
 
@@ -117,3 +117,14 @@ def diagnostic(
         rule=rule,
         warning=warning,
     )
+
+
+def failed_test(tool: str, name: str, number: int, *, key: str | None = None) -> Draft:
+    """A test the tool names as failed on one line; ``name failed`` until its block says why.
+
+    :param tool: the runner that reported it.
+    :param name: the test's name as the runner printed it.
+    :param number: the log line that names it.
+    :param key: the test's identity across runs; ``tool:name`` unless runners share one.
+    """
+    return Draft(tool, "test_failure", f"{name} failed", number, number, test_id=name, key=key or f"{tool}:{name}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic, failed_test
 from gauntlet.models import Kind
 
 __all__ = ["Go"]
@@ -82,7 +82,7 @@ class Go:
         self._package = None
         if "--- FAIL" in text and (match := _TEST_FAIL.match(text)):
             name = match.group(1)
-            self._test = Draft("go", "test_failure", f"{name} failed", number, number, test_id=name, key=f"go:{name}")
+            self._test = failed_test("go", name, number)
             self._look_back(number, sink)
             return True
         if text.startswith("FAIL") and _PKG_FAIL.match(text):

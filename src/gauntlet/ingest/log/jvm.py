@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic, failed_test
 from gauntlet.models import Kind
 
 __all__ = ["Gradle", "Java", "Maven", "Sbt"]
@@ -52,6 +52,11 @@ class Java(BlockParser):
         return False
 
 
+def _junit_key(test_id: str) -> str:
+    # Maven and Gradle both run JUnit: a test keeps one identity (class.method) whichever of them ran it.
+    return "junit:" + ".".join(test_id.split(".")[-2:])
+
+
 _SUREFIRE_NEW = re.compile(r"^\[ERROR\] ([\w.$]+)\.(\w+)(?:\(.*?\))? -- Time elapsed: .*<<< (FAILURE|ERROR)!$")
 _SUREFIRE_OLD = re.compile(r"^\[ERROR\] (\w+)\(([\w.$]+)\)\s+Time elapsed: .*<<< (FAILURE|ERROR)!$")
 _MAVEN_GOAL = re.compile(r"^\[ERROR\] Failed to execute goal (\S+) .*?: (.*)$")
@@ -88,10 +93,7 @@ class Maven(BlockParser):
         elif match := _SUREFIRE_OLD.match(text):
             test_id = f"{match.group(2)}.{match.group(1)}"
         if match:
-            short = ".".join(test_id.split(".")[-2:])
-            self._draft = Draft(
-                "maven", "test_failure", f"{test_id} failed", number, number, test_id=test_id, key=f"junit:{short}"
-            )
+            self._draft = failed_test("maven", test_id, number, key=_junit_key(test_id))
             return True
         if match := _MAVEN_GOAL.match(text):
             message = match.group(2)
@@ -149,10 +151,7 @@ class Gradle:
             sink.emit(wrong)
         if text.endswith(" FAILED") and (match := _GRADLE_TEST.match(text)):
             test_id = f"{match.group(1)}.{match.group(2)}"
-            short = ".".join(test_id.split(".")[-2:])
-            self._test = Draft(
-                "gradle", "test_failure", f"{test_id} failed", number, number, test_id=test_id, key=f"junit:{short}"
-            )
+            self._test = failed_test("gradle", test_id, number, key=_junit_key(test_id))
             return True
         if _GRADLE_WRONG.match(text):
             self._wrong = Draft("gradle", "build_error", "", number, number, role="fallback", rank=2)
@@ -199,8 +198,6 @@ class Sbt(BlockParser):
             return True
         if "FAILED" in text and (match := _SCALATEST_FAILED.match(text)):
             name = match.group(1)
-            self._draft = Draft(
-                "scalatest", "test_failure", f"{name} failed", number, number, test_id=name, key=f"scalatest:{name}"
-            )
+            self._draft = failed_test("scalatest", name, number)
             return True
         return False

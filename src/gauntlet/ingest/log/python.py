@@ -118,6 +118,8 @@ def _repo_frame(frames: list[tuple[str, int]]) -> tuple[str | None, int | None]:
 
 _MYPY = re.compile(r"^(\S+?\.pyi?):(\d+):(?:(\d+):)?(?:\d+:\d+:)? error: (.*?)(?:  \[([\w-]+)\])?$")
 _PYRIGHT = re.compile(r"^\s*(\S+?\.pyi?):(\d+):(\d+) - error: (.*?)(?: \((report\w+)\))?$")
+#: Each pattern's groups: path, row, column (mypy only with ``--show-column-numbers``), message, error code.
+_TYPE_CHECKERS = (("mypy", _MYPY), ("pyright", _PYRIGHT))
 
 
 class TypeCheck(LineParser):
@@ -128,14 +130,11 @@ class TypeCheck(LineParser):
         number, text = line
         if "error" not in text:
             return False
-        if match := _MYPY.match(text):
-            path, row, column, message, code = match.groups()
-            sink.emit(diagnostic("mypy", "type_error", message, number, path, row, column, rule=code))
-            return True
-        if match := _PYRIGHT.match(text):
-            path, row, column, message, code = match.groups()
-            sink.emit(diagnostic("pyright", "type_error", message, number, path, row, column, rule=code))
-            return True
+        for tool, pattern in _TYPE_CHECKERS:
+            if match := pattern.match(text):
+                path, row, column, message, code = match.groups()
+                sink.emit(diagnostic(tool, "type_error", message, number, path, row, column, rule=code))
+                return True
         return False
 
 

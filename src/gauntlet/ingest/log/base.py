@@ -54,6 +54,17 @@ class BlockParser:
         """Complete a block's draft before it is reported; return False to drop it."""
         return True
 
+    def _continue_indented(self, number: int, text: str, sink: Sink, most: int) -> Draft | None:
+        """The open draft if ``text`` goes on its indented block; else None, the block (if any) reported.
+
+        An indented block ends at its first non-blank line at column 0, or ``most`` lines past its header.
+        """
+        draft = self._draft
+        if draft is not None and (number - draft.start > most or (text.strip() and not text.startswith(" "))):
+            self.close(sink)
+            return None
+        return draft
+
 
 class SectionParser(BlockParser):
     """A :class:`BlockParser` whose blocks stand in a section, from its header to the first line not its own.

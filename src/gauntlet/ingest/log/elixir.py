@@ -34,13 +34,10 @@ class ExUnit(BlockParser):
             test_id = f"{module}: test {title}"
             self._draft = Draft("exunit", "test_failure", "", number, number, test_id=test_id, key=f"exunit:{test_id}")
             return True
-        draft = self._draft
+        draft = self._continue_indented(number, text, sink, most=40)
         if draft is None:
             return False
         stripped = text.strip()
-        if number - draft.start > 40 or (stripped and not text.startswith(" ")):
-            self.close(sink)
-            return False
         if draft.path is None and (where := _WHERE.match(text)):
             draft.path, draft.line, draft.end = where.group(1), int(where.group(2)), number
         elif stripped and not draft.message and draft.path is not None:

@@ -266,13 +266,10 @@ class Playwright(BlockParser):
                 key=f"playwright:{project}:{test_id}",
             )
             return True
-        draft = self._draft
+        draft = self._continue_indented(number, text, sink, most=40)
         if draft is None:
             return False
         stripped = text.strip()
-        if number - draft.start > 40 or (stripped and not text.startswith(" ")):
-            self.close(sink)
-            return False
         if stripped and not draft.message and not stripped.startswith("─"):
             draft.message, draft.end = stripped, number
         return True

@@ -3,7 +3,7 @@ VENV    ?= .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck unit fast clean container
+.PHONY: demo test lint typecheck unit clean container
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -18,7 +18,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench docker
 	$(VENV)/bin/ruff format --check src tests bench docker
 	$(VENV)/bin/hadolint Dockerfile
-	$(VENV)/bin/actionlint
+	$(VENV)/bin/actionlint .github/workflows/*.yml examples/workflows/*.yml
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy --strict src

@@ -51,25 +51,12 @@ def repo_name(sandbox: Sandbox) -> str:
     return REPO
 
 
-def pygithub(sandbox: Sandbox, token: str) -> github.Github:
-    """A PyGithub client authenticated as ``token`` (the login), without retries or throttling: tests see
-    every answer at once."""
-    return github.Github(
-        base_url=sandbox.url,
-        auth=github.Auth.Token(token),
-        retry=None,
-        per_page=100,
-        seconds_between_requests=0,
-        seconds_between_writes=0,
-    )
-
-
 @pytest.fixture
 def client(sandbox: Sandbox) -> Callable[..., github.Github]:
     """``client(token="octo")``: a PyGithub client for that login."""
 
     def make(token: str = OWNER) -> github.Github:
-        return pygithub(sandbox, token)
+        return sandbox.pygithub(token)
 
     return make
 
@@ -77,7 +64,7 @@ def client(sandbox: Sandbox) -> Callable[..., github.Github]:
 @pytest.fixture
 def gh(sandbox: Sandbox) -> Iterator[github.Github]:
     """PyGithub as the repository owner."""
-    g = pygithub(sandbox, OWNER)
+    g = sandbox.pygithub(OWNER)
     yield g
     g.close()
 

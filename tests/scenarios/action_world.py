@@ -63,13 +63,7 @@ class ActionWorld:
     @property
     def owner(self) -> github.Github:
         """PyGithub as the repository owner (to look and to act as a person), without retries."""
-        return github.Github(
-            base_url=self.sandbox.url,
-            auth=github.Auth.Token(OWNER),
-            retry=None,
-            seconds_between_requests=None,
-            seconds_between_writes=None,
-        )
+        return self.sandbox.pygithub(OWNER, per_page=github.Consts.DEFAULT_PER_PAGE)
 
     def open_pr(self, branch: str, files: Mapping[str, str]) -> tuple[int, str]:
         """Open a PR from ``branch`` with one commit of ``files``; return its number and head SHA."""

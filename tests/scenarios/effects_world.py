@@ -74,18 +74,6 @@ class World:
         return [r for r in self.sandbox.requests() if r["method"] == method and fragment in r["path"]]
 
 
-def person(sandbox: Sandbox, login: str) -> github.Github:
-    """PyGithub authenticated as ``login`` (the token is the login), without retries."""
-    return github.Github(
-        base_url=sandbox.url,
-        auth=github.Auth.Token(login),
-        retry=None,
-        per_page=100,
-        seconds_between_requests=0,
-        seconds_between_writes=0,
-    )
-
-
 def git(cwd: Path, *args: str) -> str:
     """Run real git; return its stdout."""
     done = subprocess.run(
@@ -127,7 +115,7 @@ def world_fixture() -> Iterator[World]:
         )
         sandbox.set_permission(REPO, BOT, "write")
         sandbox.set_permission(REPO, "alice", "write")
-        owner = person(sandbox, OWNER)
+        owner = sandbox.pygithub(OWNER)
         yield World(sandbox=sandbox, owner=owner)
         owner.close()
         crashes = list(sandbox.app.crashes)

@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import github
 import pytest
 
 from gauntlet.errors import GitHubUnavailable
@@ -52,18 +51,6 @@ REVIEW = [
 ]  # fmt: skip
 
 
-def person(sandbox: Sandbox, login: str) -> github.Github:
-    """PyGithub as ``login`` (the sandbox's token is the login), without retries."""
-    return github.Github(
-        base_url=sandbox.url,
-        auth=github.Auth.Token(login),
-        retry=None,
-        per_page=100,
-        seconds_between_requests=0,
-        seconds_between_writes=0,
-    )
-
-
 @dataclass
 class Bench:
     """The sandbox, a PR reported once by Gauntlet, and a way to deliver comment events to the action."""
@@ -75,7 +62,7 @@ class Bench:
     env: dict[str, str]
 
     def repo(self, login: str = "octo") -> Any:
-        return person(self.sandbox, login).get_repo(REPO)
+        return self.sandbox.pygithub(login).get_repo(REPO)
 
     def say(self, login: str, body: str) -> Any:
         """``login`` comments ``body`` on the PR; returns the comment."""
@@ -150,7 +137,7 @@ def bench(tmp_path: Path) -> Iterator[Bench]:
             sandbox.set_permission(REPO, login, permission)
         head = sandbox.commit(REPO, {"src/app.py": "x = 2\n"}, "Change x", branch="feature", author=AUTHOR)
         pull = (
-            person(sandbox, AUTHOR).get_repo(REPO).create_pull(title="Change x", body="", base="main", head="feature")
+            sandbox.pygithub(AUTHOR).get_repo(REPO).create_pull(title="Change x", body="", base="main", head="feature")
         )
         failing = [JobSeed(name="test", conclusion="failure", log="boom")]
         run = sandbox.seed_run(

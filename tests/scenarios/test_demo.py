@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import github
 import pytest
 from github.Repository import Repository
 
@@ -46,15 +45,7 @@ class Played:
 
     @property
     def repo(self) -> Repository:
-        gh = github.Github(
-            base_url=self.sandbox.url,
-            auth=github.Auth.Token(MAINTAINER),
-            retry=None,
-            per_page=100,
-            seconds_between_requests=None,
-            seconds_between_writes=None,
-        )
-        return gh.get_repo(REPOSITORY)
+        return self.sandbox.pygithub(MAINTAINER).get_repo(REPOSITORY)
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from effects_world import BOT, REPO, World, person, world_fixture  # noqa: F401  (a fixture)
+from effects_world import BOT, REPO, World, world_fixture  # noqa: F401  (a fixture)
 
 from gauntlet.effects.models import CloseIssue, FileIssue
 from gauntlet.effects.views import IssueView
@@ -77,7 +77,7 @@ def test_a_run_killed_before_saving_state_files_no_second_issue(world: World) ->
 
 def test_a_marker_typed_by_someone_else_is_not_adopted(world: World) -> None:
     world.sandbox.set_permission(REPO, "mallory", "triage")
-    mallory = person(world.sandbox, "mallory")
+    mallory = world.sandbox.pygithub("mallory")
     decoy = mallory.get_repo(REPO).create_issue(title="looks like Gauntlet", body=MARKER, labels=["gauntlet"])
     assert [label.name for label in decoy.labels] == ["gauntlet"]  # it is in the listing Gauntlet reads
 

@@ -76,14 +76,7 @@ class World:
     def client(self, login: str) -> github.Github:
         """PyGithub as ``login``, without retries or write spacing (the sandbox is local)."""
         if login not in self._clients:
-            self._clients[login] = github.Github(
-                base_url=self.sandbox.url,
-                auth=github.Auth.Token(login),
-                retry=None,
-                per_page=100,
-                seconds_between_requests=None,
-                seconds_between_writes=None,
-            )
+            self._clients[login] = self.sandbox.pygithub(login)
         return self._clients[login]
 
     def repo(self, login: str = MAINTAINER) -> Repository:

@@ -19,6 +19,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import github
+
 from gauntlet.sandbox import seed
 from gauntlet.sandbox.app import App, Observer
 from gauntlet.sandbox.control import control_router
@@ -171,6 +173,20 @@ class Sandbox:
         from urllib.parse import quote
 
         return f"http://x-access-token:{quote(token, safe='')}@{host_port}/{full_name}.git"
+
+    def pygithub(self, login: str, *, per_page: int = 100) -> github.Github:
+        """PyGithub authenticated as ``login`` (the token is the login), without retries or request spacing.
+
+        The sandbox is local: spacing only slows tests, and a retry would hide the fault a test injected.
+        """
+        return github.Github(
+            base_url=self.url,
+            auth=github.Auth.Token(login),
+            retry=None,
+            per_page=per_page,
+            seconds_between_requests=None,
+            seconds_between_writes=None,
+        )
 
     # observing -----------------------------------------------------------------------------------------------
 

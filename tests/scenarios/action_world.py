@@ -22,6 +22,7 @@ from typing import Any
 import github
 import pytest
 
+from gauntlet.demo.runner import StepFiles, step_env
 from gauntlet.errors import GauntletError
 from gauntlet.github.action import run_action
 from gauntlet.github.events import Clock
@@ -107,36 +108,23 @@ class ActionWorld:
     ) -> Outcome:
         """One action run: ``files`` go into the workspace, ``inputs`` become ``INPUT_*``."""
         self.runs += 1
-        here = self.root / f"run-{self.runs}-{time.monotonic_ns()}"
-        workspace = here / "workspace"
-        workspace.mkdir(parents=True)
+        step = StepFiles.create(self.root / f"run-{self.runs}-{time.monotonic_ns()}", payload)
         for name, text in (files or {}).items():
-            (workspace / name).parent.mkdir(parents=True, exist_ok=True)
-            (workspace / name).write_text(text, encoding="utf-8")
-        event_path = here / "event.json"
-        event_path.write_text(json.dumps(payload), encoding="utf-8")
-        output, summary = here / "output", here / "summary.md"
-        output.touch()
-        summary.touch()
-        env = {
-            "GITHUB_ACTIONS": "true",
-            "GITHUB_EVENT_NAME": event,
-            "GITHUB_EVENT_PATH": str(event_path),
-            "GITHUB_REPOSITORY": REPO,
-            "GITHUB_SHA": self.sandbox.head(REPO) or "",
-            "GITHUB_API_URL": api_url or self.sandbox.url,
-            "GITHUB_SERVER_URL": self.sandbox.url,
-            "GITHUB_RUN_ID": str(run_id),
-            "GITHUB_RUN_ATTEMPT": str(attempt),
-            "GITHUB_JOB": "gauntlet",
-            "GITHUB_WORKSPACE": str(workspace),
-            "GITHUB_OUTPUT": str(output),
-            "GITHUB_STEP_SUMMARY": str(summary),
-            "INPUT_GITHUB_TOKEN": token,
-            "INPUT_LOGS": "*.log",
-            "INPUT_FINDINGS": "review.json",
-        }
-        env |= {f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()}
+            (step.workspace / name).parent.mkdir(parents=True, exist_ok=True)
+            (step.workspace / name).write_text(text, encoding="utf-8")
+        env = step_env(
+            step,
+            event=event,
+            repository=REPO,
+            sha=self.sandbox.head(REPO) or "",
+            api_url=api_url or self.sandbox.url,
+            server_url=self.sandbox.url,
+            run_id=run_id,
+            attempt=attempt,
+            job="gauntlet",
+            token=token,
+            inputs={"logs": "*.log", "findings": "review.json", **(inputs or {})},
+        )
         stdout = io.StringIO()
         clock = Clock(now=NOW, sleep=time.sleep, monotonic=time.monotonic, throttle=False)
         try:
@@ -145,8 +133,8 @@ class ActionWorld:
             code, error = exc.exit_code, str(exc)
         return Outcome(
             code=code,
-            outputs=parse_outputs(output.read_text(encoding="utf-8")),
-            summary=summary.read_text(encoding="utf-8"),
+            outputs=step.outputs(),
+            summary=step.summary.read_text(encoding="utf-8"),
             stdout=stdout.getvalue(),
             error=error,
         )
@@ -188,25 +176,6 @@ class ActionWorld:
             text = repo.get_contents(item.path, ref="gauntlet-state").decoded_content  # type: ignore[union-attr]
             lines += [json.loads(line) for line in text.splitlines() if line.strip()]
         return lines
-
-
-def parse_outputs(text: str) -> dict[str, str]:
-    """``$GITHUB_OUTPUT`` as GitHub reads it: ``name=value`` lines and ``name<<DELIMITER`` heredocs."""
-    values: dict[str, str] = {}
-    lines = iter(text.splitlines())
-    for line in lines:
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            body = []
-            for inner in lines:
-                if inner == delimiter:
-                    break
-                body.append(inner)
-            values[name] = "\n".join(body)
-        elif "=" in line:
-            name, value = line.split("=", 1)
-            values[name] = value
-    return values
 
 
 def failing_ci(iteration: int) -> dict[str, str]:

@@ -24,12 +24,13 @@ from typing import Any, Literal
 import github
 from github.Repository import Repository
 
+from gauntlet.demo.runner import StepFiles, step_env
 from gauntlet.errors import InputError
 from gauntlet.github.action import run_action
 from gauntlet.github.events import Clock
 from gauntlet.sandbox import JobSeed, Sandbox
 
-__all__ = ["BOT", "DATA", "DEVELOPER", "MAINTAINER", "REPOSITORY", "ActionRun", "Conclusion", "World", "parse_outputs"]
+__all__ = ["BOT", "DATA", "DEVELOPER", "MAINTAINER", "REPOSITORY", "ActionRun", "Conclusion", "World"]
 
 DATA = Path(__file__).parent / "data"
 MAINTAINER = "maya"
@@ -187,56 +188,25 @@ class World:
     ) -> ActionRun:
         """Run Gauntlet for one event, as the runner starts the action: ``files`` are copied into the workspace
         (the CI's log and findings), ``inputs`` become ``INPUT_*``."""
-        here = self.folder / f"action-{len(self.runs) + 1}"
-        workspace = here / "workspace"
-        workspace.mkdir(parents=True)
+        step = StepFiles.create(self.folder / f"action-{len(self.runs) + 1}", payload)
         for name, source in (files or {}).items():
-            shutil.copyfile(source, workspace / name)
-        event_path, output, summary = here / "event.json", here / "output", here / "summary.md"
-        event_path.write_text(json.dumps(payload), encoding="utf-8")
-        output.touch()
-        summary.touch()
-        env = {
-            "GITHUB_ACTIONS": "true",
-            "GITHUB_EVENT_NAME": event,
-            "GITHUB_EVENT_PATH": str(event_path),
-            "GITHUB_REPOSITORY": REPOSITORY,
-            "GITHUB_SHA": self.sandbox.head(REPOSITORY) or "",
-            "GITHUB_API_URL": self.sandbox.url,
-            "GITHUB_SERVER_URL": self.sandbox.url,
-            "GITHUB_RUN_ID": str(run_id),
-            "GITHUB_RUN_ATTEMPT": "1",
-            "GITHUB_JOB": JOB,
-            "GITHUB_WORKSPACE": str(workspace),
-            "GITHUB_OUTPUT": str(output),
-            "GITHUB_STEP_SUMMARY": str(summary),
-            "INPUT_GITHUB_TOKEN": BOT,
-        }
-        env |= {f"INPUT_{name.upper()}": value for name, value in (inputs or {}).items()}
+            shutil.copyfile(source, step.workspace / name)
+        env = step_env(
+            step,
+            event=event,
+            repository=REPOSITORY,
+            sha=self.sandbox.head(REPOSITORY) or "",
+            api_url=self.sandbox.url,
+            server_url=self.sandbox.url,
+            run_id=run_id,
+            attempt=1,
+            job=JOB,
+            token=BOT,
+            inputs=inputs or {},
+        )
         stdout = io.StringIO()
         clock = Clock(now=datetime.now(UTC), sleep=time.sleep, monotonic=time.monotonic, throttle=False)
         code = run_action(env, clock, stdout)
-        run = ActionRun(
-            event=event, code=code, outputs=parse_outputs(output.read_text(encoding="utf-8")), stdout=stdout.getvalue()
-        )
+        run = ActionRun(event=event, code=code, outputs=step.outputs(), stdout=stdout.getvalue())
         self.runs.append(run)
         return run
-
-
-def parse_outputs(text: str) -> dict[str, str]:
-    """``$GITHUB_OUTPUT`` as the runner reads it: ``name=value`` lines and ``name<<DELIMITER`` heredocs."""
-    values: dict[str, str] = {}
-    lines = iter(text.splitlines())
-    for line in lines:
-        name, heredoc, delimiter = line.partition("<<")
-        if heredoc and "=" not in name:
-            body: list[str] = []
-            for inner in lines:
-                if inner == delimiter:
-                    break
-                body.append(inner)
-            values[name] = "\n".join(body)
-        else:
-            name, _, value = line.partition("=")
-            values[name] = value
-    return values

@@ -7,29 +7,11 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gauntlet.demo.runner import parse_outputs
 from gauntlet.effects.models import CheckAnnotation
 from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
 from gauntlet.github.outputs import annotation_commands, escape_data, escape_property, output_values, write_outputs
 from gauntlet.report import RunReport
-
-
-def parse(text: str) -> dict[str, str]:
-    """``$GITHUB_OUTPUT`` as the runner reads it."""
-    values: dict[str, str] = {}
-    lines = iter(text.split("\n"))
-    for line in lines:
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            body = []
-            for inner in lines:
-                if inner == delimiter:
-                    break
-                body.append(inner)
-            values[name] = "\n".join(body)
-        elif "=" in line:
-            name, value = line.split("=", 1)
-            values[name] = value
-    return values
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=200))
@@ -39,14 +21,14 @@ def test_any_value_round_trips_through_github_output(value: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "output"
         write_outputs(path, {"report": value, "action": "clean"})
-        assert parse(path.read_text(encoding="utf-8")) == {"report": value, "action": "clean"}
+        assert parse_outputs(path.read_text(encoding="utf-8")) == {"report": value, "action": "clean"}
 
 
 def test_a_value_cannot_end_its_heredoc_early(tmp_path: Path) -> None:
     path = tmp_path / "output"
     write_outputs(path, {"report": "line\nEOF\naction=clean\nghadelimiter\n"})
 
-    assert parse(path.read_text(encoding="utf-8")) == {"report": "line\nEOF\naction=clean\nghadelimiter\n"}
+    assert parse_outputs(path.read_text(encoding="utf-8")) == {"report": "line\nEOF\naction=clean\nghadelimiter\n"}
 
 
 def test_escaping_of_commands() -> None:

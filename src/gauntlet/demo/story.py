@@ -151,14 +151,7 @@ def broken_main(story: Story) -> None:
     say.say(f"git push → main at {sha[:7]}")
     story.main_ci(sha, "culprit", 2)
     _show_breakage(story)
-    repo = world.repo(MAINTAINER)
-    reverts = [p for p in repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/revert-")]
-    for pull in reverts:
-        say.look(f"revert PR #{pull.number} {pull.title!r}", pull.url)
-        say.keep(f"pr-{pull.number}-revert.md", pull.body or "")
-    if not reverts:
-        say.unavailable("the revert PR", "Gauntlet opened none; the breakage above says why")
-        story.notes.append("step 5, the revert PR: Gauntlet opened none")
+    _show_gauntlet_pulls(story, "revert", 5, "Gauntlet opened none", "; the breakage above says why")
     _show_new_issues(story)
 
 
@@ -172,18 +165,26 @@ def nightly_scan(story: Story) -> None:
         why = f" ({proposal.blocked_reason})" if proposal.blocked_reason else ""
         what = f"{proposal.component}/{proposal.defect_type}, {len(proposal.rules)} rule(s)"
         say.say(f"state: {proposal.id} {proposal.level} {proposal.status}{why}: {what}")
-    repo = world.repo(MAINTAINER)
-    proposals = [p for p in repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/proposal-")]
-    for pull in proposals:
-        say.look(f"proposal PR #{pull.number} {pull.title!r}", pull.url)
-        say.keep(f"pr-{pull.number}-proposal.md", pull.body or "")
-    if not proposals:
-        say.unavailable("the proposal PR", "the scan proposed nothing")
-        story.notes.append("step 6, the proposal PR: the scan proposed nothing")
+    _show_gauntlet_pulls(story, "proposal", 6, "the scan proposed nothing")
     _show_new_issues(story)
 
 
 STEPS = (create_repository, failing_pull_request, pushed_fix, accept_risk, broken_main, nightly_scan)
+
+
+def _show_gauntlet_pulls(story: Story, kind: str, step: int, none: str, hint: str = "") -> None:
+    """Show and keep every PR Gauntlet opened from a ``gauntlet/<kind>-`` branch; with none, say why (``none``,
+    then ``hint`` for the reader) and note the gap, so a demo that fell short of its story says so."""
+    say = story.narrator
+    pulls = [
+        p for p in story.world.repo(MAINTAINER).get_pulls(state="all") if p.head.ref.startswith(f"gauntlet/{kind}-")
+    ]
+    for pull in pulls:
+        say.look(f"{kind} PR #{pull.number} {pull.title!r}", pull.url)
+        say.keep(f"pr-{pull.number}-{kind}.md", pull.body or "")
+    if not pulls:
+        say.unavailable(f"the {kind} PR", none + hint)
+        story.notes.append(f"step {step}, the {kind} PR: {none}")
 
 
 def _jobs(jobs: dict[str, tuple[str, Conclusion]]) -> str:

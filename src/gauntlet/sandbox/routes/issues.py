@@ -18,7 +18,7 @@ from gauntlet.sandbox.http import (
     required_text,
     validation_failed,
 )
-from gauntlet.sandbox.store import Comment, Issue, Label, Reaction, Repo, now_iso, permission_at_least
+from gauntlet.sandbox.store import Comment, Issue, Label, PullData, Reaction, Repo, now_iso, permission_at_least
 from gauntlet.sandbox.views import issues as views
 
 router = Router()
@@ -72,6 +72,39 @@ def list_issues(ctx: Context) -> Response:
     return Response(body=body, headers=links)
 
 
+def open_issue(
+    ctx: Context,
+    repo: Repo,
+    *,
+    title: str,
+    body: str | None,
+    user: str,
+    labels: list[str] | None = None,
+    assignees: list[str] | None = None,
+    pull: PullData | None = None,
+) -> Issue:
+    """Open an issue, or a pull request when ``pull`` is given, on the repository's next number.
+
+    Issues and pull requests share one number sequence on GitHub, so both are opened here. Callers hold the
+    store lock.
+    """
+    stamp = now_iso()
+    issue = Issue(
+        id=ctx.store.next_id(),
+        number=repo.take_number(),
+        title=title,
+        body=body,
+        user=user,
+        labels=labels or [],
+        assignees=assignees or [],
+        created_at=stamp,
+        updated_at=stamp,
+        pull=pull,
+    )
+    repo.issues[issue.number] = issue
+    return issue
+
+
 @router.add("POST", "/repos/{owner}/{repo}/issues")
 def create_issue(ctx: Context) -> Response:
     """Open an issue; labels and assignees need push access, as on GitHub (they are dropped silently otherwise)."""
@@ -81,19 +114,15 @@ def create_issue(ctx: Context) -> Response:
     login = ctx.need_login()
     can_push = permission_at_least(repo.permission(login), "triage")
     with ctx.store.lock:
-        stamp = now_iso()
-        issue = Issue(
-            id=ctx.store.next_id(),
-            number=repo.take_number(),
+        issue = open_issue(
+            ctx,
+            repo,
             title=title,
             body=body.get("body"),
             user=login,
             labels=ensure_labels(ctx, repo, body.get("labels") or []) if can_push else [],
             assignees=[ctx.store.user(a).login for a in body.get("assignees") or []] if can_push else [],
-            created_at=stamp,
-            updated_at=stamp,
         )
-        repo.issues[issue.number] = issue
         view = views.issue(ctx.base, ctx.store, repo, issue)
     return created(view)
 

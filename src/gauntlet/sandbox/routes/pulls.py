@@ -10,7 +10,7 @@ from typing import Any
 from gauntlet.sandbox.app import Context
 from gauntlet.sandbox.http import ApiError, Response, Router, created, not_found, paginate, validation_failed
 from gauntlet.sandbox.routes.contents import files_between
-from gauntlet.sandbox.routes.issues import update_issue_fields
+from gauntlet.sandbox.routes.issues import open_issue, update_issue_fields
 from gauntlet.sandbox.store import Issue, PullData, Repo, Review, ReviewComment, now_iso
 from gauntlet.sandbox.views import git as git_views
 from gauntlet.sandbox.views import issues as views
@@ -104,15 +104,12 @@ def create_pull(ctx: Context) -> Response:
             raise validation_failed(
                 resource="PullRequest", code="custom", message=f"No commits between {base} and {head_ref}"
             )
-        stamp = now_iso()
-        issue = Issue(
-            id=ctx.store.next_id(),
-            number=repo.take_number(),
+        issue = open_issue(
+            ctx,
+            repo,
             title=title,
             body=body.get("body"),
             user=ctx.need_login(),
-            created_at=stamp,
-            updated_at=stamp,
             pull=PullData(
                 head_ref=head_ref,
                 head_repo=repo.full_name,
@@ -122,7 +119,6 @@ def create_pull(ctx: Context) -> Response:
                 draft=bool(body.get("draft", False)),
             ),
         )
-        repo.issues[issue.number] = issue
         view = pull_view(ctx, repo, issue, full=True)
     return created(view)
 

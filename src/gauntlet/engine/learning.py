@@ -101,11 +101,18 @@ def similarity(a: str, b: str) -> float:
 def learn_rule(
     book: LearningBook, text: str, kind: RuleKind, classes: Iterable[str], now: datetime
 ) -> tuple[LearningBook, str]:
-    """Add a rule, or reinforce the same (or a near-duplicate) one; return the book and the rule's id."""
+    """Add a rule, or reinforce the same (or a near-duplicate) one; return the book and the rule's id.
+
+    The same words are the same rule wherever they come from; near-duplicates merge only within one kind
+    and error class: "when lint fails, look at calc.py" and "when test_failure fails, look at calc.py"
+    share most words but teach different things.
+    """
     clean = " ".join(text.split())[:MAX_RULE_CHARS]
     wanted = sorted(set(classes))
     for rule in book.rules:
-        if similarity(rule.text, clean) >= MERGE_SIMILARITY:
+        alike = similarity(rule.text, clean)
+        same_subject = rule.kind == kind and bool(set(rule.classes) & set(wanted))
+        if alike == 1.0 or (same_subject and alike >= MERGE_SIMILARITY):
             merged = rule.model_copy(
                 update={
                     "reinforcements": rule.reinforcements + 1,
@@ -320,7 +327,8 @@ def _add_pair(book: LearningBook, pair: FixPair, component: str, now: datetime) 
 
 def _fix_rule_text(pair: FixPair, component: str) -> str:
     files = ", ".join(pair.files[:3])
-    return f"When {pair.error_class} fails in {component}, look at {files} first: an earlier fix changed them."
+    pronoun = "it" if len(pair.files) == 1 else "them"
+    return f"When {pair.error_class} fails in {component}, look at {files} first: an earlier fix changed {pronoun}."
 
 
 def _contradict(book: LearningBook, rule_id: str | None) -> LearningBook:

@@ -231,3 +231,12 @@ def test_a_review_finding_reported_again_teaches_nothing_new() -> None:
     [rule] = state.learnings.rules
     assert rule.reinforcements == 2  # once on PR 7 (two iterations), once on PR 8
     assert state.learnings.taught == ["pr:7:r1", "pr:8:r1"]
+
+
+def test_fix_rules_of_different_error_classes_stay_apart() -> None:
+    lint = "When lint fails in other, look at calc.py first: an earlier fix changed it."
+    tests = "When test_failure fails in tests, look at calc.py first: an earlier fix changed it."
+    book, first = learning.learn_rule(LearningBook(), lint, "fix", ["lint"], NOW)
+    book, second = learning.learn_rule(book, tests, "fix", ["test_failure"], NOW)
+    assert first != second
+    assert sorted(r.classes[0] for r in book.rules) == ["lint", "test_failure"]

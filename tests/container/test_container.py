@@ -25,6 +25,7 @@ from docker_engine import (
 )
 
 from gauntlet import __version__
+from gauntlet.demo.runner import parse_outputs
 from gauntlet.sandbox import Sandbox
 
 pytestmark = pytest.mark.slow
@@ -95,22 +96,8 @@ def pull_request_step(sandbox: Sandbox, root: Path, number: int, sha: str) -> tu
 
 
 def outputs(run: Run) -> dict[str, str]:
-    """``$GITHUB_OUTPUT`` as GitHub reads it: ``name=value`` lines and ``name<<DELIMITER`` heredocs."""
-    values: dict[str, str] = {}
-    lines = iter(run.output_text.splitlines())
-    for line in lines:
-        name, equals, value = line.partition("=")
-        if "<<" in name or not equals:
-            name, _, delimiter = line.partition("<<")
-            body = []
-            for inner in lines:
-                if inner == delimiter:
-                    break
-                body.append(inner)
-            values[name] = "\n".join(body)
-        else:
-            values[name] = value
-    return values
+    """``$GITHUB_OUTPUT`` of the run, read the way the runner reads it."""
+    return parse_outputs(run.output_text)
 
 
 def state_file(sandbox: Sandbox, path: str) -> Any:

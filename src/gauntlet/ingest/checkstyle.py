@@ -15,6 +15,7 @@ from typing import BinaryIO
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.structured import Fingerprints, kind_for_tool, logger, one_line
+from gauntlet.ingest.values import xml_position
 from gauntlet.ingest.xml import iter_elements, local_name
 from gauntlet.models import Finding, Severity
 
@@ -60,8 +61,8 @@ def read_checkstyle(stream: BinaryIO, name: str, limits: Limits, *, root: str | 
             kind=kind,
             severity=severity,
             path=path,
-            line=_int(error.get("line")) if path else None,
-            column=_int(error.get("column")) if path else None,
+            line=xml_position(error.get("line")) if path else None,
+            column=xml_position(error.get("column")) if path else None,
             rule=rule[:200] if rule else None,
             message=message,
         )
@@ -76,10 +77,3 @@ def _without_rule_suffix(message: str, rule: str | None) -> str:
     if rule and message.rstrip().endswith(f"({rule})"):
         return message.rstrip()[: -len(rule) - 2].rstrip()
     return message
-
-
-def _int(value: str | None) -> int | None:
-    if value is None or not value.strip().isdigit():
-        return None
-    number = int(value)
-    return number if 0 < number < 2**31 else None

@@ -26,6 +26,7 @@ from gauntlet.ingest.jsondoc import load_json
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.structured import Fingerprints, excerpt, logger, one_line
+from gauntlet.ingest.values import as_text
 from gauntlet.models import Finding, Kind, Severity
 
 __all__ = ["parse_comment", "read_comments", "stated_severity"]
@@ -193,9 +194,9 @@ def read_comments(stream: BinaryIO, name: str, limits: Limits) -> Iterator[Findi
             raise InputError(f"{name}: comment {index}: expected an object with a string body")
         finding = parse_comment(
             item["body"],
-            path=_str(item.get("path")),
+            path=as_text(item.get("path")),
             line=_int(item.get("line")) or _int(item.get("original_line")),
-            author=_str(_dict(item.get("user")).get("login")),
+            author=as_text(_dict(item.get("user")).get("login")),
             limits=limits,
             fingerprints=fingerprints,
         )
@@ -210,10 +211,6 @@ def read_comments(stream: BinaryIO, name: str, limits: Limits) -> Iterator[Findi
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _int(value: Any) -> int | None:

@@ -20,6 +20,7 @@ from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.structured import Fingerprints, excerpt, logger, one_line
+from gauntlet.ingest.values import xml_position
 from gauntlet.ingest.xml import iter_elements, local_name
 from gauntlet.models import Finding, Kind, Severity
 
@@ -97,7 +98,9 @@ def _test_finding(
         path = _first_own_frame(text, root)
     first = panic.group("message") if panic else _first_line(text)
     message = one_line(problem.get("message") or first or problem.get("type") or "test failed", limits)
-    line = _int(panic.group("line")) if panic and path == repo_relative(panic.group("file"), root=root) else None
+    line = (
+        xml_position(panic.group("line")) if panic and path == repo_relative(panic.group("file"), root=root) else None
+    )
     line = line or _frame_line(text, path, case.get("file"), root) or _attr_line(case, tool)
     kind: Kind = "test_failure"
     return Finding(
@@ -129,8 +132,8 @@ def _ruff_finding(
         kind="lint",
         severity=_RUFF_SEVERITY.get(level, "major"),
         path=path,
-        line=_int(case.get("line")) if path else None,
-        column=_int(case.get("column")) if path else None,
+        line=xml_position(case.get("line")) if path else None,
+        column=xml_position(case.get("column")) if path else None,
         rule=rule,
         message=message,
     )
@@ -173,7 +176,7 @@ def _frame_line(text: str, path: str | None, file_attr: str | None, root: str | 
     for match in re.finditer(r"(?P<file>[^\s():'\"]+):(?P<line>\d+)", text[:100_000]):
         candidate = match.group("file")
         if candidate in (path, file_attr) or repo_relative(candidate, root=root) == path:
-            line = _int(match.group("line"))
+            line = xml_position(match.group("line"))
     return line
 
 
@@ -188,7 +191,7 @@ def _first_own_frame(text: str, root: str | None) -> str | None:
 
 
 def _attr_line(case: Element, tool: str | None) -> int | None:
-    line = _int(case.get("line"))
+    line = xml_position(case.get("line"))
     if line is not None and tool == "pytest":
         return line + 1  # pytest writes the 0-based line of the test definition
     return line
@@ -205,10 +208,3 @@ def _captured_output(case: Element) -> str:
 
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
-
-
-def _int(value: str | None) -> int | None:
-    if value is None or not value.strip().isdigit():
-        return None
-    number = int(value)
-    return number if number < 2**31 else None

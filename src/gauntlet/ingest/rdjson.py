@@ -16,6 +16,7 @@ from gauntlet.ingest.jsondoc import CappedList, load_json, load_json_lines
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.structured import Fingerprints, excerpt, kind_for_tool, logger, one_line, tool_name
+from gauntlet.ingest.values import as_text, json_position
 from gauntlet.models import Finding, Severity
 
 __all__ = ["read_rdjson"]
@@ -63,14 +64,14 @@ def _to_finding(
     diagnostic: dict[str, Any], default: dict[str, Any], limits: Limits, root: str | None, fps: Fingerprints
 ) -> Finding:
     source = _dict(diagnostic.get("source")) or _dict(default.get("source"))
-    tool = tool_name(_str(source.get("name")))
-    level = _str(diagnostic.get("severity")) or _str(default.get("severity")) or "ERROR"
+    tool = tool_name(as_text(source.get("name")))
+    level = as_text(diagnostic.get("severity")) or as_text(default.get("severity")) or "ERROR"
     location = _dict(diagnostic.get("location"))
     start = _dict(_dict(location.get("range")).get("start"))
     end = _dict(_dict(location.get("range")).get("end"))
-    path = repo_relative(_str(location.get("path")), root=root)
-    rule = _str(_dict(diagnostic.get("code")).get("value"))
-    message = one_line(_str(diagnostic.get("message")) or rule or "diagnostic", limits)
+    path = repo_relative(as_text(location.get("path")), root=root)
+    rule = as_text(_dict(diagnostic.get("code")).get("value"))
+    message = one_line(as_text(diagnostic.get("message")) or rule or "diagnostic", limits)
     kind = kind_for_tool(tool)
     return Finding(
         fingerprint=fps("rdjson", tool, kind, rule, path, message=message),
@@ -79,12 +80,12 @@ def _to_finding(
         kind=kind,
         severity=_SEVERITIES.get(level.upper(), "minor"),
         path=path,
-        line=_int(start.get("line")) if path else None,
-        end_line=_int(end.get("line")) if path else None,
-        column=_int(start.get("column")) if path else None,
+        line=json_position(start.get("line")) if path else None,
+        end_line=json_position(end.get("line")) if path else None,
+        column=json_position(start.get("column")) if path else None,
         rule=rule[:200] if rule else None,
         message=message,
-        excerpt=excerpt(_str(diagnostic.get("original_output")) if tool != "eslint" else None, limits),
+        excerpt=excerpt(as_text(diagnostic.get("original_output")) if tool != "eslint" else None, limits),
     )
 
 
@@ -122,14 +123,3 @@ class _Prefixed:
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = int(value)
-    return number if 0 < number < 2**31 else None

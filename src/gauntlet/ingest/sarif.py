@@ -21,6 +21,7 @@ from gauntlet.ingest.jsondoc import CappedList, load_json
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.structured import Fingerprints, excerpt, kind_for_tool, logger, one_line, tool_name
+from gauntlet.ingest.values import as_text, json_index, json_position
 from gauntlet.models import Finding, Severity
 
 __all__ = ["read_sarif", "security_band"]
@@ -70,7 +71,7 @@ def read_sarif(stream: BinaryIO, name: str, limits: Limits, *, root: str | None 
 
 def _run_findings(run: dict[str, Any], limits: Limits, root: str | None, fps: Fingerprints) -> Iterator[Finding]:
     driver = _dict(_dict(run.get("tool")).get("driver"))
-    tool = tool_name(_str(driver.get("name")))
+    tool = tool_name(as_text(driver.get("name")))
     rules = _Rules(run)
     locator = _Locator(run, root)
     for result in _list(run.get("results")):
@@ -90,8 +91,8 @@ def _to_finding(
     result: dict[str, Any], tool: str | None, rules: _Rules, locator: _Locator, limits: Limits, fps: Fingerprints
 ) -> Finding:
     rule = rules.find(result)
-    rule_id = _str(result.get("ruleId")) or _str(rule.get("id")) or _str(_dict(result.get("rule")).get("id"))
-    level = _str(result.get("level")) or _str(_dict(rule.get("defaultConfiguration")).get("level")) or "warning"
+    rule_id = as_text(result.get("ruleId")) or as_text(rule.get("id")) or as_text(_dict(result.get("rule")).get("id"))
+    level = as_text(result.get("level")) or as_text(_dict(rule.get("defaultConfiguration")).get("level")) or "warning"
     properties = {**_dict(rule.get("properties")), **_dict(result.get("properties"))}
     tags = {str(t).lower() for t in _list(properties.get("tags"))}
     score = _float(properties.get("security-severity"))
@@ -106,9 +107,9 @@ def _to_finding(
         kind=kind,
         severity=severity,
         path=path,
-        line=_int(region.get("startLine")) if path else None,
-        end_line=_int(region.get("endLine")) if path else None,
-        column=_int(region.get("startColumn")) if path else None,
+        line=json_position(region.get("startLine")) if path else None,
+        end_line=json_position(region.get("endLine")) if path else None,
+        column=json_position(region.get("startColumn")) if path else None,
         rule=rule_id[:200] if rule_id else None,
         message=message,
         excerpt=excerpt(snippet, limits),
@@ -117,10 +118,10 @@ def _to_finding(
 
 def _message(result: Mapping[str, Any], rule: Mapping[str, Any]) -> str | None:
     message = _dict(result.get("message"))
-    text = _str(message.get("text")) or _str(message.get("markdown"))
-    if text is None and _str(message.get("id")):
+    text = as_text(message.get("text")) or as_text(message.get("markdown"))
+    if text is None and as_text(message.get("id")):
         template = _dict(_dict(rule.get("messageStrings")).get(message["id"]))
-        text = _str(template.get("text"))
+        text = as_text(template.get("text"))
     if text is None:
         return None
     arguments = [str(a) for a in _list(message.get("arguments"))]
@@ -146,10 +147,10 @@ class _Rules:
 
     def find(self, result: Mapping[str, Any]) -> dict[str, Any]:
         reference = _dict(result.get("rule"))
-        index = _int(reference.get("index"))
+        index = json_index(reference.get("index"))
         if index is None:
-            index = _int(result.get("ruleIndex"))
-        component = _int(_dict(reference.get("toolComponent")).get("index"))
+            index = json_index(result.get("ruleIndex"))
+        component = json_index(_dict(reference.get("toolComponent")).get("index"))
         owner = (
             self._components[component + 1]
             if component is not None and component + 1 < len(self._components)
@@ -158,7 +159,7 @@ class _Rules:
         rules = _list(owner.get("rules"))
         if index is not None and 0 <= index < len(rules):
             return _dict(rules[index])
-        rule_id = _str(result.get("ruleId")) or _str(reference.get("id"))
+        rule_id = as_text(result.get("ruleId")) or as_text(reference.get("id"))
         return self._by_id.get(rule_id or "", {})
 
 
@@ -174,14 +175,14 @@ class _Locator:
         locations = _list(result.get("locations"))
         physical = _dict(_dict(locations[0]).get("physicalLocation")) if locations else {}
         artifact = _dict(physical.get("artifactLocation"))
-        index = _int(artifact.get("index"))
-        if not _str(artifact.get("uri")) and index is not None and 0 <= index < len(self._artifacts):
+        index = json_index(artifact.get("index"))
+        if not as_text(artifact.get("uri")) and index is not None and 0 <= index < len(self._artifacts):
             artifact = _dict(_dict(self._artifacts[index]).get("location"))
         region = _dict(physical.get("region"))
-        snippet = _str(_dict(region.get("snippet")).get("text")) or _str(
+        snippet = as_text(_dict(region.get("snippet")).get("text")) or as_text(
             _dict(_dict(physical.get("contextRegion")).get("snippet")).get("text")
         )
-        return self._path(_str(artifact.get("uri")), _str(artifact.get("uriBaseId"))), region, snippet
+        return self._path(as_text(artifact.get("uri")), as_text(artifact.get("uriBaseId"))), region, snippet
 
     def _path(self, uri: str | None, base_id: str | None) -> str | None:
         if not uri:
@@ -201,11 +202,11 @@ class _Locator:
 
     def _resolve(self, base_id: str | None, depth: int = 0) -> str | None:
         entry = _dict(self._bases.get(base_id)) if base_id else {}
-        uri = _str(entry.get("uri"))
+        uri = as_text(entry.get("uri"))
         if uri is None or depth > 8:
             return None
         if _is_relative(uri):
-            parent = self._resolve(_str(entry.get("uriBaseId")), depth + 1)
+            parent = self._resolve(as_text(entry.get("uriBaseId")), depth + 1)
             return None if parent is None else parent.rstrip("/") + "/" + uri
         return uri
 
@@ -226,17 +227,6 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = int(value)
-    return number if 0 <= number < 2**31 else None
 
 
 def _float(value: Any) -> float | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
@@ -131,6 +132,19 @@ def test_a_download_keeps_the_tail_of_a_long_log(sandbox: Sandbox) -> None:
     assert cut and len(data) == 100 and data.endswith(b"THE END\n")
 
 
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A one-off local HTTP server answering with ``handler``; yields its base URL."""
+    server = HTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_a_download_never_carries_the_token() -> None:
     seen: list[str | None] = []
 
@@ -145,15 +159,9 @@ def test_a_download_never_carries_the_token() -> None:
         def log_message(self, format: str, *args: object) -> None:
             del format, args
 
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        gh = GitHubClient("secret-token", f"http://127.0.0.1:{server.server_port}", throttle=False)
-        data, cut = gh.download(f"http://127.0.0.1:{server.server_port}/signed/log?sig=abc", limit=1000)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        gh = GitHubClient("secret-token", url, throttle=False)
+        data, cut = gh.download(f"{url}/signed/log?sig=abc", limit=1000)
 
     assert (data, cut) == (b"ok", False)
     assert seen == [None]
@@ -191,15 +199,9 @@ def test_a_repository_that_forbids_actions_prs_is_a_setting_to_change_not_an_out
         def log_message(self, format: str, *args: object) -> None:
             del format, args
 
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        gh = GitHubClient("token", f"http://127.0.0.1:{server.server_port}", throttle=False)
+    with serving(Handler) as url:
+        gh = GitHubClient("token", url, throttle=False)
         with pytest.raises(PullRequestsNotPermitted, match="Allow GitHub Actions to create and approve") as caught:
             gh.request("POST", "/repos/o/r/pulls", body={"title": "t", "head": "h", "base": "main"})
-    finally:
-        server.shutdown()
-        server.server_close()
 
     assert caught.value.exit_code == 2

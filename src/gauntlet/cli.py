@@ -99,6 +99,18 @@ def _state_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--now", type=_timestamp, default=None, help="fix the clock (ISO 8601)")
 
 
+def _local_state(args: argparse.Namespace) -> Path:
+    """The state folder of a command-line run; the state branch is reached only from inside GitHub Actions."""
+    if args.state_branch:
+        from gauntlet.errors import ConfigError
+
+        raise ConfigError(
+            "--state-branch needs GitHub: inside GitHub Actions set the action's state_branch input; "
+            "on the command line keep state in --state-dir"
+        )
+    return Path(args.state_dir)
+
+
 def _timestamp(text: str) -> datetime:
     try:
         value = datetime.fromisoformat(text)
@@ -122,8 +134,7 @@ def _run(args: argparse.Namespace) -> int:
         logs=tuple(args.logs),
         findings=tuple(args.findings),
         config=args.config,
-        state_dir=args.state_dir,
-        state_branch=args.state_branch,
+        state_dir=_local_state(args),
         dry_run=args.dry_run,
         now=args.now,
     )
@@ -196,10 +207,11 @@ def _scan(args: argparse.Namespace) -> int:
     from gauntlet.state.local import LocalStore
 
     config = load_config(args.config)
-    backend: Backend = DryRunBackend() if args.dry_run else LocalBackend(args.state_dir / "out")
+    state_dir = _local_state(args)
+    backend: Backend = DryRunBackend() if args.dry_run else LocalBackend(state_dir / "out")
     outcome, results = run_scan(
         config,
-        LocalStore(args.state_dir),
+        LocalStore(state_dir),
         backend,
         repository=args.repository,
         base=args.default_branch,
@@ -216,7 +228,7 @@ def _scan(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     from gauntlet.status import summarise
 
-    summary = summarise(args.state_dir)
+    summary = summarise(_local_state(args))
     print(summary.model_dump_json(indent=2) if args.json else summary.text())
     return 0
 

@@ -142,3 +142,13 @@ def test_importing_the_cli_stays_light() -> None:
     code = "import sys, gauntlet.cli; print(sorted(m for m in ('numpy', 'github', 'jinja2') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# `run` names its event, so it stays a command-line run even where GITHUB_ACTIONS is set (CI on GitHub).
+@pytest.mark.parametrize("command", [["run", "--event-name", "pull_request"], ["scan"], ["status"]])
+def test_the_state_branch_outside_actions_is_a_clear_error(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*command, "--state-branch", "gauntlet-state", "--state-dir", str(tmp_path / "s")]) == 2
+    assert "--state-branch needs GitHub" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()

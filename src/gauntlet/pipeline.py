@@ -22,7 +22,6 @@ from gauntlet.config import Config
 from gauntlet.effects.base import Backend, EffectResult, apply
 from gauntlet.engine.decide import decide, scope_of
 from gauntlet.engine.results import record_results
-from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError, StateConflict
 from gauntlet.models import Observation
 from gauntlet.observe.routing import Route
@@ -32,6 +31,7 @@ from gauntlet.state.events import Event
 from gauntlet.state.models import Scope
 from gauntlet.state.pr import PRRecord
 from gauntlet.state.store import StateStore
+from gauntlet.vocabulary import HealthVerdict, RecoveryVerdict
 
 if TYPE_CHECKING:
     from gauntlet.engine.scan import ScanOutcome

@@ -33,9 +33,8 @@ from gauntlet.effects.models import (
 from gauntlet.effects.views import IssueView, RevertView, RunView
 from gauntlet.engine import breakages, circular, learning, recovery, selfheal
 from gauntlet.engine.loop import fails_check, gauntlet_action
-from gauntlet.engine.revert import RevertDecision, RevertReason, decide_revert, first_parent_chain
+from gauntlet.engine.revert import RevertDecision, decide_revert, first_parent_chain
 from gauntlet.engine.triage import triage_branch_run
-from gauntlet.engine.verdicts import Decision, RecoveryVerdict
 from gauntlet.models import Observation
 from gauntlet.state.base import keep_last
 from gauntlet.state.branch import (
@@ -49,6 +48,7 @@ from gauntlet.state.branch import (
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord
+from gauntlet.vocabulary import Decision, RecoveryVerdict, RevertReason
 
 __all__ = ["step_branch"]
 

@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from gauntlet.config import FailOn
-from gauntlet.engine.verdicts import Decision
 from gauntlet.models import SEVERITY_ORDER, Finding
 from gauntlet.state.base import keep_last
-from gauntlet.state.pr import MAX_ITERATIONS_KEPT, FindingRecord, GauntletAction, IterationRecord, PRRecord
+from gauntlet.state.pr import MAX_ITERATIONS_KEPT, FindingRecord, IterationRecord, PRRecord
+from gauntlet.vocabulary import Decision, GauntletAction
 
 __all__ = ["decide_iteration", "fails_check", "gauntlet_action", "merge_observation"]
 

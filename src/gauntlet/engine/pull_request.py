@@ -21,12 +21,12 @@ from gauntlet.effects.models import (
 from gauntlet.effects.views import IssueView, RunView
 from gauntlet.engine import circular, health, learning, recovery
 from gauntlet.engine.loop import decide_iteration, fails_check, merge_observation
-from gauntlet.engine.verdicts import Decision, RecoveryVerdict
 from gauntlet.models import Observation, Severity
 from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord, IterationRecord, PRRecord
+from gauntlet.vocabulary import Decision, RecoveryVerdict
 
 __all__ = ["MAX_ANNOTATIONS", "MAX_ATTEMPTS_KEPT", "step_pull_request"]
 

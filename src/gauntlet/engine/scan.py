@@ -23,11 +23,11 @@ from gauntlet.config import Config
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
 from gauntlet.engine import bandit, health, learning, selfheal
-from gauntlet.engine.verdicts import HealthVerdict
 from gauntlet.report import EffectLine
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.shared import Proposal
+from gauntlet.vocabulary import HealthVerdict
 
 __all__ = ["ProposalLine", "ScanOutcome", "ScanReport", "scan"]
 

@@ -15,7 +15,6 @@ See https://docs.github.com/rest/reactions/reactions#create-reaction-for-an-issu
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,11 +23,9 @@ from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import Effect, React, ReplyToComment, UpsertComment
 from gauntlet.github.client import NotFound
 from gauntlet.github.hub import Hub, find_earlier, paged
+from gauntlet.vocabulary import MARKER_PATTERN
 
 __all__ = ["ReactionHandler", "Reply", "StickyComment", "find_marked_comment", "marker_in"]
-
-
-_MARKER = re.compile(r"<!-- gauntlet:key=[^\s>]+ -->")
 
 
 def marker_in(body: str) -> str:
@@ -36,7 +33,7 @@ def marker_in(body: str) -> str:
 
     :raises ValueError: the body carries no marker (a template bug).
     """
-    found = _MARKER.search(body)
+    found = MARKER_PATTERN.search(body)
     if found is None:
         raise ValueError("a body Gauntlet writes must carry a marker")
     return found.group()

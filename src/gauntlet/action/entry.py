@@ -33,6 +33,7 @@ from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
 from gauntlet.github.gitstore import BranchStore
 from gauntlet.github.hub import Hub, nothing_known
+from gauntlet.models import evolve
 from gauntlet.observe.github_facts import Remote
 from gauntlet.observe.observation import Downloads, observe
 from gauntlet.observe.payload import Delivery, event_facts, read_delivery
@@ -101,11 +102,11 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     config = _config(settings)
     client = _client(settings, clock)
     if settings.bot_login == AUTO_LOGIN:
-        settings = settings.model_copy(update={"bot_login": _own_login(client, out)})
+        settings = evolve(settings, bot_login=_own_login(client, out))
     report, edge = _serve(handler, delivery, settings, config, client, clock, out)
     cost = "no API calls"
     if client is not None:
-        report = report.model_copy(update={"api_calls": client.calls})
+        report = evolve(report, api_calls=client.calls)
         cost = client.quota()
     _finish(settings, report, edge, out, cost)
     return 1 if report.check_failed and settings.run.fail_step else 0
@@ -233,7 +234,7 @@ def _config(settings: ActionSettings) -> Config:
     config = load_config(settings.run.config)
     if settings.fail_on is None:
         return config
-    return config.model_copy(update={"gauntlet": config.gauntlet.model_copy(update={"fail_on": settings.fail_on})})
+    return evolve(config, gauntlet=evolve(config.gauntlet, fail_on=settings.fail_on))
 
 
 def _finish(

@@ -45,7 +45,7 @@ from typing import Literal
 
 from gauntlet.config import RecoveryConfig
 from gauntlet.engine.circular import CircularFix
-from gauntlet.models import Kind
+from gauntlet.models import Kind, evolve
 from gauntlet.state.pr import Attempt, FindingRecord
 from gauntlet.vocabulary import FailureType, RecoveryAction, RecoveryVerdict
 
@@ -187,4 +187,4 @@ def paused(verdict: RecoveryVerdict) -> RecoveryVerdict:
     """The verdict with its action held back because ``paused: true`` stops every automatic action."""
     if verdict.failure_type is None:
         return verdict
-    return verdict.model_copy(update={"action": "skip", "reason": f"paused: would {verdict.action}: {verdict.reason}"})
+    return evolve(verdict, action="skip", reason=f"paused: would {verdict.action}: {verdict.reason}")

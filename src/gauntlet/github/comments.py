@@ -23,6 +23,7 @@ from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import Effect, React, ReplyToComment, UpsertComment
 from gauntlet.github.client import NotFound
 from gauntlet.github.hub import Hub, find_earlier, paged
+from gauntlet.models import evolve
 from gauntlet.vocabulary import MARKER_PATTERN
 
 __all__ = ["ReactionHandler", "Reply", "StickyComment", "find_marked_comment", "marker_in"]
@@ -136,7 +137,7 @@ class StickyComment:
             return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="comment_mode off")
         body = body_of(effect)
         if hub.comment_mode == "always" and existing is not None:
-            existing = existing.model_copy(update={"body": None})
+            existing = evolve(existing, body=None)
         return _write(hub, effect, effect.pr, body, existing)
 
 

@@ -160,7 +160,7 @@ def run_scan(
     from gauntlet.engine.scan import scan
 
     def attempt() -> tuple[ScanOutcome, list[EffectResult]]:
-        snapshot = store.load(Scope(branch=base))
+        snapshot = store.load(Scope(branch=base, shards=True))
         outcome = scan(snapshot.state, config, now, repository=repository, base=base)
         results = apply(outcome.plan.effects, backend)
         if commit:

@@ -121,7 +121,7 @@ def _serve(
     clock: Clock,
     out: TextIO,
 ) -> tuple[RunReport, _EdgeBackend | None]:
-    store = _store(settings, client)
+    store = _store(settings, client, clock)
     remote = None
     if client is not None and settings.run.repository is not None:
         remote = Remote(client=client, repository=settings.run.repository, bot_login=settings.bot_login)
@@ -216,12 +216,13 @@ def _own_login(client: GitHubClient | None, out: TextIO) -> str:
     return DEFAULT_BOT_LOGIN
 
 
-def _store(settings: ActionSettings, client: GitHubClient | None) -> StateStore:
+def _store(settings: ActionSettings, client: GitHubClient | None, clock: Clock) -> StateStore:
     if settings.run.state_dir is not None:
         return LocalStore(settings.run.state_dir)
     if client is None or settings.run.repository is None:
         raise InputError("state on a branch needs GITHUB_REPOSITORY and a github_token (or use state_dir)")
-    return BranchStore(client, settings.run.repository, settings.run.state_branch or "gauntlet-state")
+    branch = settings.run.state_branch or "gauntlet-state"
+    return BranchStore(client, settings.run.repository, branch, sleep=clock.sleep)
 
 
 def _client(settings: ActionSettings, clock: Clock) -> GitHubClient | None:

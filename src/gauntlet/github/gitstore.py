@@ -8,14 +8,24 @@ Theory of operation:
   on how many PRs the branch holds.
 - **Save** writes the changed files inline in one ``POST git/trees`` on top of the
   head's tree, one ``POST git/commits`` with the head as parent and one
-  ``PATCH git/refs`` without ``force``. GitHub answers 422 when the ref moved:
-  that is :class:`~gauntlet.errors.StateConflict`, and the pipeline re-reads,
-  re-decides and retries. Nothing is ever force-pushed.
+  ``PATCH git/refs`` without ``force``. Nothing is ever force-pushed.
+- **Shards.** A run that is not about a branch (a PR run, a command) writes only
+  its own record and its shard ``v1/shards/<run-id>.json`` (what it added to the
+  shared files, :mod:`gauntlet.state.shards`); the scan (``Scope.shards``) lists
+  the shards, folds them in and deletes them in the commit that writes the
+  shared files. Branch runs and the scan write shared files whole.
+- **Conflicts.** GitHub answers 422 when the ref moved. One ``GET compare`` says
+  what the other commits touched: when none of it is a file this run writes whole
+  (a PR run's record, say), the same files are committed again on the new head
+  (4 calls, nothing re-read or re-decided); otherwise it is
+  :class:`~gauntlet.errors.StateConflict`, and the pipeline re-reads, re-decides
+  and retries.
 - **Trailers.** Every commit Gauntlet writes ends with two lines that spare the
   next run calls: ``Gauntlet-Events:`` names the newest audit-log part and its
   size (appending reads only that part, never a listing), and ``Gauntlet-Shared:``
   lists which repository-wide files exist (an absent file is its default, so
-  it is not fetched). A commit without trailers (written by hand) makes the next
+  it is not fetched), and ``Gauntlet-Shards:`` how many shards wait to be folded
+  (the scan lists the folder only when some do). A commit without trailers (written by hand) makes the next
   run fall back to listing and reading everything it needs.
 - A repository-wide file that still holds its default is not written: absent
   means default, which keeps the first runs cheap.
@@ -24,8 +34,12 @@ Theory of operation:
 from __future__ import annotations
 
 import base64
+import random
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from gauntlet.engine.results import known_numbers
@@ -33,6 +47,7 @@ from gauntlet.errors import StateConflict
 from gauntlet.github.client import GitHubClient, NotFound, Rejected
 from gauntlet.state.codec import README, decode_state, encode_file, needed_paths
 from gauntlet.state.models import Scope, State
+from gauntlet.state.shards import MAX_SHARDS_FOLDED, SHARDS_FOLDER, encode_shard, fold_into, shard_of, shard_path
 from gauntlet.state.store import Snapshot, changed_files, event_part_name, events_by_month
 from gauntlet.vocabulary import SHARED_FILES, event_part_path
 
@@ -42,6 +57,11 @@ DEFAULT_STATE_BRANCH = "gauntlet-state"
 
 _EVENTS_TRAILER = re.compile(r"^Gauntlet-Events: (v1/events/(\d{4}-\d{2})\.(\d+)\.jsonl) (\d+)$", re.MULTILINE)
 _SHARED_TRAILER = re.compile(r"^Gauntlet-Shared:(.*)$", re.MULTILINE)
+_SHARDS_TRAILER = re.compile(r"^Gauntlet-Shards: (\d+)$", re.MULTILINE)
+#: Rebuilds on a moved head before the pipeline's slower retry (re-read, re-decide) takes over.
+REBASES = 8
+#: A compare listing this many files may be cut short: treat it as touching everything.
+_COMPARE_FILES_SHOWN = 300
 _PART = re.compile(r"^(\d{4}-\d{2})\.(\d+)\.jsonl$")
 
 
@@ -55,6 +75,8 @@ class Head:
     events: tuple[str, int, int] | None
     #: The repository-wide files that exist, when the head's trailer lists them.
     shared: frozenset[str] | None
+    #: Shards waiting to be folded, when the head's trailer counts them.
+    shards: int | None = None
 
 
 def _parse_head(branch: dict[str, Any]) -> Head:
@@ -62,11 +84,13 @@ def _parse_head(branch: dict[str, Any]) -> Head:
     message = str(commit["commit"].get("message") or "")
     events = _EVENTS_TRAILER.search(message)
     shared = _SHARED_TRAILER.search(message)
+    shards = _SHARDS_TRAILER.search(message)
     return Head(
         commit=str(commit["sha"]),
         tree=str(commit["commit"]["tree"]["sha"]),
         events=(events.group(2), int(events.group(3)), int(events.group(4))) if events else None,
         shared=frozenset(shared.group(1).split()) if shared else None,
+        shards=int(shards.group(1)) if shards else None,
     )
 
 
@@ -78,8 +102,16 @@ class BranchStore:
     :param branch: the state branch (``state_branch`` input).
     """
 
-    def __init__(self, client: GitHubClient, repository: str, branch: str = DEFAULT_STATE_BRANCH) -> None:
+    def __init__(
+        self,
+        client: GitHubClient,
+        repository: str,
+        branch: str = DEFAULT_STATE_BRANCH,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.client = client
+        self.sleep = sleep
         self.api = f"/repos/{repository}"
         self.branch = branch
         self._heads: dict[str, Head] = {}
@@ -116,12 +148,31 @@ class BranchStore:
             skip = head is None or (head.shared is not None and path in _SHARED and path not in head.shared)
             stored[path] = None if skip or head is None else self.read(path, head.commit)
         state = decode_state(scope, stored)
+        folded: list[str] = []
+        if scope.shards and head is not None and head.shards != 0:
+            state, folded = fold_into(state, self._shards(head))
         self._index = known_numbers(state)
         if state.pr is not None and state.pr.comment_id is not None:  # records written before PR-scoped keys
             self._index.setdefault(f"pr-comment:{state.pr.number}", state.pr.comment_id)
         if head is not None:
             self._heads[head.commit] = head
-        return Snapshot(scope=scope, state=state, stored=stored, version=head.commit if head else None)
+        version = head.commit if head else None
+        return Snapshot(scope=scope, state=state, stored=stored, version=version, folded=tuple(folded))
+
+    def _shards(self, head: Head) -> dict[str, bytes]:
+        """Every shard at ``head`` (one listing, then one read per shard)."""
+        try:
+            listing = self.client.request("GET", f"{self.api}/contents/{SHARDS_FOLDER}", params={"ref": head.commit})
+        except NotFound:
+            return {}
+        found: dict[str, bytes] = {}
+        for item in (listing if isinstance(listing, list) else [])[:MAX_SHARDS_FOLDED]:
+            path = str(item.get("path", ""))
+            if item.get("type") == "file" and path.endswith(".json"):
+                data = self.read(path, head.commit)
+                if data is not None:
+                    found[path] = data
+        return found
 
     def known(self, key: str) -> int | None:
         """The number the last loaded index holds for an effect key (for :class:`~gauntlet.github.backend.Hub`)."""
@@ -132,14 +183,50 @@ class BranchStore:
     def save(self, snapshot: Snapshot, new: State, message: str) -> None:
         """Commit what changed since ``snapshot`` as one fast-forward commit.
 
-        :raises StateConflict: the branch moved (or appeared) since ``snapshot`` was loaded.
+        A run not about a branch writes its own record and its shard only; when the branch moved meanwhile,
+        and the other commits touched none of the files this run writes whole, the same files are committed
+        on the new head (up to :data:`REBASES` times, with jitter).
+
+        :raises StateConflict: the branch moved (or appeared) in a way that needs a fresh read.
         """
+        head = self._heads.get(snapshot.version) if snapshot.version else None
+        self._events_after: tuple[str, int, int] | None = head.events if head else None
+        if _is_sharded(snapshot):
+            files, whole = self._sharded_files(snapshot, new, message)
+        else:
+            files, whole = self._whole_files(snapshot, new, head)
+        if not files:
+            return
+        if head is None:
+            files["README.md"] = README.encode()
+        jitter = random.Random(message)
+        for attempt in range(REBASES + 1):
+            try:
+                self._commit(head, files, self._trailers(message, head, files, snapshot))
+                return
+            except StateConflict:
+                moved = self._moved(head, whole) if head is not None and attempt < REBASES else None
+                if moved is None:
+                    raise
+                head = moved
+                self.sleep(jitter.uniform(0.02, 0.1 * (attempt + 1)))
+
+    def _sharded_files(self, snapshot: Snapshot, new: State, message: str) -> tuple[dict[str, bytes | None], set[str]]:
+        """The run's own records whole, and its shard (shared-file changes and events)."""
+        own = {p: d for p, d in changed_files(snapshot, new).items() if p not in _SHARED}
+        files: dict[str, bytes | None] = dict(own)
+        shard = shard_of(snapshot.state, new, _run_of(message), _newest_time(new))
+        if shard is not None:
+            files[shard_path(shard.run)] = encode_shard(shard)
+        return files, set(own)
+
+    def _whole_files(
+        self, snapshot: Snapshot, new: State, head: Head | None
+    ) -> tuple[dict[str, bytes | None], set[str]]:
+        """Changed files whole, the new events appended to the newest part, and the folded shards deleted."""
         changes = {p: d for p, d in changed_files(snapshot, new).items() if not _absent_default(snapshot, p, d)}
         events = events_by_month(new.events)
-        if not changes and not events:
-            return
-        head = self._heads.get(snapshot.version) if snapshot.version else None
-        files = dict(changes)
+        files: dict[str, bytes | None] = dict(changes)
         newest = self._newest(head, next(iter(events), None))
         for month, lines in events.items():
             number, size = (newest[1], newest[2]) if newest and newest[0] == month else (0, 0)
@@ -149,11 +236,34 @@ class BranchStore:
                 content = (self.read(path, head.commit) or b"") + lines
             files[path] = content
             newest = (month, int(path.rsplit(".", 2)[1]), len(content))
-        if head is None:
-            files["README.md"] = README.encode()
+        self._events_after = newest
+        files.update(dict.fromkeys(snapshot.folded))
+        # What this run read and decided on: another commit touching any of it means deciding again.
+        return files, {p for p, d in snapshot.stored.items() if d is not None} | set(files) - set(snapshot.folded)
+
+    def _trailers(self, subject: str, head: Head | None, files: dict[str, bytes | None], snapshot: Snapshot) -> str:
+        """The commit message: the subject, then the trailers the next run reads (module docstring)."""
+        events = self._events_after if not _is_sharded(snapshot) else (head.events if head else None)
         shared = set(head.shared) if head and head.shared is not None else self._shared_at(snapshot)
-        shared |= {p for p in files if p in _SHARED}
-        self._commit(head, files, _message(message, newest, shared))
+        shared |= {p for p, d in files.items() if p in _SHARED and d is not None}
+        waiting = (head.shards or 0) if head else 0
+        waiting += sum(1 for p, d in files.items() if p.startswith(SHARDS_FOLDER) and d is not None)
+        waiting -= len(snapshot.folded)
+        return _message(subject, events, shared, max(waiting, 0))
+
+    def _moved(self, head: Head, whole: set[str]) -> Head | None:
+        """The new head, when the commits since ``head`` touched none of ``whole`` (one ``GET compare``)."""
+        try:
+            found = self.client.request("GET", f"{self.api}/compare/{head.commit}...{self.branch}")
+        except NotFound:
+            return None
+        commits = found.get("commits") or []
+        touched = {str(f.get("filename")) for f in found.get("files") or []}
+        if not commits or len(commits) != found.get("total_commits") or len(touched) >= _COMPARE_FILES_SHOWN:
+            return None
+        if touched & whole or found.get("status") != "ahead":
+            return None
+        return _parse_head({"commit": commits[-1]})
 
     def _newest(self, head: Head | None, month: str | None) -> tuple[str, int, int] | None:
         """The newest audit-log part at ``head``: from its trailer, else by listing the events folder."""
@@ -178,9 +288,12 @@ class BranchStore:
     def _shared_at(self, snapshot: Snapshot) -> set[str]:
         return {p for p, data in snapshot.stored.items() if p in _SHARED and data is not None}
 
-    def _commit(self, head: Head | None, files: dict[str, bytes], message: str) -> None:
+    def _commit(self, head: Head | None, files: dict[str, bytes | None], message: str) -> None:
+        # ``sha: null`` deletes a path (a folded shard); everything else goes inline.
         entries = [
             {"path": path, "mode": "100644", "type": "blob", "content": data.decode("utf-8")}
+            if data is not None
+            else {"path": path, "mode": "100644", "type": "blob", "sha": None}
             for path, data in sorted(files.items())
         ]
         tree_body: dict[str, Any] = {"tree": entries}
@@ -215,10 +328,25 @@ def _absent_default(snapshot: Snapshot, path: str, data: bytes) -> bool:
     return data == encode_file(type(default)())
 
 
-def _message(subject: str, events: tuple[str, int, int] | None, shared: set[str]) -> str:
+def _message(subject: str, events: tuple[str, int, int] | None, shared: set[str], shards: int) -> str:
     lines = [subject, ""]
     if events is not None:
         month, number, size = events
         lines.append(f"Gauntlet-Events: v1/events/{month}.{number}.jsonl {size}")
     lines.append("Gauntlet-Shared: " + " ".join(sorted(shared)))
+    lines.append(f"Gauntlet-Shards: {shards}")
     return "\n".join(lines) + "\n"
+
+
+def _is_sharded(snapshot: Snapshot) -> bool:
+    return not snapshot.scope.shards and snapshot.scope.branch is None
+
+
+def _run_of(message: str) -> str:
+    """The run's id for its shard's name: the commit subject names the event and the observation."""
+    return message.removeprefix("gauntlet: ").replace(" ", "-")
+
+
+def _newest_time(state: State) -> datetime:
+    """When the run happened, for folding shards in order: its newest event (the engine stamps every run)."""
+    return max((event.at for event in state.events), default=datetime.min.replace(tzinfo=UTC))

@@ -21,6 +21,8 @@ class Scope(BaseModel):
 
     pr: int | None = None
     branch: str | None = None
+    #: Read the shards runs left (``v1/shards/``) and fold them in: the scheduled scan (state/shards.py).
+    shards: bool = False
 
 
 class State(BaseModel):

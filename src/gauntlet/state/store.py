@@ -29,6 +29,8 @@ class Snapshot:
     stored: dict[str, bytes | None]
     #: Backend-specific version (the state branch's commit SHA); ``None`` for a local folder.
     version: str | None = None
+    #: Shards folded into ``state`` (``Scope.shards``): the save that writes the folded files deletes them.
+    folded: tuple[str, ...] = ()
 
 
 class StateStore(Protocol):

@@ -13,7 +13,9 @@ from gauntlet.github.gitstore import BranchStore
 from gauntlet.sandbox import Sandbox
 from gauntlet.state.events import EVENT_PART_BYTES, Event
 from gauntlet.state.models import Scope
+from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import PRRecord
+from gauntlet.state.shared import DefectEntry, DefectLog
 
 REPO = "octo/app"
 BOT = "github-actions[bot]"
@@ -40,6 +42,35 @@ def save_pr(branch: BranchStore, number: int, *, data: dict[str, object] | None 
     branch.save(snapshot, snapshot.state.model_copy(update={"pr": pr, "events": [event]}), f"gauntlet: pr {number}")
 
 
+def save_branch(branch: BranchStore, name: str = "main", *, data: dict[str, object] | None = None) -> None:
+    """A branch run: it writes shared files whole and appends its events to the log."""
+    snapshot = branch.load(Scope(branch=name))
+    record = snapshot.state.branch or BranchRecord(name=name)
+    changed = record.model_copy(update={"last_good": f"{len(record.runs):040x}", "runs": []})
+    event = Event(at=NOW, kind="run", key=f"branch:{name}", data=data or {})
+    new = snapshot.state.model_copy(update={"branch": changed, "events": [event]})
+    branch.save(snapshot, new, f"gauntlet: branch {name}")
+
+
+def add_defect(branch: BranchStore, number: int, fingerprint: str) -> None:
+    """A PR run that adds one defect (a shared file): it lands as the run's shard."""
+    snapshot = branch.load(Scope(pr=number))
+    assert snapshot.state.pr is not None
+    entry = DefectEntry(
+        at=NOW,
+        component="calc",
+        defect_type="test_failure",
+        priority="P1",
+        fingerprint=fingerprint,
+        place=f"pr:{number}",
+    )
+    defects = DefectLog(entries=[*snapshot.state.defects.entries, entry], activity={"2026-11-29": 1})
+    pr = snapshot.state.pr.model_copy(update={"iteration_count": snapshot.state.pr.iteration_count + 1})
+    event = Event(at=NOW, kind="iteration", key=f"pr:{number}")
+    new = snapshot.state.model_copy(update={"pr": pr, "defects": defects, "events": [event]})
+    branch.save(snapshot, new, f"gauntlet: pr {number} {fingerprint}")
+
+
 def files_at(sandbox: Sandbox, ref: str = "gauntlet-state") -> dict[str, bytes]:
     repo = sandbox.store.repo("octo", "app")
     assert repo is not None
@@ -49,11 +80,10 @@ def files_at(sandbox: Sandbox, ref: str = "gauntlet-state") -> dict[str, bytes]:
 
 
 def test_first_use_creates_an_orphan_branch_with_a_readme_and_only_what_changed(sandbox: Sandbox) -> None:
-    save_pr(store(sandbox), 7)
+    save_branch(store(sandbox))
 
     files = files_at(sandbox)
-    assert "README.md" in files and "v1/prs/7.json" in files
-    assert PRRecord.model_validate_json(files["v1/prs/7.json"]).iteration_count == 1
+    assert "README.md" in files and "v1/branches/main.json" in files
     assert "v1/events/2026-11.1.jsonl" in files
     assert "v1/proposals.json" not in files, "a file still at its default is not written"
     repo = sandbox.store.repo("octo", "app")
@@ -76,27 +106,72 @@ def test_a_load_reads_the_head_and_each_needed_file_once(sandbox: Sandbox) -> No
     assert not any("/git/trees" in p or "recursive" in p for p in paths), "the branch is never listed"
 
 
-def test_a_save_after_someone_else_moved_the_branch_is_a_conflict_not_a_force_push(sandbox: Sandbox) -> None:
+def test_a_save_after_someone_else_wrote_the_same_file_is_a_conflict_not_a_force_push(sandbox: Sandbox) -> None:
     save_pr(store(sandbox), 1)
     first, second = store(sandbox), store(sandbox)
-    snapshot = second.load(Scope(pr=2))
+    snapshot = second.load(Scope(pr=1))
     save_pr(first, 1)
     assert snapshot.state.pr is not None
 
-    event = Event(at=NOW, kind="late", key="pr:2")
+    late = snapshot.state.pr.model_copy(update={"iteration_count": 99})
     with pytest.raises(StateConflict):
-        second.save(snapshot, snapshot.state.model_copy(update={"events": [event]}), "gauntlet: late")
+        second.save(snapshot, snapshot.state.model_copy(update={"pr": late}), "gauntlet: late")
 
     assert PRRecord.model_validate_json(files_at(sandbox)["v1/prs/1.json"]).iteration_count == 2
 
 
-def test_events_go_to_a_new_part_past_256_kib_without_reading_the_full_one(sandbox: Sandbox) -> None:
-    branch = store(sandbox)
-    save_pr(branch, 1, data={"blob": "x" * (EVENT_PART_BYTES - 200)})
-    save_pr(branch, 1, data={"more": "y" * 500})
+def test_a_pr_run_writes_its_record_and_its_shard_and_rebuilds_on_a_moved_head(sandbox: Sandbox) -> None:
+    save_pr(store(sandbox), 1)
+    first, second = store(sandbox), store(sandbox)
+    snapshot = second.load(Scope(pr=2))
+    add_defect(first, 1, "aaa")
+    assert snapshot.state.pr is not None
     sandbox.clear_requests()
 
-    save_pr(branch, 1)
+    pr = snapshot.state.pr.model_copy(update={"iteration_count": 1})
+    event = Event(at=NOW, kind="iteration", key="pr:2")
+    second.save(snapshot, snapshot.state.model_copy(update={"pr": pr, "events": [event]}), "gauntlet: pr 2")
+
+    calls = [f"{r['method']} {r['path'].split('/')[4]}" for r in sandbox.requests()]
+    assert calls.count("GET compare") == 1 and not any(c.startswith("GET contents") for c in calls), calls
+    files = files_at(sandbox)
+    assert PRRecord.model_validate_json(files["v1/prs/2.json"]).iteration_count == 1
+    assert PRRecord.model_validate_json(files["v1/prs/1.json"]).iteration_count == 2
+    assert "v1/defects.json" not in files, "a PR run never writes a shared file"
+    assert sorted(p for p in files if p.startswith("v1/shards/")) == [
+        "v1/shards/pr-1-aaa.json",
+        "v1/shards/pr-1.json",
+        "v1/shards/pr-2.json",
+    ]
+
+
+def test_the_scan_folds_every_shard_into_the_shared_files_and_deletes_them(sandbox: Sandbox) -> None:
+    for number, fingerprint in ((1, "aaa"), (2, "bbb"), (3, "ccc")):
+        add_defect(store(sandbox), number, fingerprint)
+
+    branch = store(sandbox)
+    snapshot = branch.load(Scope(branch="main", shards=True))
+    assert {e.fingerprint for e in snapshot.state.defects.entries} == {"aaa", "bbb", "ccc"}
+    assert snapshot.state.defects.activity == {"2026-11-29": 3}, "counts add up across runs"
+    branch.save(snapshot, snapshot.state, "gauntlet: scheduled scan")
+
+    files = files_at(sandbox)
+    assert not any(p.startswith("v1/shards/") for p in files)
+    assert len(DefectLog.model_validate_json(files["v1/defects.json"]).entries) == 3
+    assert files["v1/events/2026-11.1.jsonl"].count(b"\n") == 3, "the runs' events reach the log"
+    sandbox.clear_requests()
+    again = store(sandbox).load(Scope(branch="main", shards=True))
+    assert len(again.state.defects.entries) == 3
+    assert not any("/v1/shards" in r["path"] for r in sandbox.requests()), "the trailer says none are waiting"
+
+
+def test_events_go_to_a_new_part_past_256_kib_without_reading_the_full_one(sandbox: Sandbox) -> None:
+    branch = store(sandbox)
+    save_branch(branch, data={"blob": "x" * (EVENT_PART_BYTES - 200)})
+    save_branch(branch, data={"more": "y" * 500})
+    sandbox.clear_requests()
+
+    save_branch(branch)
 
     files = files_at(sandbox)
     assert sorted(p for p in files if p.startswith("v1/events/")) == [
@@ -109,12 +184,11 @@ def test_events_go_to_a_new_part_past_256_kib_without_reading_the_full_one(sandb
 
 
 def test_a_hand_made_commit_without_trailers_falls_back_to_listing(sandbox: Sandbox) -> None:
-    save_pr(store(sandbox), 1)
+    save_branch(store(sandbox))
     sandbox.commit(REPO, {"NOTES.md": "hand edit\n"}, "Edit by hand", branch="gauntlet-state")
 
-    save_pr(store(sandbox), 1)
+    save_branch(store(sandbox))
 
     files = files_at(sandbox)
     assert files["v1/events/2026-11.1.jsonl"].count(b"\n") == 2, "appended to the existing part"
-    assert PRRecord.model_validate_json(files["v1/prs/1.json"]).iteration_count == 2
     assert "NOTES.md" in files

@@ -1,0 +1,187 @@
+"""``v1/shards/<run-id>.json``: what one run adds to the repository-wide files, folded in later by the scan.
+
+Many runs add to the same files (defects, learnings, bandit, the effect index, the audit log). If each run
+rewrote them, concurrent runs would collide on every commit and each collision would cost a re-read, a
+re-decide and a re-write. Instead a run writes only its own files: its PR or branch record, and one shard
+holding the *change* it made to the shared files. The scheduled scan reads the shards, folds them into the
+shared files in run order and deletes them in the same commit (DESIGN §4, docs/scale.md).
+
+The change is computed on the JSON of each file, so it follows new fields without code here:
+
+- a number that changed is an increment (two runs each adding 1 add 2 when folded);
+- a list of records with an identity (``id``, or ``context`` and ``rule``) is folded record by record
+  (a record the run dropped is dropped);
+- any other list gains the items the run added and loses the ones it removed;
+- anything else is set to the run's value.
+
+Folding is therefore order-insensitive for counts and appends, which is what concurrent runs produce.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from gauntlet.errors import InputError
+from gauntlet.state.base import StateFile
+from gauntlet.state.codec import encode_file
+from gauntlet.state.events import Event
+from gauntlet.state.models import State
+from gauntlet.vocabulary import SHARED_FILES
+
+__all__ = [
+    "MAX_SHARDS_FOLDED",
+    "SHARDS_FOLDER",
+    "Shard",
+    "delta",
+    "encode_shard",
+    "fold",
+    "fold_into",
+    "shard_of",
+    "shard_path",
+]
+
+SHARDS_FOLDER = "v1/shards"
+#: Shards one scan folds (oldest first); the rest wait for the next scan, so a scan's cost stays bounded.
+MAX_SHARDS_FOLDED = 500
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+#: Fields that name a record inside a list, so a changed record is folded as a change, not a second copy.
+_IDENTITIES = (("id",), ("context", "rule"), ("place", "context"))
+
+
+class Shard(StateFile):
+    """One run's additions to the shared files: a change per file (see the module docstring) and its events."""
+
+    run: str
+    at: datetime
+    changes: dict[str, Any] = {}
+    events: list[Event] = []
+
+
+def shard_path(run: str) -> str:
+    """Where the shard of ``run`` lives (one file per run: concurrent runs never write the same path)."""
+    return f"{SHARDS_FOLDER}/{_UNSAFE.sub('_', run)[:120]}.json"
+
+
+def shard_of(loaded: State, new: State, run: str, at: datetime) -> Shard | None:
+    """The shard for what ``new`` changed in the shared files since ``loaded``; ``None`` when nothing changed."""
+    changes: dict[str, Any] = {}
+    for name in SHARED_FILES:
+        before, after = _json(getattr(loaded, name)), _json(getattr(new, name))
+        if before != after:
+            changes[name] = delta(before, after)
+    if not changes and not new.events:
+        return None
+    return Shard(run=run, at=at, changes=changes, events=list(new.events))
+
+
+def delta(before: Any, after: Any) -> Any:
+    """The change from ``before`` to ``after`` (JSON values), in the form :func:`fold` applies."""
+    if before is None:  # a new key: a change from the empty value of its type, so counts still add up
+        before = 0 if _number(after) else type(after)() if isinstance(after, dict | list) else None
+    if isinstance(before, dict) and isinstance(after, dict):
+        keys = [k for k in after if k not in before or before[k] != after[k]]
+        return {"dict": {k: delta(before.get(k), after[k]) for k in keys}}
+    if _number(before) and _number(after):
+        return {"inc": after - before}
+    if isinstance(before, list) and isinstance(after, list):
+        identity = _identity([*before, *after])
+        if identity is not None:
+            old = {_key(item, identity): item for item in before}
+            return {
+                "records": identity,
+                "changed": [
+                    [_key(item, identity), delta(old.get(_key(item, identity)), item)]
+                    for item in after
+                    if old.get(_key(item, identity)) != item
+                ],
+                "gone": sorted(old.keys() - {_key(item, identity) for item in after}),
+            }
+        return {"added": [i for i in after if i not in before], "removed": [i for i in before if i not in after]}
+    return {"set": after}
+
+
+def fold(base: Any, change: Any) -> Any:
+    """Apply one :func:`delta` to ``base`` (the current JSON value, which other runs may have changed)."""
+    if "set" in change:
+        return change["set"]
+    if "inc" in change:
+        return (base if _number(base) else 0) + change["inc"]
+    if "dict" in change:
+        merged = dict(base) if isinstance(base, dict) else {}
+        for key, sub in change["dict"].items():
+            merged[key] = fold(merged.get(key), sub)
+        return merged
+    items = list(base) if isinstance(base, list) else []
+    if "records" in change:
+        identity = tuple(change["records"])
+        gone = set(change.get("gone", []))
+        items = [item for item in items if _key(item, identity) not in gone]
+        where = {_key(item, identity): n for n, item in enumerate(items)}
+        for key, sub in change["changed"]:
+            if key in where:
+                items[where[key]] = fold(items[where[key]], sub)
+            else:
+                where[key] = len(items)
+                items.append(fold(None, sub))
+        return items
+    removed = change.get("removed", [])
+    kept = [i for i in items if i not in removed]
+    return kept + [i for i in change.get("added", []) if i not in kept]
+
+
+def fold_into(state: State, shards: Mapping[str, bytes]) -> tuple[State, list[str]]:
+    """``state`` with ``shards`` (path -> bytes) folded in, oldest run first, and the paths folded.
+
+    A shard that does not parse is left where it is (reported by path in the error), never half-applied.
+
+    :raises InputError: a shard is not valid, or folding it breaks a file's schema.
+    """
+    parsed: list[tuple[str, Shard]] = []
+    for path, data in shards.items():
+        try:
+            parsed.append((path, Shard.model_validate_json(data)))
+        except ValidationError as exc:
+            raise InputError(f"state shard {path} is invalid: {exc.errors()[0]['msg']}") from exc
+    parsed.sort(key=lambda item: (item[1].at, item[0]))
+    files: dict[str, Any] = {name: _json(getattr(state, name)) for name in SHARED_FILES}
+    events = list(state.events)
+    for _, shard in parsed[:MAX_SHARDS_FOLDED]:
+        for name, change in shard.changes.items():
+            if name in files:
+                files[name] = fold(files[name], change)
+        events.extend(shard.events)
+    try:
+        folded = State.model_validate({**state.model_dump(), **files, "events": events})
+    except ValidationError as exc:
+        raise InputError(f"folding state shards breaks a file: {exc.errors()[0]['msg']}") from exc
+    return folded, [path for path, _ in parsed[:MAX_SHARDS_FOLDED]]
+
+
+def encode_shard(shard: Shard) -> bytes:
+    """The shard's bytes (the same deterministic JSON as every state file)."""
+    return encode_file(shard)
+
+
+def _json(model: BaseModel) -> Any:
+    return json.loads(model.model_dump_json())
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _identity(items: list[Any]) -> tuple[str, ...] | None:
+    if not items or not all(isinstance(i, dict) for i in items):
+        return None
+    return next((fields for fields in _IDENTITIES if all(all(f in i for f in fields) for i in items)), None)
+
+
+def _key(item: Any, identity: tuple[str, ...]) -> str:
+    return json.dumps([item.get(f) for f in identity], sort_keys=True)

@@ -28,6 +28,7 @@ from gauntlet.errors import GauntletError
 from gauntlet.pipeline import Clock
 from gauntlet.sandbox import Sandbox
 from gauntlet.state.pr import PRRecord
+from gauntlet.state.shards import folded_view
 
 OWNER = "octo"
 REPO = "octo/app"
@@ -149,15 +150,17 @@ class ActionWorld:
         """Every check run on ``sha`` (``filter=all``: the default shows only the latest per name)."""
         return list(self.owner.get_repo(REPO).get_commit(sha).get_check_runs(filter="all"))
 
+    def state_files(self) -> dict[str, bytes]:
+        """The state branch as a reader sees it: every file, with the shards runs left folded in."""
+        repo = self.sandbox.store.repo(*REPO.split("/"))
+        sha = repo.git.ref("refs/heads/gauntlet-state") if repo is not None else None
+        if repo is None or sha is None:
+            return {}
+        return folded_view({e.path: repo.git.read_blob(e.sha) for e in repo.git.ls_tree(sha, recursive=True)})
+
     def state_file(self, path: str) -> bytes | None:
-        """A file on the state branch, or ``None``."""
-        repo = self.owner.get_repo(REPO)
-        try:
-            return bytes(repo.get_contents(path, ref="gauntlet-state").decoded_content)
-        except github.GithubException as exc:
-            if exc.status != 404:
-                raise
-            return None
+        """A file on the state branch (shards folded in), or ``None``."""
+        return self.state_files().get(path)
 
     def pr_record(self, number: int) -> PRRecord | None:
         """The PR's record on the state branch."""
@@ -170,11 +173,10 @@ class ActionWorld:
 
     def events(self) -> list[dict[str, Any]]:
         """Every audit-log line on the state branch."""
-        repo = self.owner.get_repo(REPO)
         lines: list[dict[str, Any]] = []
-        for item in repo.get_contents("v1/events", ref="gauntlet-state"):  # type: ignore[union-attr]
-            text = repo.get_contents(item.path, ref="gauntlet-state").decoded_content  # type: ignore[union-attr]
-            lines += [json.loads(line) for line in text.splitlines() if line.strip()]
+        for path, text in sorted(self.state_files().items()):
+            if path.startswith("v1/events/"):
+                lines += [json.loads(line) for line in text.splitlines() if line.strip()]
         return lines
 
 

@@ -29,10 +29,11 @@ from pydantic import BaseModel, ValidationError
 
 from gauntlet.errors import InputError
 from gauntlet.state.base import StateFile
-from gauntlet.state.codec import encode_file
+from gauntlet.state.codec import decode_state, encode_file
 from gauntlet.state.events import Event
-from gauntlet.state.models import State
-from gauntlet.vocabulary import SHARED_FILES
+from gauntlet.state.models import Scope, State
+from gauntlet.state.store import events_by_month
+from gauntlet.vocabulary import SHARED_FILES, event_part_path
 
 __all__ = [
     "MAX_SHARDS_FOLDED",
@@ -42,6 +43,7 @@ __all__ = [
     "encode_shard",
     "fold",
     "fold_into",
+    "folded_view",
     "shard_of",
     "shard_path",
 ]
@@ -162,6 +164,30 @@ def fold_into(state: State, shards: Mapping[str, bytes]) -> tuple[State, list[st
     except ValidationError as exc:
         raise InputError(f"folding state shards breaks a file: {exc.errors()[0]['msg']}") from exc
     return folded, [path for path, _ in parsed[:MAX_SHARDS_FOLDED]]
+
+
+def folded_view(files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """The whole state branch (path -> bytes) as it reads once every shard is folded: what the scan would write.
+
+    For readers of the branch as a whole (``gauntlet status``, tests, a dashboard): the shared files with
+    the shards folded in, the shards' events appended to the newest part of their month, no shards left.
+
+    :raises InputError: a stored file or shard is not valid.
+    """
+    shards = {p: d for p, d in files.items() if p.startswith(f"{SHARDS_FOLDER}/")}
+    if not shards:
+        return dict(files)
+    state = decode_state(Scope(), files)
+    folded, _ = fold_into(state, shards)
+    view = {p: d for p, d in files.items() if p not in shards}
+    for name, path in SHARED_FILES.items():
+        if path in files or getattr(folded, name) != getattr(state, name):
+            view[path] = encode_file(getattr(folded, name))
+    for month, lines in events_by_month(folded.events).items():
+        numbers = [int(p.rsplit(".", 2)[1]) for p in files if p.startswith(f"v1/events/{month}.")]
+        path = event_part_path(month, max(numbers, default=1))
+        view[path] = view.get(path, b"") + lines
+    return view
 
 
 def encode_shard(shard: Shard) -> bytes:

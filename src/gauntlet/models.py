@@ -298,6 +298,8 @@ class Observation(BaseModel):
 
     #: Set for an ``issue_comment`` event: the comment that may carry ``/gauntlet`` commands.
     comment: CommentFact | None = None
+    #: Set for a ``pull_request`` ``closed`` event: the PR's record is compacted, nothing is posted.
+    closed: bool = False
 
     @classmethod
     def from_event(
@@ -308,6 +310,7 @@ class Observation(BaseModel):
         findings: tuple[Finding, ...] = (),
         github: GitHubFacts | None = None,
         comment: CommentFact | None = None,
+        closed: bool = False,
     ) -> Observation:
         """The observation of one delivered event: the one constructor the command line and the Action share.
 
@@ -319,6 +322,7 @@ class Observation(BaseModel):
         :param findings: the classified findings of the run's files.
         :param github: what was read from GitHub's API.
         :param comment: the ``issue_comment`` that may carry ``/gauntlet`` commands.
+        :param closed: the event closed the PR.
         """
         facts = github or GitHubFacts()
         default_branch = event.default_branch or "main"
@@ -350,6 +354,7 @@ class Observation(BaseModel):
             changed_files=facts.changed_files,
             commits=facts.commits,
             revert_prs=facts.revert_prs,
+            closed=closed,
         )
 
     @property

@@ -28,9 +28,18 @@ from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord, IterationRecord, PRRecord
 from gauntlet.vocabulary import Decision, RecoveryVerdict
 
-__all__ = ["MAX_ANNOTATIONS", "MAX_ATTEMPTS_KEPT", "step_pull_request"]
+__all__ = [
+    "ATTEMPTS_KEPT_WHEN_CLOSED",
+    "MAX_ANNOTATIONS",
+    "MAX_ATTEMPTS_KEPT",
+    "compact_pr",
+    "step_closed",
+    "step_pull_request",
+]
 
 MAX_ATTEMPTS_KEPT = 50
+#: A closed PR keeps its latest iteration and this many attempts (the iteration counter stays).
+ATTEMPTS_KEPT_WHEN_CLOSED = 3
 #: Check runs take at most 50 annotations per request; more than a few hundred helps nobody.
 MAX_ANNOTATIONS = 200
 
@@ -106,6 +115,29 @@ def step_pull_request(
         ),
     )
     return evolve(state, pr=pr, events=events), plan
+
+
+def compact_pr(record: PRRecord) -> PRRecord:
+    """A closed PR's record: marked closed, with its latest iteration and last few attempts only."""
+    return evolve(
+        record,
+        closed=True,
+        iterations=record.iterations[-1:],
+        attempts=keep_last(record.attempts, ATTEMPTS_KEPT_WHEN_CLOSED),
+    )
+
+
+def step_closed(state: State, now: datetime) -> tuple[State, Plan]:
+    """``pull_request`` ``closed``: compact the PR's record; nothing is posted.
+
+    A PR Gauntlet never recorded (its record is the empty default) or one already closed is
+    left as it is, so a redelivered close changes nothing.
+    """
+    record = state.pr
+    if record is None or record.closed or record == PRRecord(number=record.number):
+        return state, Plan()
+    event = Event(at=now, kind="pr_closed", key=f"pr:{record.number}")
+    return evolve(state, pr=compact_pr(record), events=[*state.events, event]), Plan()
 
 
 def _record_attempt(

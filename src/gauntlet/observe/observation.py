@@ -78,6 +78,10 @@ def observe(
 
         comment = comment_fact(delivery.checked(), permission, bot_login)
         return Observation.from_event(event, run, comment=comment)
+    if route == "close_pr":
+        if event.pr is None:
+            raise InputError("pull_request closed: the payload names no pull request")
+        return Observation.from_event(event, run, closed=True)
     if route != "iteration":
         return Observation.from_event(event, run)
     head_sha = event.head_sha or settings.sha

@@ -56,14 +56,39 @@ def step_pull_request(
 ) -> tuple[State, Plan]:
     """Run one gauntlet iteration for ``obs.pr`` and plan the comment, check and summary.
 
-    A redelivered observation leaves the state as it was and plans the same effects.
+    Two parts: :func:`fold_observation` merges the observation into the PR's record, and
+    :func:`plan_iteration` decides and plans the report for the record as it then is. A
+    redelivered observation folds to nothing and plans the same effects.
     ``rng`` is what the rule bandit draws from to choose the learned rules the comment shows.
+    """
+    state, fresh = fold_observation(state, obs, now)
+    return plan_iteration(state, obs, config, now, rng, fresh=fresh)
+
+
+def fold_observation(state: State, obs: Observation, now: datetime) -> tuple[State, bool]:
+    """Merge ``obs`` into its PR's iteration; return the state and whether the observation was new."""
+    assert state.pr is not None and obs.pr is not None
+    pr = state.pr
+    if any(obs.id in iteration.observations for iteration in pr.iterations):
+        return state, False
+    return evolve(state, pr=merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)), True
+
+
+def plan_iteration(
+    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator, *, fresh: bool
+) -> tuple[State, Plan]:
+    """Decide on the PR's current iteration and plan the sticky comment, check, summary and recovery.
+
+    A fresh observation (just folded in) also records its attempt, its audit event and what learning
+    takes from it; otherwise the state is left as it is. ``/gauntlet`` commands call this for the
+    latest observation to re-plan the report after they changed accepted risks or attempts.
+
+    :param obs: the observation the report is for (its id, head commit, run and findings).
+    :param fresh: ``obs`` was folded in by this run.
     """
     assert state.pr is not None and obs.pr is not None
     pr = state.pr
-    seen = any(obs.id in iteration.observations for iteration in pr.iterations)
-    if not seen:
-        pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)
+    seen = not fresh
     current = pr.current
     assert current is not None
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))

@@ -1,0 +1,370 @@
+"""The dashboard's figures: each state file reduced to rows as it is read, then ranked and bounded.
+
+Every table is bounded (:data:`MAX_ROWS`) so the site stays small however large the state grows; the
+aggregates (histograms, totals) count every file.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from gauntlet.dashboard.branch_view import BranchView, branch_view, finding_label
+from gauntlet.dashboard.outcomes import (
+    OutcomeTally,
+    TestStats,
+    branch_outcomes,
+    history_outcomes,
+    pr_outcomes,
+)
+from gauntlet.dashboard.source import StateSource
+from gauntlet.state.pr import PRRecord
+from gauntlet.state.shared import DefectLog, EffectIndex, LearningBook, ProposalBook
+from gauntlet.state.triage import TriageBook
+
+__all__ = [
+    "GREEN_BUCKETS",
+    "MAX_ROWS",
+    "Dashboard",
+    "FailureRow",
+    "FlakyRow",
+    "PRFigures",
+    "PRRow",
+    "ProposalRow",
+    "RiskRow",
+    "collect",
+]
+
+#: Rows kept per table.
+MAX_ROWS = 200
+#: Iterations-to-green buckets: 1 … 9, then ``10+``, then PRs never green.
+GREEN_BUCKETS = (*(str(n) for n in range(1, 10)), "10+", "not green")
+#: The window either side of a proposal in which its defects are counted, when it has no watch of its own.
+DEFAULT_WATCH = timedelta(days=7)
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """What a person reads for a fingerprint."""
+
+    label: str
+    kind: str
+    tool: str
+
+
+@dataclass(frozen=True, slots=True)
+class FlakyRow:
+    """One flaky test."""
+
+    fingerprint: str
+    label: str
+    flake_rate: float
+    flips: int
+    last_flip: datetime | None
+    provenance: tuple[tuple[str, int], ...]
+    failures: int
+    failed_seconds: float
+    issue: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class FailureRow:
+    """One fingerprint among the most frequent failures, with the fix learned for it."""
+
+    fingerprint: str
+    label: str
+    kind: str
+    tool: str
+    failures: int
+    last_seen: datetime | None
+    fix: str
+    fix_sha: str
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class PRRow:
+    """One pull request."""
+
+    number: int
+    iterations: int
+    #: The first iteration whose check passed (action other than ``fix_criticals``), if any.
+    to_green: int | None
+    circular: int
+    accepted_risks: int
+    action: str
+    closed: bool
+    updated: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RiskRow:
+    """One accepted risk."""
+
+    pr: int
+    fingerprint: str
+    by: str
+    reason: str
+    at: datetime
+    issue: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PRFigures:
+    """The pull requests page."""
+
+    total: int
+    green: int
+    circular_prs: int
+    accepted_risks: int
+    histogram: tuple[tuple[str, int], ...]
+    rows: tuple[PRRow, ...]
+    risks: tuple[RiskRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalRow:
+    """One self-healing proposal with its defect counts over the window before and after it."""
+
+    id: str
+    key: str
+    level: str
+    status: str
+    created_at: datetime
+    blocked_reason: str | None
+    before: int
+    after: int
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Dashboard:
+    """Everything the site shows."""
+
+    as_of: datetime | None
+    problems: tuple[str, ...]
+    outcomes: int
+    outcome_source: str
+    branches: tuple[BranchView, ...]
+    flaky: tuple[FlakyRow, ...]
+    flaky_total: int
+    failures: tuple[FailureRow, ...]
+    prs: PRFigures
+    proposals: tuple[ProposalRow, ...]
+    proposal_status: tuple[tuple[str, int], ...]
+
+    @property
+    def default_branch(self) -> BranchView | None:
+        """The branch shown first (the caller orders them)."""
+        return self.branches[0] if self.branches else None
+
+
+def collect(source: StateSource, default_branch: str = "main") -> Dashboard:
+    """Read every state file under ``source`` once and compute the dashboard's figures."""
+    tally = OutcomeTally()
+    names: dict[str, Named] = {}
+    history = history_outcomes(source.root, source.problems)
+    for group in history:
+        tally.add_place(group)
+    latest: list[datetime] = []
+
+    prs = _PRCollector()
+    for record in source.prs():
+        prs.add(record)
+        for iteration in record.iterations:
+            for finding in iteration.findings:
+                if finding.fingerprint not in names:
+                    label = finding_label(finding.test_id, finding.path, finding.message)
+                    names[finding.fingerprint] = Named(label, finding.kind, finding.tool or "")
+        if not history:
+            tally.add_place(pr_outcomes(record))
+
+    branches: list[BranchView] = []
+    for branch in source.branches():
+        branches.append(branch_view(branch))
+        tally.mark_flaky(branch.flaky)
+        for breakage in branch.breakages:
+            for finding in breakage.findings:
+                label = finding_label(finding.test_id, finding.path, finding.message)
+                names.setdefault(finding.fingerprint, Named(label, finding.kind, finding.tool or ""))
+        latest.extend(run.at for run in branch.runs[-1:])
+        if not history:
+            tally.add_place(branch_outcomes(branch))
+    branches.sort(key=lambda b: (b.name != default_branch, -b.runs, b.name))
+
+    learnings = source.shared("learnings", LearningBook)
+    index = source.shared("index", EffectIndex)
+    triage = source.shared("triage", TriageBook)
+    book = source.shared("proposals", ProposalBook)
+    defects = source.shared("defects", DefectLog)
+    issues = _issues_by_fingerprint(index, triage)
+    latest.extend(s.last_seen for s in tally.stats.values() if s.last_seen is not None)
+    latest.extend(p.created_at for p in book.proposals)
+    proposals = tuple(_proposal_rows(book, defects))
+    flaky = sorted((s for s in tally.stats.values() if s.flaky), key=_cost, reverse=True)
+    return Dashboard(
+        as_of=max(latest, default=None),
+        problems=tuple(source.problems),
+        outcomes=tally.outcomes,
+        outcome_source="outcome history" if history else "PR iterations and branch runs",
+        branches=tuple(branches),
+        flaky=tuple(_flaky_row(s, names, issues) for s in flaky[:MAX_ROWS]),
+        flaky_total=len(flaky),
+        failures=tuple(_failure_rows(tally, names, learnings)),
+        prs=prs.figures(),
+        proposals=proposals,
+        proposal_status=tuple(sorted(Counter(p.status for p in proposals).items(), key=lambda kv: (-kv[1], kv[0]))),
+    )
+
+
+def _cost(stats: TestStats) -> tuple[float, int, str]:
+    # What a flaky test costs CI: the seconds of its failing runs when known, else how many runs it failed.
+    return (stats.failed_seconds, stats.failures, stats.test)
+
+
+def _issues_by_fingerprint(index: EffectIndex, triage: TriageBook) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for watched in triage.issues.values():
+        number = index.entries.get(watched.key)
+        if number is not None:
+            found.setdefault(watched.fingerprint, number)
+    for key, number in index.entries.items():
+        kind, _, ident = key.partition(":")
+        # The flaky-test issue (issue 18) is keyed by its fingerprint: it wins over a risk issue for the same test.
+        if kind == "flaky":
+            found[ident] = number
+    return found
+
+
+def _named(fingerprint: str, names: dict[str, Named]) -> Named:
+    return names.get(fingerprint) or Named(fingerprint, "", "")
+
+
+def _flaky_row(stats: TestStats, names: dict[str, Named], issues: dict[str, int]) -> FlakyRow:
+    return FlakyRow(
+        fingerprint=stats.test,
+        label=_named(stats.test, names).label,
+        flake_rate=stats.flake_rate,
+        flips=stats.flips,
+        last_flip=stats.last_flip,
+        provenance=tuple(sorted(stats.provenance.items())),
+        failures=stats.failures,
+        failed_seconds=stats.failed_seconds,
+        issue=issues.get(stats.test),
+    )
+
+
+def _failure_rows(tally: OutcomeTally, names: dict[str, Named], learnings: LearningBook) -> list[FailureRow]:
+    fixes = {fix.fingerprint: fix for fix in sorted(learnings.fixes, key=lambda f: f.at)}
+    rules = {rule.id: rule.text for rule in learnings.rules}
+    ranked = sorted((s for s in tally.stats.values() if s.failures), key=lambda s: (-s.failures, s.test))
+    rows = []
+    for stats in ranked[:MAX_ROWS]:
+        named = _named(stats.test, names)
+        fix = fixes.get(stats.test)
+        rows.append(
+            FailureRow(
+                fingerprint=stats.test,
+                label=named.label,
+                kind=named.kind,
+                tool=named.tool,
+                failures=stats.failures,
+                last_seen=stats.last_seen,
+                fix=(fix.summary or ", ".join(fix.files[:5])) if fix else "",
+                fix_sha=fix.fixed_sha if fix else "",
+                rule=rules.get(fix.rule, "") if fix and fix.rule else "",
+            )
+        )
+    return rows
+
+
+class _PRCollector:
+    """Counts every PR; keeps rows only for the newest ones and for those with circular fixes or risks."""
+
+    def __init__(self) -> None:
+        self.histogram: Counter[str] = Counter()
+        self.total = self.circular_prs = self.risk_count = 0
+        self.rows: list[PRRow] = []
+        self.risks: list[RiskRow] = []
+
+    def add(self, record: PRRecord) -> None:
+        row = _pr_row(record)
+        self.total += 1
+        self.histogram[_bucket(row.to_green)] += 1
+        self.circular_prs += row.circular > 0
+        self.risk_count += row.accepted_risks
+        self.rows.append(row)
+        self.risks.extend(
+            RiskRow(record.number, r.fingerprint, r.by, r.reason, r.at, r.issue) for r in record.accepted_risks
+        )
+        # Trim in batches, so the work stays linear in the number of PRs.
+        if len(self.rows) > 4 * MAX_ROWS:
+            self.rows = self._ranked(self.rows)
+        if len(self.risks) > 4 * MAX_ROWS:
+            self.risks = sorted(self.risks, key=lambda r: r.at, reverse=True)[:MAX_ROWS]
+
+    @staticmethod
+    def _ranked(rows: list[PRRow]) -> list[PRRow]:
+        # Circular fixes first (what needs a look), then the most recently active.
+        return sorted(
+            rows, key=lambda r: (r.circular > 0, r.updated.timestamp() if r.updated else 0.0, r.number), reverse=True
+        )[:MAX_ROWS]
+
+    def figures(self) -> PRFigures:
+        return PRFigures(
+            total=self.total,
+            green=self.total - self.histogram["not green"],
+            circular_prs=self.circular_prs,
+            accepted_risks=self.risk_count,
+            histogram=tuple((bucket, self.histogram[bucket]) for bucket in GREEN_BUCKETS),
+            rows=tuple(self._ranked(self.rows)),
+            risks=tuple(sorted(self.risks, key=lambda r: r.at, reverse=True)[:MAX_ROWS]),
+        )
+
+
+def _pr_row(record: PRRecord) -> PRRow:
+    green = next((i.number for i in record.iterations if i.action != "fix_criticals"), None)
+    current = record.current
+    return PRRow(
+        number=record.number,
+        iterations=record.iteration_count,
+        to_green=green,
+        circular=sum(1 for a in record.attempts if a.failure_type == "circular_fix"),
+        accepted_risks=len(record.accepted_risks),
+        action=current.action if current else "-",
+        closed=record.closed,
+        updated=current.at if current else None,
+    )
+
+
+def _bucket(to_green: int | None) -> str:
+    if to_green is None:
+        return "not green"
+    return str(to_green) if to_green < 10 else "10+"
+
+
+def _proposal_rows(book: ProposalBook, defects: DefectLog) -> list[ProposalRow]:
+    by_key: dict[str, list[datetime]] = {}
+    for entry in defects.entries:
+        by_key.setdefault(f"{entry.component}/{entry.defect_type}", []).append(entry.at)
+    rows = []
+    for proposal in sorted(book.proposals, key=lambda p: p.created_at, reverse=True)[:MAX_ROWS]:
+        start = proposal.created_at
+        watch = (proposal.watch_until - start) if proposal.watch_until and proposal.watch_until > start else None
+        span = watch or DEFAULT_WATCH
+        times = by_key.get(proposal.key, [])
+        rows.append(
+            ProposalRow(
+                id=proposal.id,
+                key=proposal.key,
+                level=proposal.level,
+                status=proposal.status,
+                created_at=start,
+                blocked_reason=proposal.blocked_reason,
+                before=sum(1 for t in times if start - span <= t < start),
+                after=sum(1 for t in times if start <= t < start + span),
+                note=proposal.note,
+            )
+        )
+    return rows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from statistics import median
@@ -82,8 +83,9 @@ def finding_label(test_id: str | None, path: str | None, message: str) -> str:
     return f"{path}: {message}" if path else message
 
 
-def branch_view(record: BranchRecord) -> BranchView:
-    """Reduce one branch file to what its page shows."""
+def branch_view(record: BranchRecord, numbers: Mapping[str, int]) -> BranchView:
+    """Reduce one branch file to what its page shows; ``numbers`` is the effect index (key -> PR number), which
+    holds a revert PR's number when its record does not."""
     per_day: dict[str, list[int]] = {}
     for run in record.runs:
         counts = per_day.setdefault(run.at.strftime("%Y-%m-%d"), [0, 0])
@@ -100,7 +102,13 @@ def branch_view(record: BranchRecord) -> BranchView:
         days=tuple(DayRow(day, green, red) for day, (green, red) in sorted(per_day.items())),
         breaks=tuple(_break_row(b) for b in sorted(record.breakages, key=lambda b: b.opened_at, reverse=True)),
         reverts=tuple(
-            RevertRow(r.number, r.culprit, r.subject, r.opened_at, status_names.get(r.status, r.status))
+            RevertRow(
+                r.number or numbers.get(f"revert:{r.culprit[:12]}"),
+                r.culprit,
+                r.subject,
+                r.opened_at,
+                status_names.get(r.status, r.status),
+            )
             for r in reverts
         ),
         revert_status=tuple((name, statuses[name]) for name in ("opened", "merged", "withdrawn"))

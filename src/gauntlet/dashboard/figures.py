@@ -136,6 +136,8 @@ class ProposalRow:
     before: int
     after: int
     note: str
+    #: The proposal PR (or needs-human issue), when one was opened.
+    number: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,9 +182,10 @@ def collect(source: StateSource, default_branch: str = "main") -> Dashboard:
         if not history:
             tally.add_place(pr_outcomes(record))
 
+    index = source.shared("index", EffectIndex)
     branches: list[BranchView] = []
     for branch in source.branches():
-        branches.append(branch_view(branch))
+        branches.append(branch_view(branch, index.entries))
         tally.mark_flaky(branch.flaky)
         for breakage in branch.breakages:
             for finding in breakage.findings:
@@ -194,14 +197,13 @@ def collect(source: StateSource, default_branch: str = "main") -> Dashboard:
     branches.sort(key=lambda b: (b.name != default_branch, -b.runs, b.name))
 
     learnings = source.shared("learnings", LearningBook)
-    index = source.shared("index", EffectIndex)
     triage = source.shared("triage", TriageBook)
     book = source.shared("proposals", ProposalBook)
     defects = source.shared("defects", DefectLog)
     issues = _issues_by_fingerprint(index, triage)
     latest.extend(s.last_seen for s in tally.stats.values() if s.last_seen is not None)
     latest.extend(p.created_at for p in book.proposals)
-    proposals = tuple(_proposal_rows(book, defects))
+    proposals = tuple(_proposal_rows(book, defects, index))
     flaky = sorted((s for s in tally.stats.values() if s.flaky), key=_cost, reverse=True)
     return Dashboard(
         as_of=max(latest, default=None),
@@ -344,7 +346,7 @@ def _bucket(to_green: int | None) -> str:
     return str(to_green) if to_green < 10 else "10+"
 
 
-def _proposal_rows(book: ProposalBook, defects: DefectLog) -> list[ProposalRow]:
+def _proposal_rows(book: ProposalBook, defects: DefectLog, index: EffectIndex) -> list[ProposalRow]:
     by_key: dict[str, list[datetime]] = {}
     for entry in defects.entries:
         by_key.setdefault(f"{entry.component}/{entry.defect_type}", []).append(entry.at)
@@ -365,6 +367,8 @@ def _proposal_rows(book: ProposalBook, defects: DefectLog) -> list[ProposalRow]:
                 before=sum(1 for t in times if start - span <= t < start),
                 after=sum(1 for t in times if start <= t < start + span),
                 note=proposal.note,
+                number=index.entries.get(f"proposal:{proposal.id}")
+                or index.entries.get(f"needs-human:proposal-{proposal.id}"),
             )
         )
     return rows

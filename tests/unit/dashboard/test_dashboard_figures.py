@@ -11,8 +11,16 @@ from gauntlet.dashboard.source import StateSource
 from gauntlet.models import CommitFact
 from gauntlet.state.branch import BranchRecord, Breakage, RevertRecord
 from gauntlet.state.pr import AcceptedRisk, Attempt, PRRecord
-from gauntlet.state.shared import DefectEntry, DefectLog, EffectIndex, FixPair, LearnedRule, LearningBook, Proposal
-from gauntlet.state.shared import ProposalBook
+from gauntlet.state.shared import (
+    DefectEntry,
+    DefectLog,
+    EffectIndex,
+    FixPair,
+    LearnedRule,
+    LearningBook,
+    Proposal,
+    ProposalBook,
+)
 
 
 def _branch() -> BranchRecord:
@@ -22,7 +30,8 @@ def _branch() -> BranchRecord:
         runs=[run("c0ffee1234567", 1, ["F1"]), run("c0ffee1234567", 2, []), run("beef", 5, [])],
         breakages=[
             Breakage(id="b1", job="ci/test", first_red="c0ffee1234567", opened_at=at(1), suspects=[culprit],
-                     culprit="c0ffee1234567", decision="revert", findings=[finding("F1", "tests/test_calc.py::test_add")],
+                     culprit="c0ffee1234567", decision="revert",
+                     findings=[finding("F1", "tests/test_calc.py::test_add")],
                      resolved_at=at(4.5), resolution="reverted"),
             Breakage(id="b2", job="ci/test", first_red="beef", opened_at=at(6)),
         ],

@@ -8,9 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from statistics import median
 
-from gauntlet.state.branch import BranchRecord, Breakage, same_commit
+from gauntlet.state.branch import BranchRecord, Breakage, RevertRecord, same_commit
 
-__all__ = ["BranchView", "BreakRow", "DayRow", "RevertRow", "branch_view", "finding_label"]
+__all__ = ["REVERT_STATUSES", "BranchView", "BreakRow", "DayRow", "RevertRow", "branch_view", "finding_label"]
+
+#: How a revert PR ended, in the order the page counts them.
+REVERT_STATUSES = ("opened", "merged", "withdrawn", "closed unmerged")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +94,7 @@ def branch_view(record: BranchRecord, numbers: Mapping[str, int]) -> BranchView:
         counts = per_day.setdefault(run.at.strftime("%Y-%m-%d"), [0, 0])
         counts[0 if run.green else 1] += 1
     reverts = sorted(record.reverts, key=lambda r: r.opened_at, reverse=True)
-    # "withdrawn" is what a revert closed without merging means to a reader; newer states show as they are named.
-    status_names = {"open": "opened", "merged": "merged", "closed_unmerged": "withdrawn"}
-    statuses = Counter(status_names.get(r.status, r.status) for r in record.reverts)
+    statuses = Counter(_revert_status(r) for r in record.reverts)
     return BranchView(
         name=record.name,
         last_good=record.last_good,
@@ -107,14 +108,21 @@ def branch_view(record: BranchRecord, numbers: Mapping[str, int]) -> BranchView:
                 r.culprit,
                 r.subject,
                 r.opened_at,
-                status_names.get(r.status, r.status),
+                _revert_status(r),
             )
             for r in reverts
         ),
-        revert_status=tuple((name, statuses[name]) for name in ("opened", "merged", "withdrawn"))
-        + tuple(sorted((name, n) for name, n in statuses.items() if name not in status_names.values())),
+        revert_status=tuple((name, statuses[name]) for name in REVERT_STATUSES)
+        + tuple(sorted((name, n) for name, n in statuses.items() if name not in REVERT_STATUSES)),
         flaky=tuple(record.flaky),
     )
+
+
+def _revert_status(revert: RevertRecord) -> str:
+    # Issue 18 adds ``withdrawn``: Gauntlet closed it because the break went away, not a person's refusal.
+    if revert.status == "closed_unmerged":
+        return "withdrawn" if getattr(revert, "withdrawn", False) else "closed unmerged"
+    return {"open": "opened"}.get(revert.status, revert.status)
 
 
 def _break_row(breakage: Breakage) -> BreakRow:

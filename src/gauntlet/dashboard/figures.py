@@ -11,13 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from gauntlet.dashboard.branch_view import BranchView, branch_view, finding_label
-from gauntlet.dashboard.outcomes import (
-    OutcomeTally,
-    TestStats,
-    branch_outcomes,
-    history_outcomes,
-    pr_outcomes,
-)
+from gauntlet.dashboard.outcomes import OutcomeTally, TestStats, branch_outcomes, history_of, marks, pr_outcomes
 from gauntlet.dashboard.source import StateSource
 from gauntlet.state.pr import PRRecord
 from gauntlet.state.shared import DefectLog, EffectIndex, LearningBook, ProposalBook
@@ -62,9 +56,9 @@ class FlakyRow:
     flake_rate: float
     flips: int
     last_flip: datetime | None
-    provenance: tuple[tuple[str, int], ...]
     failures: int
-    failed_seconds: float
+    pr_failures: int
+    branch_failures: int
     issue: int | None
 
 
@@ -166,10 +160,8 @@ def collect(source: StateSource, default_branch: str = "main") -> Dashboard:
     """Read every state file under ``source`` once and compute the dashboard's figures."""
     tally = OutcomeTally()
     names: dict[str, Named] = {}
-    history = history_outcomes(source.root, source.problems)
-    for group in history:
-        tally.add_place(group)
     latest: list[datetime] = []
+    places = with_history = 0
 
     prs = _PRCollector()
     for record in source.prs():
@@ -179,21 +171,24 @@ def collect(source: StateSource, default_branch: str = "main") -> Dashboard:
                 if finding.fingerprint not in names:
                     label = finding_label(finding.test_id, finding.path, finding.message)
                     names[finding.fingerprint] = Named(label, finding.kind, finding.tool or "")
-        if not history:
-            tally.add_place(pr_outcomes(record))
+        places += 1
+        with_history += bool(history_of(record))
+        tally.add_place(pr_outcomes(record))
+        tally.mark(marks(history_of(record)))
 
     index = source.shared("index", EffectIndex)
     branches: list[BranchView] = []
     for branch in source.branches():
         branches.append(branch_view(branch, index.entries))
-        tally.mark_flaky(branch.flaky)
         for breakage in branch.breakages:
             for finding in breakage.findings:
                 label = finding_label(finding.test_id, finding.path, finding.message)
                 names.setdefault(finding.fingerprint, Named(label, finding.kind, finding.tool or ""))
         latest.extend(run.at for run in branch.runs[-1:])
-        if not history:
-            tally.add_place(branch_outcomes(branch))
+        places += 1
+        with_history += bool(history_of(branch))
+        tally.add_place(branch_outcomes(branch))
+        tally.mark(dict.fromkeys(branch.flaky, True) | marks(history_of(branch)))
     branches.sort(key=lambda b: (b.name != default_branch, -b.runs, b.name))
 
     learnings = source.shared("learnings", LearningBook)
@@ -209,7 +204,7 @@ def collect(source: StateSource, default_branch: str = "main") -> Dashboard:
         as_of=max(latest, default=None),
         problems=tuple(source.problems),
         outcomes=tally.outcomes,
-        outcome_source="outcome history" if history else "PR iterations and branch runs",
+        outcome_source=_source_note(places, with_history),
         branches=tuple(branches),
         flaky=tuple(_flaky_row(s, names, issues) for s in flaky[:MAX_ROWS]),
         flaky_total=len(flaky),
@@ -220,9 +215,19 @@ def collect(source: StateSource, default_branch: str = "main") -> Dashboard:
     )
 
 
-def _cost(stats: TestStats) -> tuple[float, int, str]:
-    # What a flaky test costs CI: the seconds of its failing runs when known, else how many runs it failed.
-    return (stats.failed_seconds, stats.failures, stats.test)
+def _cost(stats: TestStats) -> tuple[int, int, str]:
+    # What a flaky test costs CI: each failing run is at least one rerun of its job. The state keeps no test
+    # durations, so runs are the unit; the flake rate breaks ties.
+    return (stats.failures, stats.flaky_commits, stats.test)
+
+
+def _source_note(places: int, with_history: int) -> str:
+    if not places:
+        return "no PR or branch file yet"
+    if with_history == places:
+        return "the outcome history of every PR and branch"
+    derived = "PR iterations and branch runs"
+    return f"the outcome history of {with_history} of {places} files, {derived} elsewhere" if with_history else derived
 
 
 def _issues_by_fingerprint(index: EffectIndex, triage: TriageBook) -> dict[str, int]:
@@ -232,10 +237,11 @@ def _issues_by_fingerprint(index: EffectIndex, triage: TriageBook) -> dict[str, 
         if number is not None:
             found.setdefault(watched.fingerprint, number)
     for key, number in index.entries.items():
+        # A flaky-test issue (issue 18) is keyed ``flaky:<component>:<fingerprint[:16]>[~generation]``; it wins over
+        # a risk issue for the same test, and a newer generation over an older one (the index keeps both).
         kind, _, ident = key.partition(":")
-        # The flaky-test issue (issue 18) is keyed by its fingerprint: it wins over a risk issue for the same test.
         if kind == "flaky":
-            found[ident] = number
+            found[ident.split("~")[0].rpartition(":")[2]] = number
     return found
 
 
@@ -250,10 +256,10 @@ def _flaky_row(stats: TestStats, names: dict[str, Named], issues: dict[str, int]
         flake_rate=stats.flake_rate,
         flips=stats.flips,
         last_flip=stats.last_flip,
-        provenance=tuple(sorted(stats.provenance.items())),
         failures=stats.failures,
-        failed_seconds=stats.failed_seconds,
-        issue=issues.get(stats.test),
+        pr_failures=stats.pr_failures,
+        branch_failures=stats.branch_failures,
+        issue=issues.get(stats.test) or issues.get(stats.test[:16]),
     )
 
 

@@ -1,53 +1,47 @@
 """Per-test pass/fail outcomes, and their tally: the one place the dashboard learns how tests behaved.
 
-Where outcomes come from (the only code that knows):
+Where outcomes come from (the only code that knows), per place (``pr:<n>`` or ``branch:<name>``):
 
-- **Today's state.** A PR iteration fails each fingerprint it found and passes each one it lists as ``fixed``;
-  a branch run fails its ``failing`` fingerprints, and a complete run passes every fingerprint that failed on an
-  earlier run of the same job (a test that failed before and is gone from a later run passed there).
-- **The outcome history** (issue 18) when the state has one: lines under ``v1/outcomes/`` in the shape of
-  :class:`HistoryLine`. It is the richer record (passing tests, run attempts, provenance, durations), so when it
-  is present it replaces the derived outcomes rather than adding to them, which would count a run twice.
-  Pointing the dashboard at the final file layout is a change to :data:`HISTORY_GLOB` and :class:`HistoryLine`.
+- **The outcome history** (issue 18) when the file has one: ``outcomes.tests`` of a PR or branch file, each
+  test's pass/fail per (commit, run attempt), with a maintainer's ``flaky``/``not_flaky`` mark. It is the richer
+  record (passing tests, reruns), so for that place it replaces the derived outcomes below, which would count a
+  run twice. It is read through :class:`HistoryTest`, the shape issue 18 stores, so this module works on the
+  files of either release.
+- **Otherwise, derived**: a PR iteration fails each fingerprint it found and passes each one it lists as
+  ``fixed``; a branch run fails its ``failing`` fingerprints, and a complete run passes every fingerprint that
+  failed on an earlier run of the same job (a test that failed before and is gone from a later run passed there).
 
-A test is **flaky** here when it failed and passed on the same commit, when the history marks an outcome
-``flaky``, or when a branch file lists it as flaky; its **flake rate** is the share of the commits it ran on where
-it did both. Outcomes of one place (a PR, a branch) are tallied together and in time order, so a **flip** is a
-change of outcome between consecutive runs of one test in one place.
+A test is **flaky** here when it failed and passed on the same commit, or is marked or listed flaky; its **flake
+rate** is the share of the commits it ran on where it did both. Outcomes of one place are tallied together and in
+time order, so a **flip** is a change of outcome between consecutive runs of one test in one place.
 """
 
 from __future__ import annotations
 
-import json
-from collections import Counter
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import Protocol
 
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import PRRecord
 
 __all__ = [
-    "HISTORY_GLOB",
-    "HistoryLine",
+    "HistoryOutcome",
+    "HistoryTest",
     "Outcome",
     "OutcomeTally",
     "TestStats",
     "branch_outcomes",
-    "history_outcomes",
+    "history_of",
+    "marks",
     "pr_outcomes",
 ]
-
-#: Where the outcome history lives under the state root (JSON lines, one :class:`HistoryLine` each).
-HISTORY_GLOB = "v1/outcomes/**/*.jsonl"
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """One test's result in one run: ``place`` is ``pr:<n>`` or ``branch:<name>``."""
+    """One test's result in one run."""
 
     test: str
     place: str
@@ -55,29 +49,38 @@ class Outcome:
     attempt: str
     passed: bool
     at: datetime
-    provenance: str | None = None
-    #: Seconds the test took, when the source says.
-    duration: float | None = None
 
 
-class HistoryLine(BaseModel):
-    """One line of the outcome history, as the dashboard reads it."""
+class HistoryOutcome(Protocol):
+    """One stored outcome of the outcome history (``state/outcomes.py`` of issue 18)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    fingerprint: str
-    place: str
-    sha: str
-    attempt: str = ""
+    commit: str
+    run: str
     passed: bool
     at: datetime
-    provenance: str | None = None
-    duration: float | None = None
+
+
+class HistoryTest(Protocol):
+    """One test's stored outcomes in one job, oldest first, and a maintainer's mark."""
+
+    fingerprint: str
+    mark: str | None
+    outcomes: Sequence[HistoryOutcome]
+
+
+def history_of(record: PRRecord | BranchRecord) -> Sequence[HistoryTest]:
+    """The outcome history of a PR or branch file; empty for files written before issue 18 added it."""
+    history = getattr(record, "outcomes", None)  # the field arrives with issue 18
+    tests: Sequence[HistoryTest] = getattr(history, "tests", None) or ()
+    return tests
 
 
 def pr_outcomes(record: PRRecord) -> Iterator[Outcome]:
-    """The outcomes one PR's iterations show, oldest first."""
+    """The outcomes of one PR, oldest first."""
     place = f"pr:{record.number}"
+    if history := history_of(record):
+        yield from _from_history(place, history)
+        return
     for iteration in record.iterations:
         attempt = iteration.observations[-1] if iteration.observations else str(iteration.number)
         for finding in iteration.findings:
@@ -87,8 +90,11 @@ def pr_outcomes(record: PRRecord) -> Iterator[Outcome]:
 
 
 def branch_outcomes(record: BranchRecord) -> Iterator[Outcome]:
-    """The outcomes one branch's runs show, oldest first (a run proves a pass only for its own job)."""
+    """The outcomes of one branch, oldest first (a derived pass counts only for the run's own job)."""
     place = f"branch:{record.name}"
+    if history := history_of(record):
+        yield from _from_history(place, history)
+        return
     failed_before: dict[str, set[str]] = {}
     for run in sorted(record.runs, key=lambda r: r.at):
         seen = failed_before.setdefault(run.job, set())
@@ -101,31 +107,18 @@ def branch_outcomes(record: BranchRecord) -> Iterator[Outcome]:
         seen |= failing
 
 
-def history_outcomes(root: Path, problems: list[str]) -> list[list[Outcome]]:
-    """The outcome history under ``root``, grouped by place and in time order; ``[]`` when there is none.
+def _from_history(place: str, tests: Sequence[HistoryTest]) -> list[Outcome]:
+    found = [
+        Outcome(test.fingerprint, place, outcome.commit, outcome.run, outcome.passed, outcome.at)
+        for test in tests
+        for outcome in test.outcomes
+    ]
+    return sorted(found, key=lambda o: o.at)
 
-    A line that does not parse is skipped and counted in ``problems`` (one entry per file).
-    """
-    by_place: dict[str, list[Outcome]] = {}
-    for path in sorted(root.glob(HISTORY_GLOB)):
-        bad = 0
-        with path.open("rb") as handle:
-            for raw in handle:
-                if not raw.strip():
-                    continue
-                try:
-                    line = HistoryLine.model_validate(json.loads(raw))
-                except (ValueError, ValidationError):
-                    bad += 1
-                    continue
-                outcome = Outcome(
-                    line.fingerprint, line.place, line.sha, line.attempt, line.passed, line.at,
-                    line.provenance, line.duration,
-                )  # fmt: skip
-                by_place.setdefault(line.place, []).append(outcome)
-        if bad:
-            problems.append(f"{path.relative_to(root).as_posix()}: {bad} unreadable lines skipped")
-    return [sorted(group, key=lambda o: o.at) for _, group in sorted(by_place.items())]
+
+def marks(records: Iterable[HistoryTest]) -> dict[str, bool]:
+    """Fingerprint -> flaky (``True``) or not (``False``), from the maintainers' marks in a history."""
+    return {test.fingerprint: test.mark == "flaky" for test in records if test.mark in {"flaky", "not_flaky"}}
 
 
 @dataclass(slots=True)
@@ -135,21 +128,24 @@ class TestStats:
     test: str
     runs: int = 0
     failures: int = 0
+    #: Failures on pull requests and on branches (the default branch among them).
+    pr_failures: int = 0
+    branch_failures: int = 0
     flips: int = 0
     last_flip: datetime | None = None
     last_seen: datetime | None = None
     #: Commits it ran on, and those on which it both failed and passed.
     commits: int = 0
     flaky_commits: int = 0
-    provenance: Counter[str] = field(default_factory=Counter)
-    #: Seconds spent on its failing runs (what a rerun costs at least), when durations are known.
-    failed_seconds: float = 0.0
-    known_flaky: bool = False
+    #: A branch lists it as flaky or a maintainer marked it (``True``), or marked it not flaky (``False``).
+    marked: bool | None = None
 
     @property
     def flaky(self) -> bool:
-        """Failed and passed on one commit, marked flaky by the history, or listed flaky by a branch."""
-        return self.flaky_commits > 0 or self.provenance["flaky"] > 0 or self.known_flaky
+        """Failed and passed on one commit, or listed or marked flaky; a ``not_flaky`` mark overrides."""
+        if self.marked is not None:
+            return self.marked
+        return self.flaky_commits > 0
 
     @property
     def flake_rate(self) -> float:
@@ -164,22 +160,27 @@ class OutcomeTally:
         self.stats: dict[str, TestStats] = {}
         self.outcomes = 0
 
+    def _stats(self, test: str) -> TestStats:
+        stats = self.stats.get(test)
+        if stats is None:
+            stats = self.stats[test] = TestStats(test)
+        return stats
+
     def add_place(self, outcomes: Iterable[Outcome]) -> None:
         """Add the outcomes of one place, oldest first."""
         last: dict[str, bool] = {}
         results: dict[tuple[str, str], set[bool]] = {}
         for outcome in outcomes:
             self.outcomes += 1
-            stats = self.stats.get(outcome.test)
-            if stats is None:
-                stats = self.stats[outcome.test] = TestStats(outcome.test)
+            stats = self._stats(outcome.test)
             stats.runs += 1
             stats.last_seen = outcome.at if stats.last_seen is None else max(stats.last_seen, outcome.at)
             if not outcome.passed:
                 stats.failures += 1
-                stats.failed_seconds += outcome.duration or 0.0
-            if outcome.provenance:
-                stats.provenance[outcome.provenance] += 1
+                if outcome.place.startswith("pr:"):
+                    stats.pr_failures += 1
+                else:
+                    stats.branch_failures += 1
             previous = last.get(outcome.test)
             if previous is not None and previous != outcome.passed:
                 stats.flips += 1
@@ -192,10 +193,8 @@ class OutcomeTally:
                 stats.flaky_commits += 1
             seen.add(outcome.passed)
 
-    def mark_flaky(self, fingerprints: Iterable[str]) -> None:
-        """Mark the fingerprints a branch lists as flaky (they may have no outcome of their own yet)."""
-        for fingerprint in fingerprints:
-            stats = self.stats.get(fingerprint)
-            if stats is None:
-                stats = self.stats[fingerprint] = TestStats(fingerprint)
-            stats.known_flaky = True
+    def mark(self, flaky: dict[str, bool]) -> None:
+        """Apply marks (fingerprint -> flaky or not); a ``not_flaky`` mark wins over a listing as flaky."""
+        for fingerprint, value in flaky.items():
+            stats = self._stats(fingerprint)
+            stats.marked = value if stats.marked is None else stats.marked and value

@@ -104,12 +104,9 @@ def _figures(d: Dashboard) -> dict[str, Figure]:
             [(name, float(n)) for name, n in branch.revert_status], "s-accent",
         )  # fmt: skip
     if d.flaky:
-        cost_in_seconds = any(row.failed_seconds for row in d.flaky)
         found["flaky"] = _bars(
-            "flaky", "Flaky tests by CI time lost" if cost_in_seconds else "Flaky tests by failed runs", "test",
-            "seconds failing" if cost_in_seconds else "failed runs",
-            [(r.label, r.failed_seconds if cost_in_seconds else float(r.failures)) for r in d.flaky[:_CHART_ITEMS]],
-            "s-amber",
+            "flaky", "Flaky tests by failed runs", "test", "failed runs",
+            [(r.label, float(r.failures)) for r in d.flaky[:_CHART_ITEMS]], "s-amber",
         )  # fmt: skip
     if d.failures:
         found["failures"] = _bars(

@@ -49,10 +49,6 @@ class StateSource:
         """A repository-wide file (a key of :data:`~gauntlet.state.models.SHARED_FILES`); its default if absent."""
         return self._read(self.root / SHARED_FILES[name], model) or model()
 
-    def part(self, relative: str) -> Path:
-        """A path under the state root (for files this module does not model, such as the outcome history)."""
-        return self.root / relative
-
     def _records(self, folder: str, model: type[M], key: Callable[[Path], tuple[int, int | str]]) -> Iterator[M]:
         paths = sorted((self.root / "v1" / folder).glob("*.json"), key=key)
         for path in paths:

@@ -66,7 +66,9 @@ def test_every_figure_comes_from_the_files(tmp_path: Path) -> None:
                     place="pr:1")
         for h in (30, 40, 47, 50, 100)
     ])  # fmt: skip
-    index = EffectIndex(entries={"flaky:F1": 44, "revert:c0ffee123456": 7, "proposal:SH-1": 9})
+    # Flaky-test issues are keyed flaky:<component>:<fingerprint[:16]>, a later generation with ~<n>.
+    index = EffectIndex(entries={"flaky:calc:F1": 44, "flaky:calc:F9~2": 45, "revert:c0ffee123456": 7,
+                                 "proposal:SH-1": 9})  # fmt: skip
     root = write(tmp_path, prs=prs, branches=[_branch()], learnings=learnings, proposals=proposals,
                  defects=defects, index=index)  # fmt: skip
 
@@ -77,11 +79,11 @@ def test_every_figure_comes_from_the_files(tmp_path: Path) -> None:
     assert [(b.id, b.hours_to_green) for b in main.breaks] == [("b2", None), ("b1", 3.5)]
     assert main.breaks[1].cause == "tests/test_calc.py::test_add"
     assert main.breaks[1].culprit_subject == "Use operator functions"
-    assert [(r.number, r.status) for r in main.reverts] == [(7, "withdrawn"), (8, "merged")]
-    assert main.revert_status == (("opened", 0), ("merged", 1), ("withdrawn", 1))
+    assert [(r.number, r.status) for r in main.reverts] == [(7, "closed unmerged"), (8, "merged")]
+    assert main.revert_status == (("opened", 0), ("merged", 1), ("withdrawn", 0), ("closed unmerged", 1))
     # F1 failed and passed on c0ffee…: flaky on one of the four commits it ran on (a, b, c0ffee, beef); F9 is
     # listed flaky.
-    assert [(r.fingerprint, r.issue) for r in d.flaky] == [("F1", 44), ("F9", None)]
+    assert [(r.fingerprint, r.issue) for r in d.flaky] == [("F1", 44), ("F9", 45)]
     assert d.flaky[0].flake_rate == 1 / 4
     assert [(r.fingerprint, r.failures) for r in d.failures] == [("F2", 4), ("F1", 2)]
     assert d.failures[1].fix == "changed src/calc.py" and d.failures[1].rule == "Compare floats with approx"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from datetime import datetime
 
+from pydantic import BaseModel
 from statefiles import at, finding, iteration, run
 
-from gauntlet.dashboard.outcomes import OutcomeTally, branch_outcomes, history_outcomes, pr_outcomes
+from gauntlet.dashboard.outcomes import OutcomeTally, branch_outcomes, history_of, marks, pr_outcomes
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import PRRecord
 
@@ -61,36 +61,51 @@ def test_flips_are_counted_within_a_place_not_across_places() -> None:
     assert tally.stats["A"].flips == 0
 
 
-def test_a_fingerprint_a_branch_lists_as_flaky_is_flaky_without_outcomes() -> None:
+def test_marks_make_a_test_flaky_and_a_not_flaky_mark_wins() -> None:
     tally = OutcomeTally()
-    tally.mark_flaky(["F"])
+    tally.add_place(branch_outcomes(BranchRecord(name="main", runs=[run("c1", 1, ["N"]), run("c1", 2, [])])))
+    tally.mark({"F": True, "N": True})
+    tally.mark({"N": False})
     assert tally.stats["F"].flaky and tally.stats["F"].runs == 0
+    assert not tally.stats["N"].flaky and tally.stats["N"].flaky_commits == 1
 
 
-def test_the_outcome_history_is_read_by_place_in_time_order_and_bad_lines_are_counted(tmp_path: Path) -> None:
-    folder = tmp_path / "v1" / "outcomes"
-    folder.mkdir(parents=True)
-    lines = [
-        {"fingerprint": "T", "place": "branch:main", "sha": "c1", "attempt": "2", "passed": True,
-         "at": at(2).isoformat(), "provenance": "flaky", "duration": 1.5},
-        {"fingerprint": "T", "place": "branch:main", "sha": "c1", "attempt": "1", "passed": False,
-         "at": at(1).isoformat(), "provenance": "flaky", "duration": 2.5},
-        {"fingerprint": "T", "place": "pr:3", "sha": "p1", "passed": False, "at": at(3).isoformat()},
-    ]  # fmt: skip
-    (folder / "2026-11.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n{not json\n")
-    problems: list[str] = []
-    groups = history_outcomes(tmp_path, problems)
-    assert [[(o.place, o.attempt) for o in group] for group in groups] == [
-        [("branch:main", "1"), ("branch:main", "2")],
-        [("pr:3", "")],
-    ]
-    assert problems == ["v1/outcomes/2026-11.jsonl: 1 unreadable lines skipped"]
+# The outcome history as issue 18 stores it (``state/outcomes.py`` there), on the files it adds it to.
+class _Stored(BaseModel):
+    commit: str
+    run: str
+    passed: bool
+    at: datetime
+
+
+class _Test(BaseModel):
+    fingerprint: str
+    job: str = ""
+    test_id: str | None = None
+    outcomes: list[_Stored] = []
+    mark: str | None = None
+
+
+class _History(BaseModel):
+    tests: list[_Test] = []
+
+
+class _PRWithHistory(PRRecord):
+    outcomes: _History = _History()
+
+
+def test_the_outcome_history_replaces_the_derived_outcomes_of_its_file() -> None:
+    history = _History(tests=[
+        _Test(fingerprint="T", job="ci/test", outcomes=[_Stored(commit="c1", run="7.1", passed=False, at=at(1)),
+                                                       _Stored(commit="c1", run="7.2", passed=True, at=at(2))]),
+        _Test(fingerprint="U", job="ci/test", outcomes=[_Stored(commit="c1", run="7.1", passed=True, at=at(1.5))],
+              mark="not_flaky"),
+    ])  # fmt: skip
+    record = _PRWithHistory(number=9, iterations=[iteration(1, "c1", [finding("IGNORED")])], outcomes=history)
+    assert len(history_of(record)) == 2 and history_of(PRRecord(number=1)) == ()
+    seen = [(o.test, o.attempt, o.passed) for o in pr_outcomes(record)]
+    assert seen == [("T", "7.1", False), ("U", "7.1", True), ("T", "7.2", True)]  # in time order
+    assert marks(history_of(record)) == {"U": False}
     tally = OutcomeTally()
-    for group in groups:
-        tally.add_place(group)
-    stats = tally.stats["T"]
-    assert stats.provenance == {"flaky": 2} and stats.failed_seconds == 2.5 and stats.flaky  # failing runs only
-
-
-def test_no_history_is_no_groups(tmp_path: Path) -> None:
-    assert history_outcomes(tmp_path, []) == []
+    tally.add_place(pr_outcomes(record))
+    assert tally.stats["T"].flaky and tally.stats["T"].pr_failures == 1 and "IGNORED" not in tally.stats

@@ -248,6 +248,7 @@ def _report(args: argparse.Namespace) -> int:
     from gauntlet.dashboard import build_site
     from gauntlet.dashboard.source import export_ref
     from gauntlet.dashboard.trend import trend_markdown
+    from gauntlet.errors import InputError
 
     with tempfile.TemporaryDirectory(prefix="gauntlet-report-") as scratch:
         # The report reads every file, so a state branch is read from a local clone (``git fetch`` it first),
@@ -258,8 +259,11 @@ def _report(args: argparse.Namespace) -> int:
             export_ref(Path.cwd(), args.state_branch, root)
         dashboard = build_site(root, args.html, default_branch=args.default_branch, repository_url=args.repository_url)
     if args.summary:
-        with args.summary.open("a", encoding="utf-8") as summary:
-            summary.write(trend_markdown(dashboard, args.site_url))
+        try:
+            with args.summary.open("a", encoding="utf-8") as summary:
+                summary.write(trend_markdown(dashboard, args.site_url))
+        except OSError as exc:
+            raise InputError(f"cannot append the trend to {args.summary}: {exc.strerror}") from exc
     print(
         f"dashboard written to {args.html / 'index.html'}: {dashboard.prs.total} pull requests, "
         f"{dashboard.outcomes} test outcomes, {dashboard.flaky_total} flaky tests"

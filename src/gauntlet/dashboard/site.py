@@ -19,6 +19,7 @@ from gauntlet.dashboard.charts import Chart, Series, bars, columns
 from gauntlet.dashboard.figures import Dashboard, collect
 from gauntlet.dashboard.source import StateSource
 from gauntlet.effects.render import templates_dir
+from gauntlet.errors import InputError
 
 if TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment
@@ -53,12 +54,17 @@ def build_site(
     """Read the state under ``state_root`` and write the site into ``out`` (created; pages replaced).
 
     :returns: the figures drawn, for a summary.
+    :raises InputError: ``out`` cannot be written.
     """
     dashboard = collect(StateSource(state_root), default_branch)
-    out.mkdir(parents=True, exist_ok=True)
-    for name, html in render_pages(dashboard, repository_url=repository_url).items():
-        (out / name).write_text(html, encoding="utf-8")
-    shutil.copyfile(templates_dir() / "dashboard" / "style.css", out / "style.css")
+    pages = render_pages(dashboard, repository_url=repository_url)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, html in pages.items():
+            (out / name).write_text(html, encoding="utf-8")
+        shutil.copyfile(templates_dir() / "dashboard" / "style.css", out / "style.css")
+    except OSError as exc:
+        raise InputError(f"cannot write the dashboard to {out}: {exc.strerror}") from exc
     return dashboard
 
 

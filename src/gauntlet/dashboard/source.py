@@ -7,6 +7,7 @@ recorded in :attr:`StateSource.problems` and skipped: one bad file never hides t
 
 from __future__ import annotations
 
+import re
 import subprocess
 import tarfile
 from collections.abc import Callable, Iterator
@@ -27,6 +28,11 @@ M = TypeVar("M", bound=BaseModel)
 
 #: Every state file is bounded far below this; a larger one is not Gauntlet's and is skipped unread.
 MAX_FILE_BYTES = 32 * 1024 * 1024
+#: A timestamp field without a time zone (Gauntlet always writes UTC): only a hand edit makes one, and comparing
+#: it with the others would fail half-way through the report, so its file is skipped instead.
+_NAIVE_TIME = re.compile(
+    rb'"(?:at|[a-z]+_at|watch_until|first_seen|last_seen|since|last_flake)": ?"\d{4}-\d\d-\d\dT[\d:.]+"'
+)
 
 
 @dataclass
@@ -67,6 +73,9 @@ class StateSource:
             return None
         except OSError as exc:
             self.problems.append(f"{name}: cannot be read ({exc.strerror})")
+            return None
+        if _NAIVE_TIME.search(data):
+            self.problems.append(f"{name}: a timestamp without a time zone, skipped")
             return None
         try:
             return model.model_validate_json(data)

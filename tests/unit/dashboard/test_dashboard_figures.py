@@ -101,12 +101,16 @@ def test_a_bad_file_is_skipped_and_named_and_the_rest_is_read(tmp_path: Path) ->
     (root / "v1" / "prs" / "7.json").write_bytes(b"\xff\xfe not json")
     (root / "v1" / "branches").mkdir(parents=True)
     (root / "v1" / "branches" / "main.json").write_text('{"name": "main", "runs": [{"at": "never"}]}')
+    naive = PRRecord(number=8, iterations=[iteration(1, "a", [finding("G")])]).model_dump_json()
+    (root / "v1" / "prs" / "8.json").write_text(naive.replace("+00:00", "").replace("Z", ""))  # a hand edit
 
     d = collect(StateSource(root))
 
     assert d.prs.total == 1 and d.failures[0].fingerprint == "F"
-    assert [p.split(":")[0] for p in d.problems] == ["v1/prs/6.json", "v1/prs/7.json", "v1/branches/main.json"]
-    assert "invalid at number" in d.problems[0]
+    assert [p.split(":")[0] for p in d.problems] == [
+        "v1/prs/6.json", "v1/prs/7.json", "v1/prs/8.json", "v1/branches/main.json",
+    ]  # fmt: skip
+    assert "invalid at number" in d.problems[0] and "without a time zone" in d.problems[2]
 
 
 def test_an_empty_state_has_no_figures(tmp_path: Path) -> None:

@@ -37,6 +37,12 @@ def test_it_names_the_files_it_skipped(tmp_path: Path, capsys: pytest.CaptureFix
     assert "v1/prs/3.json" in (tmp_path / "site" / "index.html").read_text()
 
 
+def test_an_unwritable_site_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "taken").write_text("a file, not a folder")
+    assert main(["report", "--html", str(tmp_path / "taken"), "--state-dir", str(_state(tmp_path / "s"))]) == 2
+    assert "cannot write the dashboard to" in capsys.readouterr().err
+
+
 def test_links_must_be_web_addresses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["report", "--html", str(tmp_path), "--repository-url", "javascript:alert(1)"])

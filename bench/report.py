@@ -318,9 +318,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         size_mb = sum(p.stat().st_size for p in site.rglob("*") if p.is_file()) / 1_000_000
-        counted = done.stdout.strip().rpartition(": ")[2]
+        counted = done.stdout.strip().rpartition(" (")[2].rstrip(")")
         print(f"render: {elapsed:.2f} s (target < 10 s), peak RSS {peak_mb:.0f} MB (target < 200 MB)")
-        print(f"site: {size_mb:.2f} MB in {sum(1 for _ in site.glob('*'))} files (target < 5 MB); read {counted}")
+        print(f"site: {size_mb:.2f} MB in {sum(1 for _ in site.glob('*'))} files (target < 5 MB); it read {counted}")
         ok = elapsed < 10 and peak_mb < 200 and size_mb < 5
         print("targets met" if ok else "TARGETS MISSED")
         return 0 if ok else 1

@@ -265,8 +265,8 @@ def _report(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise InputError(f"cannot append the trend to {args.summary}: {exc.strerror}") from exc
     print(
-        f"dashboard written to {args.html / 'index.html'}: {dashboard.prs.total} pull requests, "
-        f"{dashboard.outcomes} test outcomes, {dashboard.flaky_total} flaky tests"
+        f"dashboard written to {args.html / 'index.html'} (pull requests: {dashboard.prs.total}, "
+        f"test outcomes: {dashboard.outcomes}, flaky tests: {dashboard.flaky_total})"
     )
     for problem in dashboard.problems:
         print(f"  skipped {problem}", file=sys.stderr)

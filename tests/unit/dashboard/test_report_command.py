@@ -22,7 +22,7 @@ def test_it_writes_the_site_and_appends_the_trend(tmp_path: Path, capsys: pytest
     code = main(["report", "--html", str(tmp_path / "site"), "--state-dir", str(_state(tmp_path / "s")),
                  "--summary", str(summary), "--site-url", "https://acme.github.io/w/"])  # fmt: skip
     assert code == 0
-    assert "2 pull requests, 2 test outcomes, 0 flaky tests" in capsys.readouterr().out
+    assert "(pull requests: 2, test outcomes: 2, flaky tests: 0)" in capsys.readouterr().out
     assert (tmp_path / "site" / "pulls.html").is_file()
     text = summary.read_text()
     assert text.startswith("earlier step\n")
@@ -64,7 +64,7 @@ def test_it_reads_the_state_branch_of_the_clone_it_runs_in(
     monkeypatch.chdir(clone)
 
     assert main(["report", "--html", str(tmp_path / "site"), "--state-branch", "gauntlet-state"]) == 0
-    assert "2 pull requests" in capsys.readouterr().out
+    assert "pull requests: 2," in capsys.readouterr().out
 
     assert main(["report", "--html", str(tmp_path / "site"), "--state-branch", "no-such-branch"]) == 2
     assert "cannot read the state branch 'no-such-branch'" in capsys.readouterr().err

@@ -279,12 +279,20 @@ def _failure_rows(tally: OutcomeTally, names: dict[str, Named], learnings: Learn
                 tool=named.tool,
                 failures=stats.failures,
                 last_seen=stats.last_seen,
-                fix=(fix.summary or ", ".join(fix.files[:5])) if fix else "",
+                # The pair's summary names the failure; the fix is what the fixing commit changed.
+                fix=_changed(fix.files) if fix else "",
                 fix_sha=fix.fixed_sha if fix else "",
                 rule=rules.get(fix.rule, "") if fix and fix.rule else "",
             )
         )
     return rows
+
+
+def _changed(files: list[str]) -> str:
+    if not files:
+        return "fixed"
+    more = f" and {len(files) - 3} more" if len(files) > 3 else ""
+    return "changed " + ", ".join(files[:3]) + more
 
 
 class _PRCollector:

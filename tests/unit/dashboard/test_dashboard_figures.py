@@ -55,7 +55,7 @@ def test_every_figure_comes_from_the_files(tmp_path: Path) -> None:
     learnings = LearningBook(
         rules=[LearnedRule(id="r1", text="Compare floats with approx", kind="fix", first_seen=at(0), last_seen=at(0))],
         fixes=[FixPair(fingerprint="F1", error_class="test_failure", place="pr:1", failed_sha="a", fixed_sha="b",
-                       files=["src/calc.py"], summary="changed src/calc.py", rule="r1", at=at(2))],
+                       files=["src/calc.py"], summary="tests/test_calc.py::test_add", rule="r1", at=at(2))],
     )  # fmt: skip
     proposals = ProposalBook(proposals=[
         Proposal(id="SH-1", component="calc", defect_type="test_failure", level="PATCH", status="verified",

@@ -265,7 +265,9 @@ def _report(args: argparse.Namespace) -> int:
         if args.state_branch:
             root = Path(scratch)
             export_ref(Path.cwd(), args.state_branch, root)
-        dashboard = build_site(root, args.html, default_branch=args.default_branch, repository_url=args.repository_url)
+        dashboard = build_site(
+            root, args.html, default_branch=args.default_branch, repository_url=args.repository_url, as_of=args.now
+        )
     if args.summary:
         try:
             with args.summary.open("a", encoding="utf-8") as summary:

@@ -12,28 +12,13 @@ from datetime import datetime, timedelta
 
 from gauntlet.dashboard.branch_view import BranchView, branch_view, finding_label
 from gauntlet.dashboard.outcomes import OutcomeTally, TestStats, branch_outcomes, history_of, marks, pr_outcomes
+from gauntlet.dashboard.pulls import MAX_ROWS, PRCollector, PRFigures
 from gauntlet.dashboard.source import StateSource
-from gauntlet.state.pr import PRRecord
 from gauntlet.state.shared import DefectLog, EffectIndex, LearningBook, ProposalBook
 from gauntlet.state.triage import TriageBook
 
-__all__ = [
-    "GREEN_BUCKETS",
-    "MAX_ROWS",
-    "Dashboard",
-    "FailureRow",
-    "FlakyRow",
-    "PRFigures",
-    "PRRow",
-    "ProposalRow",
-    "RiskRow",
-    "collect",
-]
+__all__ = ["Dashboard", "FailureRow", "FlakyRow", "ProposalRow", "collect"]
 
-#: Rows kept per table.
-MAX_ROWS = 200
-#: Iterations-to-green buckets: 1 … 9, then ``10+``, then PRs never green.
-GREEN_BUCKETS = (*(str(n) for n in range(1, 10)), "10+", "not green")
 #: The window either side of a proposal in which its defects are counted, when it has no watch of its own.
 DEFAULT_WATCH = timedelta(days=7)
 
@@ -78,46 +63,6 @@ class FailureRow:
 
 
 @dataclass(frozen=True, slots=True)
-class PRRow:
-    """One pull request."""
-
-    number: int
-    iterations: int
-    #: The first iteration whose check passed (action other than ``fix_criticals``), if any.
-    to_green: int | None
-    circular: int
-    accepted_risks: int
-    action: str
-    closed: bool
-    updated: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class RiskRow:
-    """One accepted risk."""
-
-    pr: int
-    fingerprint: str
-    by: str
-    reason: str
-    at: datetime
-    issue: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class PRFigures:
-    """The pull requests page."""
-
-    total: int
-    green: int
-    circular_prs: int
-    accepted_risks: int
-    histogram: tuple[tuple[str, int], ...]
-    rows: tuple[PRRow, ...]
-    risks: tuple[RiskRow, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class ProposalRow:
     """One self-healing proposal with its defect counts over the window before and after it."""
 
@@ -156,14 +101,17 @@ class Dashboard:
         return self.branches[0] if self.branches else None
 
 
-def collect(source: StateSource, default_branch: str = "main") -> Dashboard:
-    """Read every state file under ``source`` once and compute the dashboard's figures."""
+def collect(source: StateSource, default_branch: str = "main", as_of: datetime | None = None) -> Dashboard:
+    """Read every state file under ``source`` once and compute the dashboard's figures.
+
+    :param as_of: the time the pages say the state is from; by default the newest time the state holds.
+    """
     tally = OutcomeTally()
     names: dict[str, Named] = {}
     latest: list[datetime] = []
     places = with_history = 0
 
-    prs = _PRCollector()
+    prs = PRCollector()
     for record in source.prs():
         prs.add(record)
         for iteration in record.iterations:
@@ -201,7 +149,7 @@ def collect(source: StateSource, default_branch: str = "main") -> Dashboard:
     proposals = tuple(_proposal_rows(book, defects, index))
     flaky = sorted((s for s in tally.stats.values() if s.flaky), key=_cost, reverse=True)
     return Dashboard(
-        as_of=max(latest, default=None),
+        as_of=as_of or max(latest, default=None),
         problems=tuple(source.problems),
         outcomes=tally.outcomes,
         outcome_source=_source_note(places, with_history),
@@ -293,71 +241,6 @@ def _changed(files: list[str]) -> str:
         return "fixed"
     more = f" and {len(files) - 3} more" if len(files) > 3 else ""
     return "changed " + ", ".join(files[:3]) + more
-
-
-class _PRCollector:
-    """Counts every PR; keeps rows only for the newest ones and for those with circular fixes or risks."""
-
-    def __init__(self) -> None:
-        self.histogram: Counter[str] = Counter()
-        self.total = self.circular_prs = self.risk_count = 0
-        self.rows: list[PRRow] = []
-        self.risks: list[RiskRow] = []
-
-    def add(self, record: PRRecord) -> None:
-        row = _pr_row(record)
-        self.total += 1
-        self.histogram[_bucket(row.to_green)] += 1
-        self.circular_prs += row.circular > 0
-        self.risk_count += row.accepted_risks
-        self.rows.append(row)
-        self.risks.extend(
-            RiskRow(record.number, r.fingerprint, r.by, r.reason, r.at, r.issue) for r in record.accepted_risks
-        )
-        # Trim in batches, so the work stays linear in the number of PRs.
-        if len(self.rows) > 4 * MAX_ROWS:
-            self.rows = self._ranked(self.rows)
-        if len(self.risks) > 4 * MAX_ROWS:
-            self.risks = sorted(self.risks, key=lambda r: r.at, reverse=True)[:MAX_ROWS]
-
-    @staticmethod
-    def _ranked(rows: list[PRRow]) -> list[PRRow]:
-        # Circular fixes first (what needs a look), then the most recently active.
-        return sorted(
-            rows, key=lambda r: (r.circular > 0, r.updated.timestamp() if r.updated else 0.0, r.number), reverse=True
-        )[:MAX_ROWS]
-
-    def figures(self) -> PRFigures:
-        return PRFigures(
-            total=self.total,
-            green=self.total - self.histogram["not green"],
-            circular_prs=self.circular_prs,
-            accepted_risks=self.risk_count,
-            histogram=tuple((bucket, self.histogram[bucket]) for bucket in GREEN_BUCKETS),
-            rows=tuple(self._ranked(self.rows)),
-            risks=tuple(sorted(self.risks, key=lambda r: r.at, reverse=True)[:MAX_ROWS]),
-        )
-
-
-def _pr_row(record: PRRecord) -> PRRow:
-    green = next((i.number for i in record.iterations if i.action != "fix_criticals"), None)
-    current = record.current
-    return PRRow(
-        number=record.number,
-        iterations=record.iteration_count,
-        to_green=green,
-        circular=sum(1 for a in record.attempts if a.failure_type == "circular_fix"),
-        accepted_risks=len(record.accepted_risks),
-        action=current.action if current else "-",
-        closed=record.closed,
-        updated=current.at if current else None,
-    )
-
-
-def _bucket(to_green: int | None) -> str:
-    if to_green is None:
-        return "not green"
-    return str(to_green) if to_green < 10 else "10+"
 
 
 def _proposal_rows(book: ProposalBook, defects: DefectLog, index: EffectIndex) -> list[ProposalRow]:

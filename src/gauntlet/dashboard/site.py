@@ -49,14 +49,21 @@ class Figure:
 
 
 def build_site(
-    state_root: Path, out: Path, *, default_branch: str = "main", repository_url: str | None = None
+    state_root: Path,
+    out: Path,
+    *,
+    default_branch: str = "main",
+    repository_url: str | None = None,
+    as_of: datetime | None = None,
 ) -> Dashboard:
     """Read the state under ``state_root`` and write the site into ``out`` (created; pages replaced).
+
+    ``as_of`` is the time the pages say the state is from (by default the newest time in it).
 
     :returns: the figures drawn, for a summary.
     :raises InputError: ``out`` cannot be written.
     """
-    dashboard = collect(StateSource(state_root), default_branch)
+    dashboard = collect(StateSource(state_root), default_branch, as_of)
     pages = render_pages(dashboard, repository_url=repository_url)
     try:
         out.mkdir(parents=True, exist_ok=True)

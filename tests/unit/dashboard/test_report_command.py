@@ -20,10 +20,11 @@ def test_it_writes_the_site_and_appends_the_trend(tmp_path: Path, capsys: pytest
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
     code = main(["report", "--html", str(tmp_path / "site"), "--state-dir", str(_state(tmp_path / "s")),
-                 "--summary", str(summary), "--site-url", "https://acme.github.io/w/"])  # fmt: skip
+                 "--summary", str(summary), "--site-url", "https://acme.github.io/w/",
+                 "--now", "2026-12-01T08:00"])  # fmt: skip
     assert code == 0
     assert "(pull requests: 2, test outcomes: 2, flaky tests: 0)" in capsys.readouterr().out
-    assert (tmp_path / "site" / "pulls.html").is_file()
+    assert "State as of 2026-12-01 08:00 UTC." in (tmp_path / "site" / "pulls.html").read_text()
     text = summary.read_text()
     assert text.startswith("earlier step\n")
     assert "No default-branch run recorded yet; 2 pull requests" in text and "https://acme.github.io/w/" in text

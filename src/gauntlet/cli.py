@@ -82,6 +82,15 @@ def _parser() -> argparse.ArgumentParser:
     scan.add_argument("--json", action="store_true", help="print the scan report (proposals) as JSON")
     scan.set_defaults(handler=_scan)
 
+    report = commands.add_parser("report", help="write a static dashboard of the state")
+    _state_options(report)
+    report.add_argument("--html", type=Path, required=True, metavar="DIR", help="write the site into DIR")
+    report.add_argument("--default-branch", default="main", help="the branch the dashboard shows first")
+    report.add_argument("--repository-url", type=_web_url, default=None, help="link PRs, issues and commits here")
+    report.add_argument("--summary", type=Path, default=None, help="append a short trend (Markdown) to this file")
+    report.add_argument("--site-url", type=_web_url, default=None, help="where the site is published (summary)")
+    report.set_defaults(handler=_report)
+
     demo = commands.add_parser("demo", help="play a whole story on built-in inputs (no token, no network)")
     demo.add_argument("--out", type=Path, default=None, help="keep the demo's state and bodies in this folder")
     demo.set_defaults(handler=_demo)
@@ -239,6 +248,46 @@ def _status(args: argparse.Namespace) -> int:
     summary = summarise(_local_state(args))
     print(summary.model_dump_json(indent=2) if args.json else summary.text())
     return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from gauntlet.dashboard import build_site
+    from gauntlet.dashboard.source import export_ref
+    from gauntlet.dashboard.trend import trend_markdown
+    from gauntlet.errors import InputError
+
+    with tempfile.TemporaryDirectory(prefix="gauntlet-report-") as scratch:
+        # The report reads every file, so a state branch is read from a local clone (``git fetch`` it first),
+        # not file by file through the API as a run does.
+        root = Path(args.state_dir)
+        if args.state_branch:
+            root = Path(scratch)
+            export_ref(Path.cwd(), args.state_branch, root)
+        dashboard = build_site(
+            root, args.html, default_branch=args.default_branch, repository_url=args.repository_url, as_of=args.now
+        )
+    if args.summary:
+        try:
+            with args.summary.open("a", encoding="utf-8") as summary:
+                summary.write(trend_markdown(dashboard, args.site_url))
+        except OSError as exc:
+            raise InputError(f"cannot append the trend to {args.summary}: {exc.strerror}") from exc
+    print(
+        f"dashboard written to {args.html / 'index.html'} (pull requests: {dashboard.prs.total}, "
+        f"test outcomes: {dashboard.outcomes}, flaky tests: {dashboard.flaky_total})"
+    )
+    for problem in dashboard.problems:
+        print(f"  skipped {problem}", file=sys.stderr)
+    return 0
+
+
+def _web_url(text: str) -> str:
+    # Placed in links on the site: only a web address, never ``javascript:`` or a path.
+    if not text.startswith(("https://", "http://")):
+        raise argparse.ArgumentTypeError(f"not an http(s) URL: {text!r}")
+    return text
 
 
 def _demo(args: argparse.Namespace) -> int:

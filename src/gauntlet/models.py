@@ -29,7 +29,25 @@ __all__ = [
     "Source",
 ]
 
-Source = Literal["log", "sarif", "junit", "review", "rdjson", "checkstyle", "comment"]
+#: The input format a finding came from; the test-report formats after ``comment`` were added for issue 17.
+Source = Literal[
+    "log",
+    "sarif",
+    "junit",
+    "review",
+    "rdjson",
+    "checkstyle",
+    "comment",
+    "nunit",
+    "xunit",
+    "trx",
+    "ctrf",
+    "tap",
+    "go-json",
+    "mocha-json",
+    "jest-json",
+    "dart-json",
+]
 Kind = Literal[
     "test_failure",
     "build_error",

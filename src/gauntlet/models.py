@@ -19,6 +19,7 @@ __all__ = [
     "CommentFact",
     "CommitFact",
     "Finding",
+    "InputProblem",
     "Kind",
     "Observation",
     "Permission",
@@ -93,6 +94,20 @@ class Finding(BaseModel):
     rule_learned: str | None = None
     #: Every source that reported this defect (the same test failing in a log and in JUnit is one finding).
     sources: tuple[Source, ...] = ()
+
+
+class InputProblem(BaseModel):
+    """An input file that was not read (``error``) or skipped as no known format (``warning``), and why.
+
+    One bad file never stops the rest (DESIGN §6): the run reports it in the job summary
+    and in the run report's ``input_problems`` and reads every other input.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    level: Literal["error", "warning"]
+    message: str
 
 
 #: ``git revert`` writes this line; GitHub's "Revert" button too.
@@ -241,6 +256,8 @@ class Observation(BaseModel):
     #: Default branch only: the state of the revert PRs Gauntlet opened earlier.
     revert_prs: tuple[RevertPRFact, ...] = ()
 
+    #: Input files that could not be read; the others' findings are in ``findings``.
+    input_problems: tuple[InputProblem, ...] = ()
     #: Set for an ``issue_comment`` event: the comment that may carry ``/gauntlet`` commands.
     comment: CommentFact | None = None
 

@@ -20,7 +20,7 @@ from gauntlet.effects.base import Backend, EffectResult, apply
 from gauntlet.engine.decide import decide, scope_of
 from gauntlet.engine.results import record_results
 from gauntlet.errors import InputError, StateConflict
-from gauntlet.ingest import ingest_file
+from gauntlet.ingest import ingest_paths
 from gauntlet.models import Finding, Observation
 from gauntlet.observe.payload import event_facts
 from gauntlet.report import RunReport
@@ -60,11 +60,15 @@ def observe(settings: Settings, config: Config) -> Observation:
         except OSError as exc:
             raise InputError(f"{settings.event_path}: cannot read event: {exc.strerror}") from exc
         facts = event_facts(settings.event_name or "pull_request", payload, str(settings.event_path))
-    findings: list[Finding] = []
-    for path in expand(settings.logs, settings.workspace):
-        findings.extend(ingest_file(path, "log", root=settings.workspace))
-    for path in expand(settings.findings, settings.workspace):
-        findings.extend(ingest_file(path, "auto", root=settings.workspace))
+    # One unreadable file never stops the others (DESIGN §6): it becomes a notice in the summary and the report;
+    # only when nothing at all could be read is the input bad.
+    logs = ingest_paths(expand(settings.logs, settings.workspace), "log", root=settings.workspace)
+    found = ingest_paths(expand(settings.findings, settings.workspace), "auto", root=settings.workspace)
+    findings: list[Finding] = [*logs.findings, *found.findings]
+    problems = (*logs.problems, *found.problems)
+    inputs = logs.inputs + found.inputs
+    if inputs and sum(p.level == "error" for p in problems) == inputs:
+        raise InputError("; ".join(p.message for p in problems))
     head_sha = facts.pop("head_sha", None) or settings.sha
     if not head_sha:
         raise InputError("no head SHA: pass --event-path with a pull_request or push event")
@@ -76,6 +80,7 @@ def observe(settings: Settings, config: Config) -> Observation:
             "job": settings.job,
             **facts,
             "head_sha": head_sha,
+            "input_problems": problems,
         }
     )
     on_default = observation.on_default_branch
@@ -104,7 +109,7 @@ def run(
         results = apply(plan.effects, backend)
         if commit:
             store.save(snapshot, record_results(state, results), f"gauntlet: {observation.event} {observation.id}")
-        return RunReport.of(plan, results)
+        return RunReport.of(plan, results, input_problems=observation.input_problems)
 
     return commit_with_retry(attempt, sleep=sleep, clock=clock, seed=seed)
 

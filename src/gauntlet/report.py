@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
 from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
+from gauntlet.models import InputProblem
 
 __all__ = ["EffectLine", "RunReport"]
 
@@ -34,10 +35,19 @@ class RunReport(BaseModel):
     effects: tuple[EffectLine, ...] = ()
     api_calls: int = 0
     check_failed: bool = False
+    #: Input files that were not read (the run went on with the others).
+    input_problems: tuple[InputProblem, ...] = ()
 
     @classmethod
-    def of(cls, plan: Plan, results: list[EffectResult], *, api_calls: int = 0) -> RunReport:
-        """Build the report from the engine's plan and the effects' results."""
+    def of(
+        cls,
+        plan: Plan,
+        results: list[EffectResult],
+        *,
+        api_calls: int = 0,
+        input_problems: tuple[InputProblem, ...] = (),
+    ) -> RunReport:
+        """Build the report from the engine's plan and the effects' results (and the inputs not read)."""
         failed = any(getattr(effect, "conclusion", None) == "failure" for effect in plan.effects)
         return cls(
             decision=plan.decision,
@@ -47,4 +57,5 @@ class RunReport(BaseModel):
             effects=tuple(EffectLine(type=r.type, key=r.key, status=r.status, url=r.url) for r in results),
             api_calls=api_calls,
             check_failed=failed,
+            input_problems=input_problems,
         )

@@ -7,28 +7,16 @@ warn and ``gauntlet run`` can put a notice in the job summary and the run report
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict
 
 from gauntlet.errors import InputError
-from gauntlet.models import Finding
+from gauntlet.models import Finding, InputProblem
 
 __all__ = ["IngestResult", "InputProblem", "UnknownFormat"]
 
 
 class UnknownFormat(InputError):
     """A JSON or XML document of no format Gauntlet reads: skipped with a warning, never silently."""
-
-
-class InputProblem(BaseModel):
-    """One input that was not read (``error``) or skipped (``warning``), with the reason."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    path: str
-    level: Literal["error", "warning"]
-    message: str
 
 
 class IngestResult(BaseModel):

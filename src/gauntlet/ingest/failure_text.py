@@ -25,8 +25,9 @@ from gauntlet.ingest.values import xml_position
 
 __all__ = ["ANSI", "FrameLocation", "before_stack", "failure_location", "failure_message", "strip_ansi"]
 
-#: SGR and other CSI sequences, OSC hyperlinks and charset designations, as terminals get them.
-ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]")
+#: SGR and other CSI sequences, OSC hyperlinks and charset designations, as terminals get them; and the
+#: ``[31m`` an XML writer leaves of a colour when it drops the escape character (not allowed in XML 1.0).
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]|\[(?:\d{1,3};)*\d{1,3}m")
 
 _TEXT_LIMIT = 100_000
 _PYTEST_E = re.compile(r"^E\s{2,}(?P<m>\S.*)$")
@@ -70,7 +71,7 @@ class FrameLocation:
 
 def strip_ansi(text: str) -> str:
     """Remove terminal escape sequences (mocha and jest colour their reports when they think a terminal listens)."""
-    return ANSI.sub("", text) if "\x1b" in text else text
+    return ANSI.sub("", text)
 
 
 def failure_message(text: str, limit: int) -> str:

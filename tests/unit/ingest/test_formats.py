@@ -83,7 +83,7 @@ def test_every_concrete_format_has_a_reader() -> None:
 
 def test_ingest_command_reads_each_format(capsys: pytest.CaptureFixture[str]) -> None:
     paths = [str(FIXTURES / fixture) for fixture, _ in CASES]
-    assert main(["ingest", "--json", *paths]) == 0
+    assert main(["ingest", "--json", "--raw", *paths]) == 0
     findings = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {f["source"] for f in findings} == {fmt for _, fmt in CASES}
 

@@ -1,0 +1,44 @@
+"""The run's input files -> findings: globs expanded in the workspace, downloaded files taken as they are."""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Iterable
+from pathlib import Path
+
+from gauntlet.errors import InputError
+from gauntlet.ingest import IngestResult, ingest_paths
+
+__all__ = ["expand", "read_findings"]
+
+
+def expand(patterns: Iterable[str], root: Path) -> list[Path]:
+    """Files matching the globs (relative to ``root``), sorted, each once."""
+    found: dict[Path, None] = {}
+    for pattern in patterns:
+        for match in sorted(glob.glob(pattern, root_dir=root, recursive=True)):
+            path = root / match
+            if path.is_file():
+                found[path] = None
+    return list(found)
+
+
+def read_findings(logs: Iterable[Path], findings: Iterable[Path], root: Path) -> IngestResult:
+    """The unclassified findings of CI logs (read as logs) and findings files (format detected).
+
+    One unreadable file never stops the others (DESIGN §6): it is one of the result's
+    ``problems``, which the run shows in the job summary and the run report.
+
+    :param root: the workspace, which finding paths are made relative to.
+    :raises InputError: no input could be read at all.
+    """
+    from_logs = ingest_paths(logs, "log", root=root)
+    from_files = ingest_paths(findings, "auto", root=root)
+    result = IngestResult(
+        findings=from_logs.findings + from_files.findings,
+        problems=from_logs.problems + from_files.problems,
+        inputs=from_logs.inputs + from_files.inputs,
+    )
+    if result.nothing_read:
+        raise InputError("; ".join(problem.message for problem in result.problems))
+    return result

@@ -188,6 +188,8 @@ def _run_local(settings: Settings, *, as_json: bool) -> int:
         backend: Backend = DryRunBackend() if settings.dry_run else LocalBackend(state_dir / "out")
         clock = Clock(now=settings.now or datetime.now(UTC), sleep=time.sleep, monotonic=time.monotonic)
         report = serve(route, observation, config, LocalStore(state_dir), backend, clock, commit=not settings.dry_run)
+    for problem in report.input_problems:  # also a notice in the summary and the report
+        print(f"gauntlet: {problem.level}: {problem.message}", file=sys.stderr)
     if as_json:
         print(report.model_dump_json())
     else:

@@ -159,3 +159,35 @@ def test_run_puts_the_notice_in_the_job_summary(tmp_path: Path, capsys: pytest.C
 def test_run_exits_2_when_its_only_input_cannot_be_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(_run(tmp_path, [_unreadable(tmp_path)])) == 2
     assert "broken.sarif: not valid JSON" in capsys.readouterr().err
+
+
+def test_in_actions_an_unreadable_findings_file_is_a_warning_and_a_summary_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "report.xml").write_bytes((FIXTURES / "junit/pytest/broken-calc/report.xml").read_bytes())
+    _unreadable(workspace)
+    (tmp_path / "output").touch()
+    variables = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(_event(tmp_path)),
+        "GITHUB_REPOSITORY": "demo/calculator",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "GITHUB_API_URL": "http://127.0.0.1:9",  # nothing listens: a call would fail the run
+        "INPUT_FINDINGS": "*.xml\nbroken.sarif",
+        "INPUT_STATE_DIR": ".gauntlet",
+        "INPUT_DRY_RUN": "true",
+        "INPUT_GITHUB_TOKEN": "",
+    }
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    assert main(["run"]) == 0
+    printed = capsys.readouterr().out
+    assert "::warning title=Gauntlet could not read an input::" in printed and "broken.sarif" in printed
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert "Not read:" in summary and "broken.sarif: not valid JSON" in summary
+    assert "criticals=4" in (tmp_path / "output").read_text(encoding="utf-8")

@@ -138,7 +138,8 @@ def _to_finding(
     score = _float(properties.get("security-severity"))
     severity = security_band(score) if score is not None else _LEVELS.get(level, "minor")
     kind = kind_for_tool(tool, security="security" in tags or score is not None)
-    message = one_line(_message(result, rule) or rule_id or "SARIF result", limits)
+    short = as_text(_dict(rule.get("shortDescription")).get("text"))
+    message = one_line(_message(result, rule) or short or rule_id or "SARIF result", limits)
     path, region, snippet = locator.locate(result)
     return Finding(
         fingerprint=fps("sarif", tool, kind, rule_id, path, message=message),

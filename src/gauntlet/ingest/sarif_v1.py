@@ -24,15 +24,19 @@ _KIND_LEVELS = frozenset({"pass", "notApplicable"})
 def convert_v1(run: dict[str, Any]) -> dict[str, Any]:
     """Return the 2.1.0-shaped equivalent of one SARIF 1.0.0 run."""
     tool = _dict(run.get("tool"))
-    rules = [_rule(key, _dict(value)) for key, value in _dict(run.get("rules")).items()]
-    formats = {rule["id"]: rule.pop("_formats") for rule in rules}
+    # 1.0.0's rules are a dictionary; a result names its entry by ruleKey (when two rules share an id,
+    # as Roslyn writes them) or by ruleId. 2.1.0 names it by ruleIndex into driver.rules.
+    keys = list(_dict(run.get("rules")))
+    rules = [_rule(key, _dict(_dict(run.get("rules"))[key])) for key in keys]
+    formats = {key: rule.pop("_formats") for key, rule in zip(keys, rules, strict=True)}
+    index = {key: position for position, key in enumerate(keys)}
     bases = {
         key: {"uri": value} for key, value in _dict(run.get("originalUriBaseIds")).items() if isinstance(value, str)
     }
     return {
         "tool": {"driver": {"name": tool.get("name"), "rules": rules}},
         "originalUriBaseIds": bases,
-        "results": [_result(_dict(r), formats) for r in _list(run.get("results"))],
+        "results": [_result(_dict(r), formats, index) for r in _list(run.get("results"))],
     }
 
 
@@ -44,11 +48,16 @@ def _rule(key: str, rule: dict[str, Any]) -> dict[str, Any]:
     if isinstance(rule.get("properties"), dict):
         converted["properties"] = rule["properties"]
     converted["_formats"] = _dict(rule.get("messageFormats"))
+    if isinstance(rule.get("shortDescription"), str):
+        converted["shortDescription"] = {"text": rule["shortDescription"]}
     return converted
 
 
-def _result(result: dict[str, Any], formats: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    converted: dict[str, Any] = {"ruleId": result.get("ruleId"), "message": {"text": _message(result, formats)}}
+def _result(result: dict[str, Any], formats: dict[str, dict[str, Any]], index: dict[str, int]) -> dict[str, Any]:
+    key = result.get("ruleKey") if result.get("ruleKey") in index else result.get("ruleId")
+    converted: dict[str, Any] = {"ruleId": result.get("ruleId"), "message": {"text": _message(result, formats, key)}}
+    if isinstance(key, str) and key in index:
+        converted["ruleIndex"] = index[key]
     level = result.get("level")
     if level in _KIND_LEVELS:
         converted["kind"] = level
@@ -71,11 +80,11 @@ def _result(result: dict[str, Any], formats: dict[str, dict[str, Any]]) -> dict[
     return converted
 
 
-def _message(result: dict[str, Any], formats: dict[str, dict[str, Any]]) -> str | None:
-    if isinstance(result.get("message"), str):
+def _message(result: dict[str, Any], formats: dict[str, dict[str, Any]], key: Any) -> str | None:
+    if isinstance(result.get("message"), str) and result["message"]:
         return str(result["message"])
     formatted = _dict(result.get("formattedRuleMessage"))
-    template = formats.get(str(result.get("ruleId")), {}).get(str(formatted.get("formatId")))
+    template = formats.get(str(key), {}).get(str(formatted.get("formatId")))
     if not isinstance(template, str):
         return None
     arguments = [str(a) for a in _list(formatted.get("arguments"))]

@@ -351,3 +351,18 @@ def test_a_bom_and_a_big_integer_are_valid_sarif() -> None:
     }
     (finding,) = read_sarif(io.BytesIO(b"\xef\xbb\xbf" + json.dumps(body).encode()), "vs.sarif", DEFAULT_LIMITS)
     assert finding.rule == "R"
+
+
+def test_sarif_1_0_0_rule_keys_pick_the_right_rule_as_roslyn_writes_them() -> None:
+    # Roslyn's v1 error log keys two descriptors with one id apart by ruleKey (dotnet/roslyn ErrorLoggerTests).
+    run = {
+        "tool": {"name": "Microsoft (R) Visual C# Compiler"},
+        "results": [{"ruleId": "TST002", "ruleKey": "TST002-003"}, {"ruleId": "TST002", "message": "m"}],
+        "rules": {
+            "TST002": {"id": "TST002", "defaultLevel": "warning"},
+            "TST002-003": {"id": "TST002", "shortDescription": "the error one", "defaultLevel": "error"},
+        },
+    }
+    first, second = read_sarif(_versioned("1.0.0", run), "csc.sarif", DEFAULT_LIMITS)
+    assert (first.rule, first.severity, first.message) == ("TST002", "major", "the error one")
+    assert (second.severity, second.message, second.tool) == ("minor", "m", "microsoft")

@@ -52,7 +52,7 @@ def _origin(case: Path) -> Path:
 def _root(case: Path) -> str | None:
     """The folder the tool ran in, as the fixture records it (absolute paths in the output start there)."""
     text = _origin(case).read_text(encoding="utf-8")
-    match = re.search(r"[Gg]enerated in\s+(/\S+?|[A-Za-z]:[\\/]\S+?)[,.]?\s", text)
+    match = re.search(r"[Gg]enerated in\s+(/\S+?|[A-Za-z]:[\\/]\S*?)[,.]?\s", text)
     return match.group(1) if match else None
 
 

@@ -9,7 +9,9 @@ not the length of the stream.
   of its subtests (``TestX/case``) failed, which is then the finding. A package that
   fails without a failed test (a build failure, a panic in ``TestMain``, a timeout)
   is one finding for the package. The location is what the output names: a panic's
-  innermost frame in the repository, else the ``file_test.go:12:`` of ``t.Error``.
+  innermost frame in the repository, else the ``file_test.go:12:`` of ``t.Error``, in the
+  package's folder when a trace of the same package shows it (so a package's findings are
+  given when the package ends).
 - Dart (``dart test --reporter json``, ``flutter test --machine``; the protocol at
   https://github.com/dart-lang/test/blob/master/pkgs/test/doc/json_reporter.md):
   ``testStart`` names the test (``name``, ``url``/``root_url`` and ``line``), ``error``
@@ -21,6 +23,8 @@ not the length of the stream.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
+from itertools import pairwise
 from typing import Any, BinaryIO
 
 from gauntlet.ingest.jsondoc import load_json_lines
@@ -55,6 +59,10 @@ def read_go_json(stream: BinaryIO, name: str, limits: Limits, *, root: str | Non
 def _go_failures(events: Iterator[dict[str, Any]]) -> Iterator[FailedTest]:
     output: dict[tuple[str, str], list[str]] = {}
     failed: set[tuple[str, str]] = set()  # (package, test) that failed, to skip their parents
+    # A package's failures wait for its end: a panic's trace may show the package's folder, which the
+    # bare file names of t.Error ("calc_test.go:7") are relative to.
+    waiting: dict[str, list[FailedTest]] = {}
+    folders: dict[str, str] = {}
     for event in events:
         package = as_text(event.get("Package")) or ""
         test = as_text(event.get("Test")) or ""
@@ -70,10 +78,30 @@ def _go_failures(events: Iterator[dict[str, Any]]) -> Iterator[FailedTest]:
             output.pop(key, None)
         elif action == "fail":
             text = _go_text(output.pop(key, []))
+            folder = _package_folder(package, text)
+            if folder is not None:
+                folders.setdefault(package, folder)
             children = any(p == package and t.startswith(f"{test}/" if test else "") for p, t in failed)
             failed.add(key)
             if not children:
-                yield FailedTest(test_id=test or package, text=text, message=_go_message(text))
+                waiting.setdefault(package, []).append(
+                    FailedTest(test_id=test or package, text=text, message=_go_message(text))
+                )
+        if not test and action in ("pass", "fail", "skip"):
+            for failure in waiting.pop(package, []):
+                yield replace(failure, folder=folders.get(package))
+    for package, failures in waiting.items():  # a stream cut off before its packages ended
+        for failure in failures:
+            yield replace(failure, folder=folders.get(package))
+
+
+def _package_folder(package: str, text: str) -> str | None:
+    """The folder of ``package``, from a goroutine trace: ``pkg.Func(...)`` then a tab and ``/abs/dir/file.go:N``."""
+    lines = text.splitlines()
+    for caller, location in pairwise(lines):
+        if caller.startswith(f"{package}.") and location.startswith("\t/"):
+            return location[1:].rsplit("/", 1)[0]
+    return None
 
 
 def _go_text(lines: list[str]) -> str:

@@ -36,6 +36,8 @@ class FailedTest:
     message: str | None = None
     #: The failure text: stack trace, traceback, assertion output.
     text: str = ""
+    #: Where bare file names in the text live (Go prints ``calc_test.go:7`` relative to its package's folder).
+    folder: str | None = None
 
 
 def failed_test(
@@ -68,6 +70,8 @@ def failed_test(
     frame = failure_location(text, root) if text else None
     if frame is not None and frame.line is not None:
         path, line, column = frame.path, frame.line, frame.column
+        if test.folder and "/" not in path:
+            path = repo_relative(f"{test.folder}/{path}", root=root) or path
     said = test.message if test.message and test.message.strip() else before_stack(text)
     message = one_line(failure_message(said, limits.max_message_chars), limits) or "test failed"
     test_id = " ".join(strip_ansi(test.test_id).split())[:500]

@@ -134,8 +134,9 @@ Bail out! database is down
 def test_go_test_json() -> None:
     findings = _read("go-json", "go-json/go/broken-calc/go-test.jsonl", "/tmp/fx/go")
     assert _places(findings) == [
-        ("TestAdd", "calc_test.go", 7, "Add(2, 2) = 0, want 4"),
-        ("TestTable/both", "calc_test.go", 16, "Add(1, 2) = -1, want 3"),  # the subtest, not its parent
+        # t.Error names calc_test.go; TestAt's panic trace shows the package's folder, calc/.
+        ("TestAdd", "calc/calc_test.go", 7, "Add(2, 2) = 0, want 4"),
+        ("TestTable/both", "calc/calc_test.go", 16, "Add(1, 2) = -1, want 3"),  # the subtest, not its parent
         ("TestAt", "calc/calc.go", 10, "panic: runtime error: index out of range [5] with length 2 [recovered]"),
     ]
     assert {f.tool for f in findings} == {"go"}

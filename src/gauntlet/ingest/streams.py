@@ -58,10 +58,13 @@ def read_go_json(stream: BinaryIO, name: str, limits: Limits, *, root: str | Non
 
 def _go_failures(events: Iterator[dict[str, Any]]) -> Iterator[FailedTest]:
     output: dict[tuple[str, str], list[str]] = {}
-    failed: set[tuple[str, str]] = set()  # (package, test) that failed, to skip their parents
+    # (package, test) pairs with a failed subtest: their own "fail" only repeats it. A subtest's
+    # prefixes are added when it fails, so the check costs its depth, not the number of failures.
+    failed_parents: set[tuple[str, str]] = set()
     # A package's failures wait for its end: a panic's trace may show the package's folder, which the
-    # bare file names of t.Error ("calc_test.go:7") are relative to.
+    # bare file names of t.Error ("calc_test.go:7") are relative to. Past the cap they go out at once.
     waiting: dict[str, list[FailedTest]] = {}
+    held = 0
     folders: dict[str, str] = {}
     for event in events:
         package = as_text(event.get("Package")) or ""
@@ -79,16 +82,21 @@ def _go_failures(events: Iterator[dict[str, Any]]) -> Iterator[FailedTest]:
         elif action == "fail":
             text = _go_text(output.pop(key, []))
             folder = _package_folder(package, text)
-            if folder is not None:
+            if folder is not None and len(folders) < _MAX_OPEN_TESTS:
                 folders.setdefault(package, folder)
-            children = any(p == package and t.startswith(f"{test}/" if test else "") for p, t in failed)
-            failed.add(key)
-            if not children:
-                waiting.setdefault(package, []).append(
-                    FailedTest(test_id=test or package, text=text, message=_go_message(text))
-                )
+            if test and len(failed_parents) < _MAX_OPEN_TESTS:
+                parts = test.split("/")  # the package itself ("") and every enclosing test
+                failed_parents.update((package, "/".join(parts[:n])) for n in range(len(parts)))
+            if key not in failed_parents:
+                failure = FailedTest(test_id=test or package, text=text, message=_go_message(text))
+                if held < _MAX_OPEN_TESTS:
+                    waiting.setdefault(package, []).append(failure)
+                    held += 1
+                else:
+                    yield failure
         if not test and action in ("pass", "fail", "skip"):
             for failure in waiting.pop(package, []):
+                held -= 1
                 yield replace(failure, folder=folders.get(package))
     for package, failures in waiting.items():  # a stream cut off before its packages ended
         for failure in failures:

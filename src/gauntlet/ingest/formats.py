@@ -19,8 +19,8 @@ Detection rules, first match wins (docs/formats-and-configuration.md has the tab
 - JSON lines by their first object: ``Action`` + ``Package`` ``go test -json``;
   ``protocolVersion`` or ``type`` + ``time`` Dart/Flutter JSON reporter; a whole
   diagnostic rdjsonl.
-- Text: ``TAP version 13|14``, a leading plan ``1..N`` or ``ok``/``not ok`` line is TAP;
-  anything else is a log.
+- Text: ``TAP version 13|14``, a leading plan ``1..N`` or ``ok``/``not ok`` test point
+  (after any ``#`` comment lines) is TAP; anything else is a log.
 """
 
 from __future__ import annotations
@@ -113,6 +113,12 @@ _READERS: dict[Format, tuple[str, str]] = {
     "go-json": ("gauntlet.ingest.streams", "read_go_json"),
     "dart-json": ("gauntlet.ingest.streams", "read_dart_json"),
 }
+# TAP: the version line, a leading plan or a first test point, after any comment lines ("# Subtest: x").
+_TAP_START = re.compile(
+    rb"(?:#[^\n]*\n\s*)*"
+    rb"(?:TAP version 1[34]\s|1\.\.\d+\s|(?:not )?ok\b(?:[ \t]+\d+)?(?:[ \t]+-[ \t]|[ \t]*#|[ \t]*\r?$))",
+    re.MULTILINE,
+)
 _TEXT_FORMATS: frozenset[Format] = frozenset({"log", "review", "comment"})
 
 
@@ -136,9 +142,7 @@ def detect_format(head: bytes) -> Detection:
         return _detect_xml(text)
     if text.startswith((b"{", b"[")):
         return _detect_json(text)
-    if re.match(
-        rb"(?:TAP version 1[34]\s|1\.\.\d+\s|(?:not )?ok\b(?:\s+\d+)?(?:\s+-\s|\s*#|\s*$))", text, re.MULTILINE
-    ):
+    if _TAP_START.match(text):
         return Detection("tap", "TAP")
     return Detection("log", "plain text")
 

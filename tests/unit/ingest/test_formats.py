@@ -68,6 +68,8 @@ def test_detects_every_format_from_content(fixture: str, fmt: str) -> None:
         (b"1..2\nnot ok 1 - x\n", "tap"),
         (b"ok so this is a log line\n", "log"),
         (b"ok 1 - adds\n", "tap"),
+        (b"# Subtest: sum\n    ok 1 - adds\n", "tap"),
+        (b"# Building the project\nok, done\n", "log"),
         (b"", "log"),
     ],
 )

@@ -213,4 +213,7 @@ def _drop_rest(events: Iterator[tuple[str, Any]], first: str) -> int:
 def _one_line(exc: Exception) -> str:
     detail = exc.args[0] if exc.args else exc
     text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
-    return " ".join(text.split())[:200]
+    # yajl's message is its verdict, then the offending bytes and a "(right here) ------^" pointer:
+    # keep the verdict, so the file's content never reaches a summary or a comment.
+    first = next((line for line in text.splitlines() if line.strip()), text)
+    return " ".join(first.split())[:200]

@@ -39,14 +39,13 @@ _SAYS_WHAT_FAILED = re.compile(
     r"|expect\(.*|Assert\.\w+\(?.*failed.*|Expected:?\s.*"
     r"))$"
 )
+# Every repetition is bounded: a hostile 100 KB line must not make a pattern backtrack quadratically.
 _FRAME_PATTERNS = [
     # JavaScript/TypeScript: "at fn (path:12:5)", "at path:12:5", and node:test's "fn (path:12:5)"
     re.compile(r"\bat (?P<file>(?:file://)?[^\s():]+):(?P<line>\d+):(?P<col>\d+)"),
     re.compile(r"\((?P<file>(?:file://)?[^\s():]+):(?P<line>\d+):(?P<col>\d+)\)"),
     # Go goroutine traces: a tab, the absolute file and line, maybe "+0x1d"
     re.compile(r"^\t(?P<file>/\S+\.go):(?P<line>\d+)(?: \+0x[0-9a-f]+)?$", re.MULTILINE),
-    # .NET: "at Ns.Class.Method() in /path/File.cs:line 42"
-    re.compile(r"\bin (?P<file>[^\n]+?\.\w+):line (?P<line>\d+)"),
     # Java/Kotlin/Scala: "at pkg.Class.method(File.java:42)" has no directory: not a repository path.
     # Python traceback: File "path", line 12
     re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)'),
@@ -130,10 +129,33 @@ def failure_location(text: str, root: str | None) -> FrameLocation | None:
                 continue
             column = match.groupdict().get("col")
             frames.append((match.start("file"), FrameLocation(path, xml_position(match.group("line")), _col(column))))
+    frames.extend(_dotnet_frames(text, root))
     if not frames:
         return None
     frames.sort(key=lambda item: item[0])
     return frames[-1][1] if _INNERMOST_LAST.search(text) else frames[0][1]
+
+
+_DOTNET_LINE = re.compile(r":line (\d+)")
+
+
+def _dotnet_frames(text: str, root: str | None) -> list[tuple[int, FrameLocation]]:
+    """.NET frames, ``at Ns.Class.Method() in C:\\src\\File.cs:line 42``: found from their ``:line N`` end.
+
+    Looking back from the end for the `` in `` keeps this linear; a regex that searched forward from
+    every `` in `` would backtrack across long lines.
+    """
+    frames: list[tuple[int, FrameLocation]] = []
+    for match in _DOTNET_LINE.finditer(text):
+        start = text.rfind(" in ", max(0, match.start() - 400), match.start())
+        newline = text.rfind("\n", max(0, match.start() - 400), match.start())
+        if start < 0 or newline > start:
+            continue
+        raw = text[start + 4 : match.start()]
+        path = repo_relative(raw, root=root)
+        if path is not None and not _NOT_OWN.search(path):
+            frames.append((start + 4, FrameLocation(path, xml_position(match.group(1)))))
+    return frames
 
 
 def _col(value: str | None) -> int | None:

@@ -72,3 +72,13 @@ def test_junit_keeps_the_assertion_of_a_long_traceback_and_strips_mocha_colours(
     assert pytest_case.message == "AssertionError: 143 != 0"
     assert (pytest_case.path, pytest_case.line) == ("tests/test_core.py", 77)
     assert mocha_case.message == "expected 0 to equal 4"
+
+
+def test_hostile_text_costs_linear_time() -> None:
+    import time
+
+    for text in (" in x" * 20_000, ":line 3" * 15_000, " " + "a." * 50_000, "Error" * 20_000):
+        started = time.perf_counter()
+        failure_location(text, "/w")
+        failure_message(text, 300)
+        assert time.perf_counter() - started < 2.0  # a quadratic pattern took 21 s on the first

@@ -29,6 +29,9 @@ _DIRECTIVE = re.compile(r"\s+#\s*(?P<word>TODO|SKIP)\S*\b.*$", re.IGNORECASE)
 _SUBTEST = re.compile(r"^\s*# Subtest:\s*(?P<name>.*)$")
 _BAIL = re.compile(r"^\s*Bail out!\s*(?P<reason>.*)$")
 _MAX_YAML_LINES = 400
+_MAX_YAML_CHARS = 64 * 1024
+# libyaml's safe loader where PyYAML was built with it (the pure-Python one is ~10x slower).
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # A parent fails when a subtest did; node:test says so in its diagnostics.
 _ONLY_SUBTESTS = frozenset({"subtestsFailed"})
 
@@ -131,7 +134,7 @@ def _yaml_block(opening: str, lines: _Lines) -> dict[str, Any]:
             break
         body.append(line[indent:] if line[:indent].strip() == "" else line)
     try:
-        value = yaml.safe_load("\n".join(body))
+        value = yaml.load("\n".join(body)[:_MAX_YAML_CHARS], Loader=_YAML_LOADER)
     except yaml.YAMLError:
         return {}
     return value if isinstance(value, dict) else {}

@@ -260,18 +260,17 @@ def _ingest(args: argparse.Namespace) -> int:
     A file that cannot be read is reported on stderr and the others are still printed;
     the exit is 2 only when no file could be read.
     """
-    from gauntlet.classify import classify
     from gauntlet.config import load_config
     from gauntlet.ingest import ingest_paths
+    from gauntlet.observe.files import as_run_sees_them
 
     config = None if args.raw else load_config(args.config)
     result = ingest_paths(args.paths, args.format, root=Path())
     for problem in result.problems:
         print(f"gauntlet: {problem.level}: {problem.message}", file=sys.stderr)
-    findings = list(result.findings)
     if config is not None:
-        findings = classify(findings, config, on_default_branch=args.on_default_branch)
-    for finding in findings:
+        result = as_run_sees_them(result, config, on_default_branch=args.on_default_branch)
+    for finding in result.findings:
         if args.json:
             print(finding.model_dump_json())
         else:

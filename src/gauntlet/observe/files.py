@@ -6,10 +6,12 @@ import glob
 from collections.abc import Iterable
 from pathlib import Path
 
+from gauntlet.classify import classify
+from gauntlet.config import Config
 from gauntlet.errors import InputError
 from gauntlet.ingest import IngestResult, ingest_paths
 
-__all__ = ["expand", "read_findings"]
+__all__ = ["as_run_sees_them", "expand", "read_findings"]
 
 
 def expand(patterns: Iterable[str], root: Path) -> list[Path]:
@@ -42,3 +44,14 @@ def read_findings(logs: Iterable[Path], findings: Iterable[Path], root: Path) ->
     if result.nothing_read:
         raise InputError("; ".join(problem.message for problem in result.problems))
     return result
+
+
+def as_run_sees_them(result: IngestResult, config: Config, *, on_default_branch: bool) -> IngestResult:
+    """The result with its findings classified and merged, exactly as the run acts on them.
+
+    ``gauntlet ingest`` prints this (DESIGN §8), so what it shows is what ``gauntlet run`` decides on.
+
+    :param on_default_branch: classify as a run on the default branch (a critical there is P0).
+    """
+    findings = classify(result.findings, config, on_default_branch=on_default_branch)
+    return result.model_copy(update={"findings": tuple(findings)})

@@ -17,11 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gauntlet.classify import classify
 from gauntlet.config import Config
 from gauntlet.errors import InputError
 from gauntlet.models import Observation, Permission, RunIdentity
-from gauntlet.observe.files import expand, read_findings
+from gauntlet.observe.files import as_run_sees_them, expand, read_findings
 from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
 from gauntlet.observe.payload import Delivery, event_facts
@@ -100,5 +99,5 @@ def observe(
         )
     # Classification depends on where the run is (a critical on the default branch is P0).
     where = Observation.from_event(event, run, github=github)
-    findings = tuple(classify(found.findings, config, on_default_branch=where.on_default_branch))
-    return Observation.from_event(event, run, findings=findings, github=github, input_problems=found.problems)
+    seen = as_run_sees_them(found, config, on_default_branch=where.on_default_branch)
+    return Observation.from_event(event, run, findings=seen.findings, github=github, input_problems=seen.problems)

@@ -8,9 +8,10 @@ Results that are passes, absent from the baseline, or suppressed (unless the
 suppression is ``rejected`` or ``underReview``, SARIF §3.35.3) are not findings.
 
 Versions: 2.1.0 is the specification read here; 2.0.0 and the 2.2 drafts have
-the same shape for everything read (2.0.0's ``fileLocation`` is accepted for
-``artifactLocation``); 1.0.0 is converted (:mod:`gauntlet.ingest.sarif_v1`);
-any other version is refused with a message naming it.
+the same shape for everything read (2.0.0's ``tool.name``, ``fileLocation`` and
+``resources.rules`` dictionary are taken for 2.1.0's ``tool.driver.name``,
+``artifactLocation`` and driver rules); 1.0.0 is converted
+(:mod:`gauntlet.ingest.sarif_v1`); any other version is refused with a message naming it.
 https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
 https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning
 """
@@ -91,7 +92,7 @@ def _runs_of_version(document: dict[str, Any], runs: list[Any], name: str) -> li
 
 def _run_findings(run: dict[str, Any], limits: Limits, root: str | None, fps: Fingerprints) -> Iterator[Finding]:
     driver = _dict(_dict(run.get("tool")).get("driver"))
-    tool = tool_name(as_text(driver.get("name")))
+    tool = tool_name(as_text(driver.get("name")) or as_text(_dict(run.get("tool")).get("name")))  # 2.0.0: tool.name
     rules = _Rules(run)
     locator = _Locator(run, root)
     for result in _list(run.get("results")):
@@ -185,6 +186,10 @@ class _Rules:
             for rule in _list(component.get("rules")):
                 if isinstance(rule, dict) and isinstance(rule.get("id"), str):
                     self._by_id.setdefault(rule["id"], rule)
+        # SARIF 2.0.0 kept rules in run.resources.rules, a dictionary by id.
+        for key, rule in _dict(_dict(run.get("resources")).get("rules")).items():
+            if isinstance(rule, dict):
+                self._by_id.setdefault(as_text(rule.get("id")) or key, rule)
         self._overrides = self._read_overrides(run)
 
     def find(self, result: Mapping[str, Any]) -> dict[str, Any]:

@@ -307,6 +307,10 @@ def test_sarif_2_0_0_and_2_2_are_read_with_2_0_0s_file_location() -> None:
         run = {"tool": {"driver": {"name": "x"}}, "results": [result]}
         (finding,) = read_sarif(_versioned(version, run), "x.sarif", DEFAULT_LIMITS)
         assert (finding.path, finding.line) == ("src/a.py", 3)
+    resources = {"rules": {"R1": {"id": "R1", "defaultConfiguration": {"level": "error"}}}}
+    run = {"tool": {"name": "x"}, "resources": resources, "results": [result]}
+    (finding,) = read_sarif(_versioned("2.0.0", run), "x.sarif", DEFAULT_LIMITS)
+    assert (finding.severity, finding.tool) == ("major", "x")  # 2.0.0's rules dictionary and tool name
 
 
 def test_sarif_1_0_0_is_converted() -> None:

@@ -52,8 +52,13 @@ def _parser() -> argparse.ArgumentParser:
     ingest = commands.add_parser("ingest", help="print the findings in logs and findings files")
     from gauntlet.ingest.formats import FORMATS
 
-    ingest.add_argument("--format", choices=FORMATS, default="auto")
+    ingest.add_argument("--format", choices=FORMATS, default="auto", help="the format of every PATH (auto: detect)")
     ingest.add_argument("--json", action="store_true", help="one Finding per line")
+    ingest.add_argument("--raw", action="store_true", help="as each file says, before classification and merging")
+    ingest.add_argument("--config", type=Path, default=Path(".github/gauntlet.yml"), help="configuration file")
+    ingest.add_argument(
+        "--on-default-branch", action="store_true", help="classify as a run on the default branch would (P0)"
+    )
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     ingest.set_defaults(handler=_ingest)
 
@@ -192,6 +197,8 @@ def _run_local(settings: Settings, *, as_json: bool) -> int:
         backend: Backend = DryRunBackend() if settings.dry_run else LocalBackend(state_dir / "out")
         clock = Clock(now=settings.now or datetime.now(UTC), sleep=time.sleep, monotonic=time.monotonic)
         report = serve(route, observation, config, LocalStore(state_dir), backend, clock, commit=not settings.dry_run)
+    for problem in report.input_problems:  # also a notice in the summary and the report
+        print(f"gauntlet: {problem.level}: {problem.message}", file=sys.stderr)
     if as_json:
         print(report.model_dump_json())
     else:
@@ -297,16 +304,28 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from gauntlet.ingest import ingest_file
+    """Print the findings ``run`` would act on: classified and merged across the files (``--raw``: as read).
 
-    for path in args.paths:
-        for finding in ingest_file(path, args.format):
-            if args.json:
-                print(finding.model_dump_json())
-            else:
-                where = f"{finding.path}:{finding.line}" if finding.line else (finding.path or "-")
-                print(f"{finding.severity:8} {finding.kind:12} {where}  {finding.message}")
-    return 0
+    A file that cannot be read is reported on stderr and the others are still printed;
+    the exit is 2 only when no file could be read.
+    """
+    from gauntlet.config import load_config
+    from gauntlet.ingest import ingest_paths
+    from gauntlet.observe.files import as_run_sees_them
+
+    config = None if args.raw else load_config(args.config)
+    result = ingest_paths(args.paths, args.format, root=Path())
+    for problem in result.problems:
+        print(f"gauntlet: {problem.level}: {problem.message}", file=sys.stderr)
+    if config is not None:
+        result = as_run_sees_them(result, config, on_default_branch=args.on_default_branch)
+    for finding in result.findings:
+        if args.json:
+            print(finding.model_dump_json())
+        else:
+            where = f"{finding.path}:{finding.line}" if finding.line else (finding.path or "-")
+            print(f"{finding.severity:8} {finding.kind:12} {where}  {finding.message}")
+    return 2 if result.nothing_read else 0
 
 
 def _sandbox(args: argparse.Namespace) -> int:

@@ -123,7 +123,7 @@ def run(
         results = apply(plan.effects, backend)
         if commit:
             store.save(snapshot, record_results(state, results), _message(observation))
-        return RunReport.of(plan, results)
+        return RunReport.of(plan, results, input_problems=observation.input_problems)
 
     return commit_with_retry(attempt, sleep=sleep, clock=clock, seed=seed)
 

@@ -304,6 +304,7 @@ def _plan(
         new=tuple(FindingRecord.of(f) for f in obs.findings),
         recovery=verdict,
         attempts=tuple(breakage.attempts[-3:]) if breakage else (),
+        notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
     )
     report: tuple[Effect, ...] = (
         SetCheck(

@@ -230,6 +230,7 @@ def _view(obs: Observation, pr: PRRecord, current: IterationRecord, decision: De
         still_open=tuple(by_fp[fp] for fp in current.still_open if fp not in accepted),
         fixed=tuple(before[fp] for fp in current.fixed if fp in before),
         accepted=tuple(pr.accepted_risks),
+        notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
     )
 
 

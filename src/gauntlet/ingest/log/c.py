@@ -8,7 +8,7 @@ from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.models import Kind
 
-__all__ = ["CMake", "Compiler", "Make", "Sanitizer"]
+__all__ = ["CMake", "Compiler", "Make", "Sanitizer", "Valgrind"]
 
 _SOURCE = r"\S+?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|ipp|tcc|m|mm|cu|cuh|s|S|ino|f90|f)"
 _DIAGNOSTIC = re.compile(rf"^({_SOURCE}):(\d+):(?:(\d+):)? (fatal error|error): (.*?)(?: \[(-W[\w=-]+)\])?$")
@@ -64,9 +64,9 @@ class Compiler(BlockParser):
         if "error" in text:
             if match := _DIAGNOSTIC.match(text):
                 path, row, column, _, message, flag = match.groups()
-                self._draft = diagnostic(
-                    _compiler(path, sink), "build_error", message, number, path, row, column, rule=flag
-                )
+                tool = _compiler(path, sink)
+                kind: Kind = "lint" if tool in ("cppcheck", "clang-tidy") else "build_error"
+                self._draft = diagnostic(tool, kind, message, number, path, row, column, rule=flag)
                 return True
             if match := _OTHER_DIAGNOSTIC.match(text):
                 path, extension, row, column, message = match.groups()
@@ -107,6 +107,8 @@ class Compiler(BlockParser):
 
 def _compiler(path: str, sink: Sink) -> str:
     step = sink.step
+    if "cppcheck" in step or "clang-tidy" in step:
+        return "cppcheck" if "cppcheck" in step else "clang-tidy"
     if "clang" in step:
         return "clang"
     if "nvcc" in step or path.endswith((".cu", ".cuh")):
@@ -169,6 +171,38 @@ class Sanitizer:
         """Report a sanitizer block cut off by the end of input."""
         if self._start is not None:
             self._flush(self._start, sink)
+
+
+# -- valgrind ------------------------------------------------------------------------------------
+
+_VG_ERROR = re.compile(
+    r"^==\d+== (Invalid (?:read|write|free\(\)) .*|Conditional jump or move depends on uninitialised value.*|"
+    r"Use of uninitialised value.*|Mismatched free\(\) .*|Syscall param .*|Source and destination overlap.*|"
+    r"Process terminating with default action of signal .*)$"
+)
+_VG_FRAME = re.compile(r"^==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: .*? \((\S+?):(\d+)\)$")
+
+
+class Valgrind(BlockParser):
+    """valgrind memcheck's first error (``==12== Invalid read of size 4``), placed at its first source frame."""
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if not text.startswith("=="):
+            return False
+        if self._draft is None:
+            if match := _VG_ERROR.match(text):
+                self._draft = Draft("valgrind", "crash", match.group(1), number, number)
+                return True
+            return False
+        draft = self._draft
+        if draft.path is None and (frame := _VG_FRAME.match(text)) and not _SAN_LIBRARY.search(frame.group(1)):
+            draft.path, draft.line, draft.end = frame.group(1), int(frame.group(2)), number
+            return True
+        if number - draft.start > 30 or text.rstrip().endswith("=="):
+            self.close(sink)  # a report ends at valgrind's empty ``==12==`` line
+        return True
 
 
 # -- build drivers -------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from gauntlet.ingest.log.text import repo_path
 __all__ = ["Formatters"]
 
 _BLACK = re.compile(r"^would reformat (\S.*)$")
+# ``error: cannot format x.py: Cannot parse: 1:6: ...`` (black < 24) and ``error: cannot parse: x.py:1:6`` (later).
+_BLACK_FAILED = re.compile(r"^error: cannot (?:format (\S+?): (?:Cannot parse: )?(?:(\d+):\d+: )?(.*)|parse: (\S+?):(\d+):\d+)$")
 _ISORT = re.compile(r"^ERROR: (\S+) Imports are incorrectly sorted")
 _PRETTIER_FILE = re.compile(r"^\[warn\] (\S+\.\w+)$")
 _PRETTIER_END = re.compile(r"^\[warn\] Code style issues found")
@@ -32,6 +34,12 @@ class Formatters(LineParser):
         if text.startswith("would reformat ") and (match := _BLACK.match(text)):
             path = repo_path(match.group(1)) or match.group(1)
             sink.emit(Draft("black", "lint", f"would reformat {path}", number, number, path=path, rule="black"))
+            return True
+        if text.startswith("error: cannot ") and (match := _BLACK_FAILED.match(text)):
+            path, row, message, path2, row2 = match.groups()
+            path = repo_path(path or path2) or path or path2
+            message = f"cannot format {path}: {message or 'cannot parse'}"
+            sink.emit(Draft("black", "lint", message, number, number, path=path, line=int(row or row2 or 0) or None))
             return True
         if text.startswith("ERROR: ") and (match := _ISORT.match(text)):
             path = match.group(1)

@@ -25,8 +25,10 @@ class Tsc(LineParser):
         return False
 
 
-_ESLINT_FILE = re.compile(r"^(/\S+|[A-Za-z]:\\\S+|\S+\.(?:[cm]?[jt]sx?|vue|svelte|astro|json|md))$")
-_ESLINT_ROW = re.compile(r"^\s+(\d+):(\d+)\s+error\s+(.*?)(?:\s{2,}([@\w/-]+))?$")
+_ESLINT_FILE = re.compile(r"^(/\S+|[A-Za-z]:\\\S+|\S+\.[A-Za-z][\w-]{0,9})$")
+# The stylish table eslint made common: stylelint marks errors ``✖``, yamllint wraps the rule in parentheses.
+_ESLINT_ROW = re.compile(r"^\s+(\d+):(\d+)\s+(?:error|✖)\s+(.*?)(?:\s{2,}\(?([@\w/-]+)\)?)?$")
+_STYLISH_TOOLS = ("stylelint", "yamllint", "markdownlint", "htmlhint", "textlint")
 
 
 class Eslint(LineParser):
@@ -35,11 +37,12 @@ class Eslint(LineParser):
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
-        if "error" in text and text.startswith(" ") and (match := _ESLINT_ROW.match(text)):
+        if ("error" in text or "✖" in text) and text.startswith(" ") and (match := _ESLINT_ROW.match(text)):
             row, column, message, rule = match.groups()
             # The file header is a line without an anchor: find it among the lines read before.
             path = self._look_back(number, sink)
-            sink.emit(diagnostic("eslint", "lint", message, number, path, row, column, rule=rule))
+            tool = next((name for name in _STYLISH_TOOLS if name in sink.step), "eslint")
+            sink.emit(diagnostic(tool, "lint", message, number, path, row, column, rule=rule))
             return True
         return False
 

@@ -166,7 +166,8 @@ class Gradle:
         self._test = self._wrong = None
 
 
-_SBT_ERROR = re.compile(r"^\[error\] (\S+?\.(?:scala|java)):(\d+):(\d+): (.*)$")
+# sbt 1.x prints a column (``Foo.scala:6:12:``), sbt 0.13 none (``Foo.scala:6:``).
+_SBT_ERROR = re.compile(r"^\[error\] (\S+?\.(?:scala|java)):(\d+):(?:(\d+):)? (.*)$")
 _SCALATEST_FAILED = re.compile(r"^(?:\[info\] )?\s*- (.+?) \*\*\* FAILED \*\*\*(?: \(.*\))?$")
 _SCALATEST_WHERE = re.compile(r"\((\w+\.scala):(\d+)\)$")
 

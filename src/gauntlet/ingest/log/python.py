@@ -141,7 +141,7 @@ class TypeCheck(LineParser):
 # -- linters -------------------------------------------------------------------------------------
 
 _PYLINT = re.compile(r"^(\S+?\.py):(\d+):(\d+): ([CRWEFI]\d{4}): (.*?)(?: \(([\w-]+)\))?$")
-_FLAKE8 = re.compile(r"^(\S+?\.pyi?):(\d+):(\d+): ([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(.*)$")
+_FLAKE8 = re.compile(r"^(?:##\[(?:error|warning)\])?(\S+?\.pyi?):(\d+):(\d+): ([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(.*)$")
 # ruff ≥ 0.12 prints the code first and the location on the next line: ``F401 [*] msg`` / `` --> x.py:1:8``.
 _RUFF_HEAD = re.compile(r"^([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(\S.*)$")
 _RUFF_ARROW = re.compile(r"^\s*--> (\S+?\.pyi?):(\d+):(\d+)$")
@@ -275,5 +275,42 @@ class Pip(BlockParser):
         if stripped.startswith(("[end of output]", "error: metadata-generation-failed", "ERROR: Failed")) or (
             number - box.start > 200
         ):
+            self.close(sink)
+        return True
+
+
+# -- bandit --------------------------------------------------------------------------------------
+
+_BANDIT_ISSUE = re.compile(r"^>> Issue: \[(B\d+)(?::(\w+))?\] (.*)$")
+_BANDIT_SEVERITY = re.compile(r"^\s+Severity: (\w+)")
+_BANDIT_LOCATION = re.compile(r"^\s+Location: (\S+?\.py):(\d+):(\d+)$")
+
+
+class Bandit(BlockParser):
+    """bandit's ``>> Issue: [B602:name] message`` blocks, placed by their ``Location: x.py:5:11`` line."""
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text.startswith(">> Issue: ") and (match := _BANDIT_ISSUE.match(text)):
+            self.close(sink)
+            code, name, message = match.groups()
+            self._draft = Draft("bandit", "security", message, number, number, rule=f"{code}:{name}" if name else code)
+            return True
+        draft = self._draft
+        if draft is None:
+            return False
+        if number - draft.start > 8:
+            self.close(sink)
+            return False
+        if severity := _BANDIT_SEVERITY.match(text):
+            draft.warning = severity.group(1) == "Low"
+        elif location := _BANDIT_LOCATION.match(text):
+            draft.path, draft.line, draft.column, draft.end = (
+                location.group(1),
+                int(location.group(2)),
+                int(location.group(3)) + 1,
+                number,
+            )
             self.close(sink)
         return True

@@ -104,8 +104,9 @@ def duplicates(labels: list[Label], findings: list[Finding]) -> int:
     """Findings beyond one per label at each place: two labels at one line may have two findings, not three."""
     places: dict[tuple[str, str | None, int | None, str | None], list[Label]] = defaultdict(list)
     for label in labels:
-        places[(label.kind if label.path is None and label.test_id is None else "", label.path, label.line,
-                label.test_id)].append(label)
+        places[
+            (label.kind if label.path is None and label.test_id is None else "", label.path, label.line, label.test_id)
+        ].append(label)
     extra = 0
     for group in places.values():
         found = sum(1 for f in findings if any(explains(label, f) for label in group))

@@ -52,6 +52,10 @@ class Compiler(BlockParser):
     The open block is a diagnostic waiting for the source snippet gcc and clang print under it (``  7 | code``).
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._last: tuple[str, str, str] | None = None
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
@@ -64,6 +68,9 @@ class Compiler(BlockParser):
         if "error" in text:
             if match := _DIAGNOSTIC.match(text):
                 path, row, column, _, message, flag = match.groups()
+                if column and (path, row, column) == self._last:
+                    return True  # a second error at the very same place is the first one's cascade
+                self._last = (path, row, column)
                 tool = _compiler(path, sink)
                 kind: Kind = "lint" if tool in ("cppcheck", "clang-tidy") else "build_error"
                 self._draft = diagnostic(tool, kind, message, number, path, row, column, rule=flag)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.fingerprint import normalise_message
+from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 from gauntlet.models import Kind
 
@@ -44,9 +44,14 @@ _SYNTAX = re.compile(r"(?i)syntax error|parse error|unexpected (?:token|symbol|e
 #: Checkers: what they report is ``lint``. Matched on the tool's name (``yamllint``, ``go-staticcheck``).
 _CHECKER = re.compile(r"lint|check|spell|cppcheck|staticcheck|vet|hadolint|actionlint|tidy$|xmllint")
 #: Interpreters: an error they report while running a script is a ``crash``.
-_INTERPRETERS = frozenset({"lua", "perl", "ruby", "tclsh", "tcl", "node", "php", "python", "bash", "sh", "awk", "Rscript"})
+_INTERPRETERS = frozenset(
+    {"lua", "perl", "ruby", "tclsh", "tcl", "node", "php", "python", "bash", "sh", "awk", "Rscript"}
+)
 #: A step's first word that is a launcher, not the tool (``env X=1 tool``, ``npx tool``, ``sudo tool``).
 _LAUNCHERS = frozenset({"env", "npx", "sudo", "exec", "time", "bundle", "poetry", "uv", "pipx", "command", "run"})
+#: A trailing ``[SC2086]``: some checkers' codes say which checker printed the line, whatever the step ran.
+_CODE = re.compile(r" \[([A-Z]{2}\d{4})\]$")
+_CODE_TOOLS = {"SC": "shellcheck"}
 _FORTRAN_ERROR = re.compile(r"^(?:Fatal )?Error: (.*)$")
 
 
@@ -130,6 +135,8 @@ class Diagnostics(BlockParser):
             return False
         tool = match.group("tool")
         tool = re.sub(r"[-.]?\d+(?:\.\d+)*$", "", tool) if tool else step_tool(sink.step)
+        if code := _CODE.search(message):
+            tool = _CODE_TOOLS.get(code.group(1)[:2], tool)
         kind = _kind(tool, message)
         minor = severity is not None and severity.group("minor") is not None
         if minor and kind != "lint":

@@ -16,7 +16,9 @@ __all__ = ["Formatters"]
 
 _BLACK = re.compile(r"^would reformat (\S.*)$")
 # ``error: cannot format x.py: Cannot parse: 1:6: ...`` (black < 24) and ``error: cannot parse: x.py:1:6`` (later).
-_BLACK_FAILED = re.compile(r"^error: cannot (?:format (\S+?): (?:Cannot parse: )?(?:(\d+):\d+: )?(.*)|parse: (\S+?):(\d+):\d+)$")
+_BLACK_FAILED = re.compile(
+    r"^error: cannot (?:format (\S+?): (?:Cannot parse: )?(?:(\d+):\d+: )?(.*)|parse: (\S+?):(\d+):\d+)$"
+)
 _ISORT = re.compile(r"^ERROR: (\S+) Imports are incorrectly sorted")
 _PRETTIER_FILE = re.compile(r"^\[warn\] (\S+\.\w+)$")
 _PRETTIER_END = re.compile(r"^\[warn\] Code style issues found")

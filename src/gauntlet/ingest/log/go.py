@@ -57,22 +57,8 @@ class Go:
         number, text = line
         if self._panic is not None:
             return self._in_panic(number, text, sink)
-        if text.startswith("WARNING: DATA RACE"):
-            self._in_race, self._race = True, None
+        if self._in_race_report(text) or self._subtest_result(text, sink):
             return True
-        if self._in_race:
-            if text.startswith("=================="):
-                self._in_race = False
-            elif self._race is None and (frame := _RACE_FRAME.match(text)) and not _GOROOT.search(text):
-                self._race = (frame.group(1), int(frame.group(2)))
-            return True
-        if self._parent is not None and self._test is None:
-            result = _SUBTEST_RESULT.match(text)
-            if result and result.group(1).startswith(f"{self._parent.test_id}/"):
-                if "--- FAIL" not in text:
-                    return True
-            else:
-                self._release_parent(sink)
         if self._test is not None:
             if text.startswith("panic: ") and (panic := _PANIC.match(text)):
                 # The test died in a panic: one failure, told by the panic and placed at its frame.
@@ -110,6 +96,9 @@ class Go:
             name = match.group(1)
             test = failed_test("go", name, number)
             parent, self._parent = self._parent, None
+            if parent is not None and not name.startswith(f"{parent.test_id}/"):
+                sink.emit(parent)
+                parent = None
             self._test = test
             self._look_back(number, sink)
             if parent is not None and test.path is None and parent.path is not None:
@@ -126,16 +115,44 @@ class Go:
             return True
         return False
 
+    def _in_race_report(self, text: str) -> bool:
+        """Read a ``WARNING: DATA RACE`` report, keeping its first repository frame; True inside it."""
+        if text.startswith("WARNING: DATA RACE"):
+            self._in_race, self._race = True, None
+            return True
+        if not self._in_race:
+            return False
+        if text.startswith("=================="):
+            self._in_race = False
+        elif self._race is None and (frame := _RACE_FRAME.match(text)) and not _GOROOT.search(text):
+            self._race = (frame.group(1), int(frame.group(2)))
+        return True
+
+    def _subtest_result(self, text: str, sink: Sink) -> bool:
+        """True for a held parent's passed or skipped subtest; any other line but its failed one releases it."""
+        if self._parent is None or self._test is not None:
+            return False
+        result = _SUBTEST_RESULT.match(text)
+        if result and result.group(1).startswith(f"{self._parent.test_id}/"):
+            return "--- FAIL" not in text
+        self._release_parent(sink)
+        return False
+
     def _look_back(self, number: int, sink: Sink) -> None:
         """``go test -v`` prints a test's log lines before its ``--- FAIL`` line."""
         test = self._test
         if test is None:
             return
+        found: tuple[re.Match[str], int] | None = None
         for earlier, text in reversed(sink.tail(20, number)):
-            if text.startswith("=== RUN") or text.startswith("--- "):
-                break
+            if text.startswith("=== RUN"):
+                if found is not None:
+                    self._locate(test, found[0], found[1], sink)
+                return
+            if text.lstrip().startswith("--- "):
+                return  # the lines above belong to the test reported there (``go test`` without ``-v``)
             if match := _TEST_LOG.match(text):
-                self._locate(test, match, earlier, sink)
+                found = (match, earlier)
 
     def _locate(self, test: Draft, match: re.Match[str], number: int, sink: Sink) -> None:
         """Place a failed test at its log line; a race report's line (in testing.go) at the race's own frame."""

@@ -7,7 +7,7 @@ import re
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
 
-__all__ = ["NODE_FRAME", "Eslint", "NodeError", "Tsc"]
+__all__ = ["NODE_FRAME", "NODE_LOCATION", "Eslint", "NodeError", "Tsc"]
 
 _TSC = re.compile(r"^(\S.*?)(?:\((\d+),(\d+)\):|:(\d+):(\d+) -) error (TS\d+): (.*)$")
 
@@ -59,6 +59,8 @@ class Eslint(LineParser):
 #: A node stack frame with a file location: ``    at fn (src/x.js:3:5)``.
 NODE_FRAME = re.compile(r"^\s+at .*?\(?((?:file://)?(?:/|\w)[^\s():]*?\.[cm]?[jt]sx?):(\d+):(\d+)\)?$")
 
+#: The line node prints above a SyntaxError (and an error thrown at load time): ``/w/broken.js:2``.
+NODE_LOCATION = re.compile(r"^((?:file://)?\S+?\.[cm]?[jt]sx?):(\d+)$")
 _NODE_ERROR = re.compile(r"^((?:[A-Z]\w*)?Error)(?: \[(\w+)\])?: (.*)$")
 
 
@@ -89,9 +91,13 @@ class NodeError(BlockParser):
             self._frames = 0
             self._draft = Draft("node", "build_error" if missing else "crash", text, number, number, rule=code)
             start = number
-            for earlier, previous in sink.tail(4, number):
+            for earlier, previous in sink.tail(6, number):
                 if previous.strip() == "^" or previous.startswith(("node:internal", "file://", "/")):
                     start = min(start, earlier)
+                if match.group(1) == "SyntaxError" and (where := NODE_LOCATION.match(previous)):
+                    # A syntax error has no frame in the file: its place is the line node prints above it.
+                    self._draft.path, self._draft.line = where.group(1), int(where.group(2))
+                    self._draft.kind = "build_error"
             self._draft.start = start
             return True
         return False

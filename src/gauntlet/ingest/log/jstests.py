@@ -155,7 +155,8 @@ class Mocha(SectionParser):
             return True
         stripped = text.strip()
         if not draft.message and stripped:
-            if (error := _ERROR_LINE.match(text)) and draft.end > draft.start:
+            # The title ends at its second line or at a blank line (a title of one line: ``1) concats:``).
+            if (error := _ERROR_LINE.match(text)) and (draft.end > draft.start or number - draft.end > 1):
                 draft.message, draft.end = error.group(1), number
             elif number - draft.end <= 1 and len(self._title) < 6:
                 self._title.append(stripped.rstrip(":"))

@@ -6,6 +6,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.javascript import NODE_LOCATION
 from gauntlet.models import Kind
 
 __all__ = ["Pip", "PythonLint", "Traceback", "TypeCheck"]
@@ -94,6 +95,8 @@ class Traceback:
             if frame := _FRAME.match(previous):
                 frames.append((frame.group(1), int(frame.group(2))))
                 start = min(start, earlier)
+        if not frames and any(NODE_LOCATION.match(previous) for _, previous in sink.tail(6, number)):
+            return False  # node's SyntaxError, under its ``file.js:2`` line: the node parser's
         path, lineno = _repo_frame(frames)
         sink.emit(Draft("python", exception_kind(match.group(1)), text, start, number, path=path, line=lineno))
         return True

@@ -14,6 +14,7 @@ import re
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.diagnostics import Repeats
 from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.models import Kind
 
 __all__ = ["LineWords"]
 
@@ -48,7 +49,14 @@ class LineWords(BlockParser):
                     code, level, message = mark.groups()
                     assert draft.path is not None and draft.line is not None
                     finding = diagnostic(
-                        "shellcheck", "lint", message, number, draft.path, draft.line, rule=code, warning=level != "error"
+                        "shellcheck",
+                        "lint",
+                        message,
+                        number,
+                        draft.path,
+                        draft.line,
+                        rule=code,
+                        warning=level != "error",
                     )
                     finding.start = draft.start
                     sink.emit(finding)
@@ -90,7 +98,7 @@ class LineWords(BlockParser):
         if match := _PERL.match(text):
             message, path, row = match.groups()
             later = f"{message} {sink.step}"
-            kind = "build_error" if _PERL_COMPILE.search(message) or " -c" in later else "crash"
+            kind: Kind = "build_error" if _PERL_COMPILE.search(message) or " -c" in later else "crash"
             sink.emit(Draft("perl", kind, message, number, number, path=path, line=int(row)))
             return True
         return False

@@ -30,68 +30,143 @@ def where(found: list[Finding]) -> list[tuple[str | None, str, str | None, int |
     ("step", "log", "expected"),
     [
         # go build -gcflags=-C, gccgo and go vet of older toolchains print no column.
-        ("go build ./...", "# example.com/shop/cart\ncart/cart.go:11: cannot use \"n\" as int value",
-         [("go", "build_error", "cart/cart.go", 11)]),
-        ("go vet ./...", "# example.com/shop\n./main.go:7:2: fmt.Printf format %d has arg name of wrong type string",
-         [("go vet", "lint", "main.go", 7)]),
+        (
+            "go build ./...",
+            '# example.com/shop/cart\ncart/cart.go:11: cannot use "n" as int value',
+            [("go", "build_error", "cart/cart.go", 11)],
+        ),
+        (
+            "go vet ./...",
+            "# example.com/shop\n./main.go:7:2: fmt.Printf format %d has arg name of wrong type string",
+            [("go vet", "lint", "main.go", 7)],
+        ),
         # golangci-lint without the runner's exit line; errcheck twice with one message at two lines
         # (golangci-lint's documented line format: path:line:col: message (linter)).
-        ("golangci-lint run",
-         "main.go:12:10: Error return value of `f.Close` is not checked (errcheck)\n"
-         "main.go:20:10: Error return value of `f.Close` is not checked (errcheck)",
-         [("golangci-lint", "lint", "main.go", 12), ("golangci-lint", "lint", "main.go", 20)]),
-        ("staticcheck ./...", "shop.go:6:2: unnecessary use of fmt.Sprintf (S1039)",
-         [("staticcheck", "lint", "shop.go", 6)]),
+        (
+            "golangci-lint run",
+            "main.go:12:10: Error return value of `f.Close` is not checked (errcheck)\n"
+            "main.go:20:10: Error return value of `f.Close` is not checked (errcheck)",
+            [("golangci-lint", "lint", "main.go", 12), ("golangci-lint", "lint", "main.go", 20)],
+        ),
+        (
+            "staticcheck ./...",
+            "shop.go:6:2: unnecessary use of fmt.Sprintf (S1039)",
+            [("staticcheck", "lint", "shop.go", 6)],
+        ),
         # sbt 0.13 prints no column (sbt 1.x does).
-        ("sbt compile", "[error] /home/runner/work/a/a/src/main/scala/Foo.scala:6: not found: value x",
-         [("scalac", "build_error", "src/main/scala/Foo.scala", 6)]),
-        ("rubocop", "app/x.rb:4:1: C: [Correctable] Style/StringLiterals: Prefer single-quoted strings.",
-         [("rubocop", "lint", "app/x.rb", 4)]),
-        ("black --check .", "error: cannot format src/a.py: Cannot parse: 3:7: def f(:",
-         [("black", "lint", "src/a.py", 3)]),
-        ("black --check .", "error: cannot parse: /home/runner/work/a/a/shop/g.py:1:6",
-         [("black", "lint", "shop/g.py", 1)]),
-        ("erlc -o /tmp shop.erl", "shop.erl:5:21: variable 'Missing' is unbound",
-         [("erlc", "build_error", "shop.erl", 5)]),
-        ("lua5.4 total.lua", "lua5.4: total.lua:2: attempt to index a nil value (field 'count')",
-         [("lua", "crash", "total.lua", 2)]),
-        ("luac5.4 -p bad.lua", "luac5.4: bad.lua:1: unexpected symbol near '='",
-         [("luac", "build_error", "bad.lua", 1)]),
-        ("ruby -c bad.rb", "bad.rb:3: syntax error, unexpected end-of-input, expecting `end'",
-         [("ruby", "build_error", "bad.rb", 3)]),
-        ("codespell README.md", "README.md:1: recieves ==> receives",
-         [("codespell", "lint", "README.md", 1)]),
-        ("xmllint --noout config.xml", "config.xml:4: parser error : Opening and ending tag mismatch: item",
-         [("xmllint", "lint", "config.xml", 4)]),
-        ("gfortran demo.f90", "demo.f90:4:7:\n\n    4 |   n = m + 1\n      |       1\nError: Symbol 'm' has no type",
-         [("gfortran", "build_error", "demo.f90", 4)]),
-        ("cppcheck --quiet src", "src/arr.c:4:6: error: Array 'a[3]' accessed at index 3 [arrayIndexOutOfBounds]",
-         [("cppcheck", "lint", "src/arr.c", 4)]),
-        ("shellcheck -f gcc clean.sh", "clean.sh:2:1: warning: Use 'cd ... || exit' in case cd fails. [SC2164]",
-         [("shellcheck", "lint", "clean.sh", 2)]),
-        ("perl -c calc.pl", 'Global symbol "$count" requires explicit package name at calc.pl line 4.',
-         [("perl", "build_error", "calc.pl", 4)]),
+        (
+            "sbt compile",
+            "[error] /home/runner/work/a/a/src/main/scala/Foo.scala:6: not found: value x",
+            [("scalac", "build_error", "src/main/scala/Foo.scala", 6)],
+        ),
+        (
+            "rubocop",
+            "app/x.rb:4:1: C: [Correctable] Style/StringLiterals: Prefer single-quoted strings.",
+            [("rubocop", "lint", "app/x.rb", 4)],
+        ),
+        (
+            "black --check .",
+            "error: cannot format src/a.py: Cannot parse: 3:7: def f(:",
+            [("black", "lint", "src/a.py", 3)],
+        ),
+        (
+            "black --check .",
+            "error: cannot parse: /home/runner/work/a/a/shop/g.py:1:6",
+            [("black", "lint", "shop/g.py", 1)],
+        ),
+        (
+            "erlc -o /tmp shop.erl",
+            "shop.erl:5:21: variable 'Missing' is unbound",
+            [("erlc", "build_error", "shop.erl", 5)],
+        ),
+        (
+            "lua5.4 total.lua",
+            "lua5.4: total.lua:2: attempt to index a nil value (field 'count')",
+            [("lua", "crash", "total.lua", 2)],
+        ),
+        (
+            "luac5.4 -p bad.lua",
+            "luac5.4: bad.lua:1: unexpected symbol near '='",
+            [("luac", "build_error", "bad.lua", 1)],
+        ),
+        (
+            "ruby -c bad.rb",
+            "bad.rb:3: syntax error, unexpected end-of-input, expecting `end'",
+            [("ruby", "build_error", "bad.rb", 3)],
+        ),
+        ("codespell README.md", "README.md:1: recieves ==> receives", [("codespell", "lint", "README.md", 1)]),
+        (
+            "xmllint --noout config.xml",
+            "config.xml:4: parser error : Opening and ending tag mismatch: item",
+            [("xmllint", "lint", "config.xml", 4)],
+        ),
+        (
+            "gfortran demo.f90",
+            "demo.f90:4:7:\n\n    4 |   n = m + 1\n      |       1\nError: Symbol 'm' has no type",
+            [("gfortran", "build_error", "demo.f90", 4)],
+        ),
+        (
+            "cppcheck --quiet src",
+            "src/arr.c:4:6: error: Array 'a[3]' accessed at index 3 [arrayIndexOutOfBounds]",
+            [("cppcheck", "lint", "src/arr.c", 4)],
+        ),
+        (
+            "shellcheck -f gcc clean.sh",
+            "clean.sh:2:1: warning: Use 'cd ... || exit' in case cd fails. [SC2164]",
+            [("shellcheck", "lint", "clean.sh", 2)],
+        ),
+        (
+            "perl -c calc.pl",
+            'Global symbol "$count" requires explicit package name at calc.pl line 4.',
+            [("perl", "build_error", "calc.pl", 4)],
+        ),
         ("perl run.pl", "config not found at run.pl line 4.", [("perl", "crash", "run.pl", 4)]),
         ("prove t", "#   Failed test 'adds'\n#   at t/add.t line 4.", [("prove", "test_failure", "t/add.t", 4)]),
-        ("jshint lib.js", "lib.js: line 2, col 12, Missing semicolon.\nlib.js: line 3, col 11, Missing semicolon.",
-         [("jshint", "lint", "lib.js", 2), ("jshint", "lint", "lib.js", 3)]),
-        ("tclsh total.tcl", "can't read \"missing\": no such variable\n    while executing\n"
-         '"expr {1 + $missing}"\n    (file "total.tcl" line 3)', [("tclsh", "crash", "total.tcl", 3)]),
-        ("shellcheck list.sh", "In list.sh line 2:\nfor f in $(ls *.txt); do\n"
-         "         ^---------^ SC2045 (error): Iterating over ls output is fragile. Use globs.",
-         [("shellcheck", "lint", "list.sh", 2)]),
-        ("bash build.sh", "build.sh: line 4: gauntlet-missing-tool: command not found",
-         [("shell", "build_error", "build.sh", 4)]),
+        (
+            "jshint lib.js",
+            "lib.js: line 2, col 12, Missing semicolon.\nlib.js: line 3, col 11, Missing semicolon.",
+            [("jshint", "lint", "lib.js", 2), ("jshint", "lint", "lib.js", 3)],
+        ),
+        (
+            "tclsh total.tcl",
+            'can\'t read "missing": no such variable\n    while executing\n'
+            '"expr {1 + $missing}"\n    (file "total.tcl" line 3)',
+            [("tclsh", "crash", "total.tcl", 3)],
+        ),
+        (
+            "shellcheck list.sh",
+            "In list.sh line 2:\nfor f in $(ls *.txt); do\n"
+            "         ^---------^ SC2045 (error): Iterating over ls output is fragile. Use globs.",
+            [("shellcheck", "lint", "list.sh", 2)],
+        ),
+        (
+            "bash build.sh",
+            "build.sh: line 4: gauntlet-missing-tool: command not found",
+            [("shell", "build_error", "build.sh", 4)],
+        ),
         ("dash deploy.sh", "deploy.sh: 2: no-such-tool: not found", [("shell", "build_error", "deploy.sh", 2)]),
         ("zsh s.zsh", "s.zsh:2: command not found: missing-zsh-cmd", [("shell", "build_error", "s.zsh", 2)]),
-        ("valgrind ./oob", "==7== Invalid read of size 4\n==7==    at 0x109163: main (oob.c:6)\n==7== ",
-         [("valgrind", "crash", "oob.c", 6)]),
-        ("bandit -r app", ">> Issue: [B602:subprocess_popen_with_shell_equals_true] shell=True identified.\n"
-         "   Severity: High   Confidence: High\n   Location: app/run.py:5:11", [("bandit", "security", "app/run.py", 5)]),
-        ("yamllint ci.yml", "ci.yml\n  2:1       error    duplication of key \"key\" in mapping  (key-duplicates)",
-         [("yamllint", "lint", "ci.yml", 2)]),
-        ("stylelint css/*.css", "css/site.css\n  2:3   ✖  Unknown property \"colr\"       property-no-unknown",
-         [("stylelint", "lint", "css/site.css", 2)]),
+        (
+            "valgrind ./oob",
+            "==7== Invalid read of size 4\n==7==    at 0x109163: main (oob.c:6)\n==7== ",
+            [("valgrind", "crash", "oob.c", 6)],
+        ),
+        (
+            "bandit -r app",
+            ">> Issue: [B602:subprocess_popen_with_shell_equals_true] shell=True identified.\n"
+            "   Severity: High   Confidence: High\n   Location: app/run.py:5:11",
+            [("bandit", "security", "app/run.py", 5)],
+        ),
+        (
+            "yamllint ci.yml",
+            'ci.yml\n  2:1       error    duplication of key "key" in mapping  (key-duplicates)',
+            [("yamllint", "lint", "ci.yml", 2)],
+        ),
+        (
+            "stylelint css/*.css",
+            'css/site.css\n  2:3   ✖  Unknown property "colr"       property-no-unknown',
+            [("stylelint", "lint", "css/site.css", 2)],
+        ),
     ],
 )
 def test_tool_lines(step: str, log: str, expected: list[tuple[str | None, str, str | None, int | None]]) -> None:
@@ -165,8 +240,13 @@ def test_panics_in_two_packages_stay_two() -> None:
 
 @pytest.mark.parametrize(
     ("command", "tool"),
-    [("luac5.4 -p x.lua", "luac"), ("npx eslint .", "eslint"), ("env A=1 /usr/bin/erlc x.erl", "erlc"),
-     ("go-staticcheck ./...", "staticcheck"), ("", None)],
+    [
+        ("luac5.4 -p x.lua", "luac"),
+        ("npx eslint .", "eslint"),
+        ("env A=1 /usr/bin/erlc x.erl", "erlc"),
+        ("go-staticcheck ./...", "staticcheck"),
+        ("", None),
+    ],
 )
 def test_step_tool(command: str, tool: str | None) -> None:
     assert step_tool(command) == tool

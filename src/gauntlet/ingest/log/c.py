@@ -41,7 +41,10 @@ _LINKER = re.compile(
     r"(undefined reference to [`'].*|multiple definition of [`'].*|cannot find -l\S+|undefined symbol: .*|"
     r"ld: symbol\(s\) not found.*|Undefined symbols for architecture.*)"
 )
-_LINK_WHERE = re.compile(rf"^({_SOURCE}):\(|^(?:/\S*/)?(?:ld|ld\.\w+|lld)(?:\.exe)?: (?:error: )?({_SOURCE}):")
+# ``main.c:(.text+0x9): undefined ...``; with debug information ``src/b.cpp:1: multiple definition ...``.
+_LINK_WHERE = re.compile(
+    rf"^({_SOURCE}):(?:\(|(\d+): )|^(?:/\S*/)?(?:ld|ld\.\w+|lld)(?:\.exe)?: (?:error: )?({_SOURCE}):"
+)
 _SNIPPET = re.compile(r"^\s+(?:\d+\s)?\|")
 _COLLECT2 = re.compile(r"^collect2: error: ld returned (\d+) exit status|^clang(?:\+\+)?: error: linker command failed")
 
@@ -106,8 +109,9 @@ class Compiler(BlockParser):
             match := _LINKER.search(text)
         ):
             where = _LINK_WHERE.match(text)
-            path = (where.group(1) or where.group(2)) if where else None
-            sink.emit(Draft("ld", "build_error", match.group(1), number, number, path=path))
+            path = (where.group(1) or where.group(3)) if where else None
+            row = int(where.group(2)) if where and where.group(2) else None
+            sink.emit(Draft("ld", "build_error", match.group(1), number, number, path=path, line=row))
             return True
         return False
 

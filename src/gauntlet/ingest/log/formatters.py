@@ -22,7 +22,11 @@ _BLACK_FAILED = re.compile(
 _ISORT = re.compile(r"^ERROR: (\S+) Imports are incorrectly sorted")
 _PRETTIER_FILE = re.compile(r"^\[warn\] (\S+\.\w+)$")
 _PRETTIER_END = re.compile(r"^\[warn\] Code style issues found")
-_RUBOCOP = re.compile(r"^(\S+?\.(?:rb|rake|gemspec)):(\d+):(\d+): ([CWEFR]): (?:\[Correctable\] )?([\w/]+): (.*)$")
+# RuboCop's ``app/x.rb:4:1: C: [Correctable] Style/X: msg``; standardrb indents its rows and may leave out the
+# severity (``  app/x.rb:4:1: Lint/UselessAssignment: msg``).
+_RUBOCOP = re.compile(
+    r"^\s*(\S+?\.(?:rb|rake|gemspec|ru)):(\d+):(\d+): (?:([CWEFR]): )?(?:\[Correctable\] )?([A-Z]\w+/\w+): (.*)$"
+)
 _PYTEST_COV = re.compile(r"^FAIL Required test coverage of (\S+) not reached\. Total coverage: (\S+)")
 _JEST_COV = re.compile(r"^Jest: \"?(\w+)\"? coverage threshold for (\w+) \((\S+)\) not met: (\S+)")
 
@@ -61,9 +65,9 @@ class Formatters(LineParser):
             return True
         if (match := _RUBOCOP.match(text)) is not None:
             path, row, column, severity, cop, message = match.groups()
-            sink.emit(
-                diagnostic("rubocop", "lint", message, number, path, row, column, rule=cop, warning=severity in "CR")
-            )
+            tool = "standardrb" if "standard" in sink.step else "rubocop"
+            minor = severity is not None and severity in "CR"
+            sink.emit(diagnostic(tool, "lint", message, number, path, row, column, rule=cop, warning=minor))
             return True
         if text.startswith("FAIL Required") and (match := _PYTEST_COV.match(text)):
             required, total = match.groups()

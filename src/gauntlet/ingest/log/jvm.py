@@ -59,6 +59,8 @@ def _junit_key(test_id: str) -> str:
 
 _SUREFIRE_NEW = re.compile(r"^\[ERROR\] ([\w.$]+)\.(\w+)(?:\(.*?\))? -- Time elapsed: .*<<< (FAILURE|ERROR)!$")
 _SUREFIRE_OLD = re.compile(r"^\[ERROR\] (\w+)\(([\w.$]+)\)\s+Time elapsed: .*<<< (FAILURE|ERROR)!$")
+# Surefire's ``Results:`` rows name the test class's line: ``[ERROR]   PriceTest.addsTax:9 expected: <1> ...``.
+_SUREFIRE_ROW = re.compile(r"^\[ERROR\]\s{2,}(\w+)\.(\w+):(\d+) ")
 _MAVEN_GOAL = re.compile(r"^\[ERROR\] Failed to execute goal (\S+) .*?: (.*)$")
 _MAVEN_DEPENDENCY = re.compile(
     r"Could not resolve dependencies|Could not transfer artifact|Could not find artifact|"
@@ -69,21 +71,39 @@ _MAVEN_DEPENDENCY = re.compile(
 class Maven(BlockParser):
     """Surefire per-test failures (``<<< FAILURE!``), ``Failed to execute goal`` and ``BUILD FAILURE``.
 
-    The open block is a failed test's header, whose message is on the next line.
+    The open block is a failed test's header, whose message is on the next line. Failed tests are held
+    until the build's end: the ``Results:`` rows below them name the line in the test class.
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tests: dict[str, Draft] = {}
+
+    @property
+    def active(self) -> bool:
+        """True inside a failed test's header (held tests need no more lines than Maven's own)."""
+        return self._draft is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
         if (test := self._draft) is not None:
+            self._draft = None
             if text.strip() and not text.startswith("["):
                 test.message = f"{test.test_id}: {text.strip()}"
                 test.end = number
-            self.close(sink)
+            self._tests.setdefault(test.test_id or "", test)
             if test.end == number:
                 return True
+        if row := _SUREFIRE_ROW.match(text):
+            held = next((t for t in self._tests.values() if (t.test_id or "").endswith(f"{row[1]}.{row[2]}")), None)
+            if held is not None and held.path is None:
+                # The class's file, as far as the log names it: Java keeps a public class in ``Name.java``.
+                held.path, held.line = f"{row[1]}.java", int(row[3])
+            return True
         if not text.startswith("[ERROR]"):
             if text.startswith("[INFO] BUILD FAILURE"):
+                self._flush_tests(sink)
                 sink.emit(Draft("maven", "build_error", "BUILD FAILURE", number, number, role="fallback", rank=1))
                 return True
             return False
@@ -96,6 +116,7 @@ class Maven(BlockParser):
             self._draft = failed_test("maven", test_id, number, key=_junit_key(test_id))
             return True
         if match := _MAVEN_GOAL.match(text):
+            self._flush_tests(sink)
             message = match.group(2)
             kind: Kind = "dependency" if _MAVEN_DEPENDENCY.search(message) else "build_error"
             if kind == "dependency":
@@ -107,6 +128,16 @@ class Maven(BlockParser):
             sink.emit(Draft("maven", "dependency", text.removeprefix("[ERROR]").strip(), number, number))
             return True
         return True  # Maven's other [ERROR] lines repeat or advise; they explain nothing new
+
+    def _flush_tests(self, sink: Sink) -> None:
+        tests, self._tests = self._tests, {}
+        for test in tests.values():
+            sink.emit(test)
+
+    def close(self, sink: Sink) -> None:
+        """Report the header being read and the failed tests held."""
+        self._report(sink)
+        self._flush_tests(sink)
 
 
 _GRADLE_TEST = re.compile(r"^([\w.$]+) > (.+?) FAILED$")

@@ -65,6 +65,12 @@ def where(found: list[Finding]) -> list[tuple[str | None, str, str | None, int |
             [("rubocop", "lint", "app/x.rb", 4)],
         ),
         (
+            "bundle exec standardrb",
+            "standard: Run `standardrb --fix` to fix up 1 problem.\n"
+            "  app/x.rb:4:1: Lint/UselessAssignment: Useless assignment to variable - `x`.",
+            [("standardrb", "lint", "app/x.rb", 4)],
+        ),
+        (
             "black --check .",
             "error: cannot format src/a.py: Cannot parse: 3:7: def f(:",
             [("black", "lint", "src/a.py", 3)],

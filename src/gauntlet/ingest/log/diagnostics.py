@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.fingerprint import normalise_message
+from gauntlet.ingest.fingerprint import normalise_message, normalise_path
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.text import repo_path
 from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "Repeats", "step_tool"]
@@ -75,7 +76,9 @@ class Repeats:
         rank = lines.index(draft.line)
         if rank == 0:
             return None
-        return "\x1f".join((draft.path or "", draft.rule or "", normalise_message(draft.message), f"#{rank + 1}"))
+        # The parts the analyser would hash, made the same way (workspace and temporary paths left out).
+        where = normalise_path(repo_path(draft.path)) or ""
+        return "\x1f".join((where, draft.rule or "", normalise_message(draft.message), f"#{rank + 1}"))
 
 
 def step_tool(command: str) -> str | None:

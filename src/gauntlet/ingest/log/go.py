@@ -185,15 +185,21 @@ class Go:
         if (match := _GO_FRAME.match(text)) and not _GOROOT.search(text):
             panic.path, panic.line, panic.end = match.group(1), int(match.group(2)), number
             self._panic = None
-            sink.emit(panic)
+            self._emit_panic(panic, sink)
             return True
         if number - panic.start > 60 or text.startswith(("FAIL", "exit status")):
             self._panic = None
-            sink.emit(panic)
+            self._emit_panic(panic, sink)
             return False
         if text.startswith("\t") is False and text.startswith("goroutine ") and "[running]" in text:
             return True
         return True
+
+    def _emit_panic(self, panic: Draft, sink: Sink) -> None:
+        if panic.key is None:
+            # A program's panic (not a test's, which its name identifies): one message at two places is two.
+            panic.key = self._repeats.key(panic)
+        sink.emit(panic)
 
     def close(self, sink: Sink) -> None:
         """Report what is still open."""
@@ -201,7 +207,7 @@ class Go:
         self._release_parent(sink)
         panic, self._panic = self._panic, None
         if panic is not None:
-            sink.emit(panic)
+            self._emit_panic(panic, sink)
         self._package = None
 
 

@@ -201,6 +201,12 @@ def test_repeated_messages_keep_their_fingerprints_when_lines_shift() -> None:
     after = parsed("a.erl:7:1: variable 'X' is unbound\na.erl:11:1: variable 'X' is unbound", "erlc a.erl")
     assert len({f.fingerprint for f in before}) == 2
     assert [f.fingerprint for f in before] == [f.fingerprint for f in after]
+    elsewhere = parsed(
+        "/home/runner/work/b/b/a.erl:5:1: variable 'X' is unbound\n"
+        "/home/runner/work/b/b/a.erl:9:1: variable 'X' is unbound",
+        "erlc a.erl",
+    )
+    assert [f.fingerprint for f in elsewhere] == [f.fingerprint for f in before]  # another runner's checkout
 
 
 def test_go_subtest_takes_the_parent_failure_with_its_own_line() -> None:
@@ -242,6 +248,9 @@ def test_panics_in_two_packages_stay_two() -> None:
     )
     crashes = [(f.path, f.line) for f in parsed(log, "go run ./...") if f.kind == "crash"]
     assert crashes == [("a/a.go", 3), ("b/b.go", 3)]
+    same_file = log.replace("b/b.go:3", "a/a.go:9")
+    crashes = [(f.path, f.line) for f in parsed(same_file, "go run ./...") if f.kind == "crash"]
+    assert crashes == [("a/a.go", 3), ("a/a.go", 9)]
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.models import Kind
 
 __all__ = ["CMake", "Compiler", "Make", "Sanitizer", "Valgrind"]
@@ -57,6 +57,7 @@ class Compiler(BlockParser):
 
     def __init__(self) -> None:
         super().__init__()
+        self._repeats = Repeats()
         self._last: tuple[str, str, str] | None = None
 
     def feed(self, line: Line, sink: Sink) -> bool:
@@ -76,7 +77,7 @@ class Compiler(BlockParser):
                 self._last = (path, row, column)
                 tool = _compiler(path, sink)
                 kind: Kind = "lint" if tool in ("cppcheck", "clang-tidy") else "build_error"
-                self._draft = diagnostic(tool, kind, message, number, path, row, column, rule=flag)
+                self._draft = self._repeats.keyed(diagnostic(tool, kind, message, number, path, row, column, rule=flag))
                 return True
             if match := _OTHER_DIAGNOSTIC.match(text):
                 path, extension, row, column, message = match.groups()
@@ -96,7 +97,11 @@ class Compiler(BlockParser):
                         )
                     )
                     return True
-                sink.emit(diagnostic(_OTHER_TOOLS.get(extension), "build_error", message, number, path, row, column))
+                sink.emit(
+                    self._repeats.keyed(
+                        diagnostic(_OTHER_TOOLS.get(extension), "build_error", message, number, path, row, column)
+                    )
+                )
                 return True
             if match := _RUNTIME.match(text):
                 path, row, column, message = match.groups()

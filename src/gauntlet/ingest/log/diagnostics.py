@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.ingest.fingerprint import normalise_message, normalise_path
 from gauntlet.ingest.log.base import BlockParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
-from gauntlet.ingest.log.text import repo_path
+from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
 from gauntlet.models import Kind
 
-__all__ = ["Diagnostics", "Repeats", "step_tool"]
+__all__ = ["Diagnostics", "step_tool"]
 
 _PLACE = re.compile(
     r"^(?:(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9})):"
@@ -54,31 +52,6 @@ _LAUNCHERS = frozenset({"env", "npx", "sudo", "exec", "time", "bundle", "poetry"
 _CODE = re.compile(r" \[([A-Z]{2}\d{4})\]$")
 _CODE_TOOLS = {"SC": "shellcheck"}
 _FORTRAN_ERROR = re.compile(r"^(?:Fatal )?Error: (.*)$")
-
-
-class Repeats:
-    """Keeps apart one diagnostic repeated at different lines of a file (errcheck's ``Error return value ...``).
-
-    A finding's identity leaves its line out, so that it survives edits above it; two findings that differ
-    only in their line would be taken for one. The first line keeps the usual identity (``key`` None); each
-    further line gets a key naming its rank among them, which a rerun with shifted lines keeps too.
-    The same line seen again (a tool that prints its errors twice) keeps its rank: still one finding.
-    """
-
-    def __init__(self) -> None:
-        self._lines: dict[tuple[str | None, str | None, str | None, str], list[int | None]] = {}
-
-    def key(self, draft: Draft) -> str | None:
-        """The draft's key: None for the first line it is reported at, else its path, rule, message and rank."""
-        lines = self._lines.setdefault((draft.tool, draft.path, draft.rule, normalise_message(draft.message)), [])
-        if draft.line not in lines:
-            lines.append(draft.line)
-        rank = lines.index(draft.line)
-        if rank == 0:
-            return None
-        # The parts the analyser would hash, made the same way (workspace and temporary paths left out).
-        where = normalise_path(repo_path(draft.path)) or ""
-        return "\x1f".join((where, draft.rule or "", normalise_message(draft.message), f"#{rank + 1}"))
 
 
 def step_tool(command: str) -> str | None:
@@ -145,6 +118,5 @@ class Diagnostics(BlockParser):
         if minor and kind != "lint":
             return False  # a compiler's warning or note; a checker fails the step on any of its findings
         draft = diagnostic(tool, kind, message.strip(), number, path, match["row"], match["column"], warning=minor)
-        draft.key = self._repeats.key(draft)
-        sink.emit(draft)
+        sink.emit(self._repeats.keyed(draft))
         return True

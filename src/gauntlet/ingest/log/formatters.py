@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.ingest.log.text import repo_path
 
 __all__ = ["Formatters"]
@@ -33,6 +33,10 @@ _JEST_COV = re.compile(r"^Jest: \"?(\w+)\"? coverage threshold for (\w+) \((\S+)
 
 class Formatters(LineParser):
     """One lint finding per file a formatter would change; coverage below the configured gate."""
+
+    def __init__(self) -> None:
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -67,7 +71,11 @@ class Formatters(LineParser):
             path, row, column, severity, cop, message = match.groups()
             tool = "standardrb" if "standard" in sink.step else "rubocop"
             minor = severity is not None and severity in "CR"
-            sink.emit(diagnostic(tool, "lint", message, number, path, row, column, rule=cop, warning=minor))
+            sink.emit(
+                self._repeats.keyed(
+                    diagnostic(tool, "lint", message, number, path, row, column, rule=cop, warning=minor)
+                )
+            )
             return True
         if text.startswith("FAIL Required") and (match := _PYTEST_COV.match(text)):
             required, total = match.groups()

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gauntlet.ingest.log.diagnostics import Repeats
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic, failed_test
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic, failed_test
 from gauntlet.models import Kind
 
 __all__ = ["Go"]
@@ -81,8 +80,7 @@ class Go:
                 rule = linter.group(1)
                 tool = "staticcheck" if rule[0].isupper() else "golangci-lint"
                 draft = diagnostic(tool, "lint", message[: linter.start()], number, path, row, column, rule=rule)
-                draft.key = self._repeats.key(draft)
-                sink.emit(draft)
+                sink.emit(self._repeats.keyed(draft))
                 return True
             vet = "vet" in sink.step
             sink.emit(

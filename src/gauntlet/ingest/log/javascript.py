@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 
 __all__ = ["NODE_FRAME", "NODE_LOCATION", "Eslint", "NodeError", "Tsc"]
 
@@ -15,12 +15,20 @@ _TSC = re.compile(r"^(\S.*?)(?:\((\d+),(\d+)\):|:(\d+):(\d+) -) error (TS\d+): (
 class Tsc(LineParser):
     """``src/a.ts(1,7): error TS2322: ...`` and the ``--pretty`` form ``src/a.ts:1:7 - error TS2322``."""
 
+    def __init__(self) -> None:
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
         if "error TS" in text and (match := _TSC.match(text)):
             path, row, column, row2, column2, code, message = match.groups()
-            sink.emit(diagnostic("tsc", "type_error", message, number, path, row or row2, column or column2, rule=code))
+            sink.emit(
+                self._repeats.keyed(
+                    diagnostic("tsc", "type_error", message, number, path, row or row2, column or column2, rule=code)
+                )
+            )
             return True
         return False
 
@@ -34,6 +42,10 @@ _STYLISH_TOOLS = ("stylelint", "yamllint", "markdownlint", "htmlhint", "textlint
 class Eslint(LineParser):
     """eslint's stylish format: a file line, then ``  1:7  error  message  rule`` rows (warnings ignored)."""
 
+    def __init__(self) -> None:
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
@@ -42,7 +54,7 @@ class Eslint(LineParser):
             # The file header is a line without an anchor: find it among the lines read before.
             path = self._look_back(number, sink)
             tool = next((name for name in _STYLISH_TOOLS if name in sink.step), "eslint")
-            sink.emit(diagnostic(tool, "lint", message, number, path, row, column, rule=rule))
+            sink.emit(self._repeats.keyed(diagnostic(tool, "lint", message, number, path, row, column, rule=rule)))
             return True
         return False
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic, failed_test
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic, failed_test
 from gauntlet.models import Kind
 
 __all__ = ["Gradle", "Java", "Maven", "Sbt"]
@@ -23,6 +23,11 @@ class Java(BlockParser):
     The open block is an uncaught exception, until its stack ends.
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
@@ -38,12 +43,18 @@ class Java(BlockParser):
             path, row, column, row2, message = match.groups()
             if text.startswith("[ERROR]") or "error:" in text:
                 tool = "javac" if path.endswith(".java") else "kotlinc" if ".kt" in path else "scalac"
-                sink.emit(diagnostic(tool, "build_error", message, number, path, row or row2, column))
+                sink.emit(
+                    self._repeats.keyed(diagnostic(tool, "build_error", message, number, path, row or row2, column))
+                )
                 return True
             return False
         if text.startswith("e: ") and (match := _KOTLIN.match(text)):
             path, row, column, row2, column2, message = match.groups()
-            sink.emit(diagnostic("kotlinc", "build_error", message, number, path, row or row2, column or column2))
+            sink.emit(
+                self._repeats.keyed(
+                    diagnostic("kotlinc", "build_error", message, number, path, row or row2, column or column2)
+                )
+            )
             return True
         if text.startswith("Exception in thread") and (match := _UNCAUGHT.match(text)):
             name = match.group(2)
@@ -209,6 +220,11 @@ class Sbt(BlockParser):
     The open block is a failed test, whose reason follows on the next line.
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
@@ -226,7 +242,7 @@ class Sbt(BlockParser):
                 return True
         if text.startswith("[error] ") and (match := _SBT_ERROR.match(text)):
             path, row, column, message = match.groups()
-            sink.emit(diagnostic("scalac", "build_error", message, number, path, row, column))
+            sink.emit(self._repeats.keyed(diagnostic("scalac", "build_error", message, number, path, row, column)))
             return True
         if "FAILED" in text and (match := _SCALATEST_FAILED.match(text)):
             name = match.group(1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.ingest.log.javascript import NODE_LOCATION
 from gauntlet.models import Kind
 
@@ -128,6 +128,10 @@ _TYPE_CHECKERS = (("mypy", _MYPY), ("pyright", _PYRIGHT))
 class TypeCheck(LineParser):
     """mypy (``x.py:3: error: ... [code]``) and pyright (``x.py:3:5 - error: ...``)."""
 
+    def __init__(self) -> None:
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
@@ -136,7 +140,9 @@ class TypeCheck(LineParser):
         for tool, pattern in _TYPE_CHECKERS:
             if match := pattern.match(text):
                 path, row, column, message, code = match.groups()
-                sink.emit(diagnostic(tool, "type_error", message, number, path, row, column, rule=code))
+                sink.emit(
+                    self._repeats.keyed(diagnostic(tool, "type_error", message, number, path, row, column, rule=code))
+                )
                 return True
         return False
 
@@ -154,6 +160,10 @@ _RUFF_FOUND = re.compile(r"^Found (\d+) errors?\b")
 class PythonLint(LineParser):
     """ruff, flake8 (and pycodestyle, pyflakes) and pylint message lines."""
 
+    def __init__(self) -> None:
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
@@ -161,40 +171,34 @@ class PythonLint(LineParser):
             if match := _PYLINT.match(text):
                 path, row, column, code, message, symbol = match.groups()
                 minor = code[0] in "CRI"
-                sink.emit(
-                    diagnostic(
-                        "pylint",
-                        "lint",
-                        message,
-                        number,
-                        path,
-                        row,
-                        int(column) + 1,
-                        rule=symbol or code,
-                        warning=minor,
-                    )
+                found = diagnostic(
+                    "pylint", "lint", message, number, path, row, int(column) + 1, rule=symbol or code, warning=minor
                 )
+                sink.emit(self._repeats.keyed(found))
                 return True
             if match := _FLAKE8.match(text):
                 path, row, column, code, message = match.groups()
-                sink.emit(
-                    diagnostic(self._tool(path, sink, number), "lint", message, number, path, row, column, rule=code)
+                found = diagnostic(
+                    self._tool(path, sink, number), "lint", message, number, path, row, column, rule=code
                 )
+                sink.emit(self._repeats.keyed(found))
                 return True
             if match := _RUFF_ARROW.match(text):
                 head = sink.tail(1, number)
                 if head and (code := _RUFF_HEAD.match(head[0][1])):
                     sink.emit(
-                        Draft(
-                            "ruff",
-                            "lint",
-                            code.group(2),
-                            head[0][0],
-                            number,
-                            path=match.group(1),
-                            line=int(match.group(2)),
-                            column=int(match.group(3)),
-                            rule=code.group(1),
+                        self._repeats.keyed(
+                            Draft(
+                                "ruff",
+                                "lint",
+                                code.group(2),
+                                head[0][0],
+                                number,
+                                path=match.group(1),
+                                line=int(match.group(2)),
+                                column=int(match.group(3)),
+                                rule=code.group(1),
+                            )
                         )
                     )
                     return True

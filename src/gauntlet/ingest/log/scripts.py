@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser
-from gauntlet.ingest.log.diagnostics import Repeats
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.models import Kind
 
 __all__ = ["LineWords"]
@@ -85,8 +84,7 @@ class LineWords(BlockParser):
         if match := _JSHINT.match(text):
             path, row, column, message = match.groups()
             draft = diagnostic("jshint", "lint", message, number, path, row, column)
-            draft.key = self._repeats.key(draft)
-            sink.emit(draft)
+            sink.emit(self._repeats.keyed(draft))
             return True
         if match := _TCL_FILE.match(text):
             path, row = match.groups()

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from gauntlet.errors import InputError
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import PRRecord
+from gauntlet.state.shards import SHARDS_FOLDER, fold_shared
 from gauntlet.vocabulary import SHARED_FILES
 
 __all__ = ["MAX_FILE_BYTES", "StateSource", "export_ref"]
@@ -53,7 +54,16 @@ class StateSource:
 
     def shared(self, name: str, model: type[M]) -> M:
         """A repository-wide file (a key of :data:`~gauntlet.state.models.SHARED_FILES`); its default if absent."""
-        return self._read(self.root / SHARED_FILES[name], model) or model()
+        base = self._read(self.root / SHARED_FILES[name], model) or model()
+        # Runs leave their additions as shards until the scan folds them (docs/scale.md): show them too.
+        shards = {p.name: p.read_bytes() for p in sorted((self.root / SHARDS_FOLDER).glob("*.json"))}
+        if not shards:
+            return base
+        try:
+            return fold_shared(name, base, shards)
+        except InputError as exc:
+            self.problems.append(f"{SHARDS_FOLDER}: {exc}")
+            return base
 
     def _records(self, folder: str, model: type[M], key: Callable[[Path], tuple[int, int | str]]) -> Iterator[M]:
         paths = sorted((self.root / "v1" / folder).glob("*.json"), key=key)

@@ -23,7 +23,7 @@ import json
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -43,10 +43,13 @@ __all__ = [
     "encode_shard",
     "fold",
     "fold_into",
+    "fold_shared",
     "folded_view",
     "shard_of",
     "shard_path",
 ]
+
+M = TypeVar("M", bound=BaseModel)
 
 SHARDS_FOLDER = "v1/shards"
 #: Shards one scan folds (oldest first); the rest wait for the next scan, so a scan's cost stays bounded.
@@ -98,10 +101,11 @@ def delta(before: Any, after: Any) -> Any:
             old = {_key(item, identity): item for item in before}
             return {
                 "records": identity,
+                # A new record whole; a changed one as its change (counts then add up when folded).
                 "changed": [
-                    [_key(item, identity), delta(old.get(_key(item, identity)), item)]
+                    [_key(item, identity), {"set": item} if key not in old else delta(old[key], item)]
                     for item in after
-                    if old.get(_key(item, identity)) != item
+                    if old.get(key := _key(item, identity)) != item
                 ],
                 "gone": sorted(old.keys() - {_key(item, identity) for item in after}),
             }
@@ -129,9 +133,9 @@ def fold(base: Any, change: Any) -> Any:
         for key, sub in change["changed"]:
             if key in where:
                 items[where[key]] = fold(items[where[key]], sub)
-            else:
+            elif "set" in sub:  # a change to a record dropped since (trimmed) has nothing left to apply to
                 where[key] = len(items)
-                items.append(fold(None, sub))
+                items.append(sub["set"])
         return items
     removed = change.get("removed", [])
     kept = [i for i in items if i not in removed]
@@ -145,13 +149,7 @@ def fold_into(state: State, shards: Mapping[str, bytes]) -> tuple[State, list[st
 
     :raises InputError: a shard is not valid, or folding it breaks a file's schema.
     """
-    parsed: list[tuple[str, Shard]] = []
-    for path, data in shards.items():
-        try:
-            parsed.append((path, Shard.model_validate_json(data)))
-        except ValidationError as exc:
-            raise InputError(f"state shard {path} is invalid: {exc.errors()[0]['msg']}") from exc
-    parsed.sort(key=lambda item: (item[1].at, item[0]))
+    parsed = _parsed(shards)
     files: dict[str, Any] = {name: _json(getattr(state, name)) for name in SHARED_FILES}
     events = list(state.events)
     for _, shard in parsed[:MAX_SHARDS_FOLDED]:
@@ -164,6 +162,21 @@ def fold_into(state: State, shards: Mapping[str, bytes]) -> tuple[State, list[st
     except ValidationError as exc:
         raise InputError(f"folding state shards breaks a file: {exc.errors()[0]['msg']}") from exc
     return folded, [path for path, _ in parsed[:MAX_SHARDS_FOLDED]]
+
+
+def fold_shared(name: str, base: M, shards: Mapping[str, bytes]) -> M:
+    """One shared file (a key of ``SHARED_FILES``) with ``shards`` (path -> bytes) folded in, oldest run first.
+
+    :raises InputError: a shard is not valid, or folding it breaks the file's schema.
+    """
+    value = _json(base)
+    for _, shard in _parsed(shards)[:MAX_SHARDS_FOLDED]:
+        if name in shard.changes:
+            value = fold(value, shard.changes[name])
+    try:
+        return type(base).model_validate(value)
+    except ValidationError as exc:
+        raise InputError(f"folding state shards breaks {name}: {exc.errors()[0]['msg']}") from exc
 
 
 def folded_view(files: Mapping[str, bytes]) -> dict[str, bytes]:
@@ -193,6 +206,17 @@ def folded_view(files: Mapping[str, bytes]) -> dict[str, bytes]:
 def encode_shard(shard: Shard) -> bytes:
     """The shard's bytes (the same deterministic JSON as every state file)."""
     return encode_file(shard)
+
+
+def _parsed(shards: Mapping[str, bytes]) -> list[tuple[str, Shard]]:
+    """The shards parsed, oldest run first."""
+    parsed: list[tuple[str, Shard]] = []
+    for path, data in shards.items():
+        try:
+            parsed.append((path, Shard.model_validate_json(data)))
+        except ValidationError as exc:
+            raise InputError(f"state shard {path} is invalid: {exc.errors()[0]['msg']}") from exc
+    return sorted(parsed, key=lambda item: (item[1].at, item[0]))
 
 
 def _json(model: BaseModel) -> Any:

@@ -1,26 +1,41 @@
-"""Print the API calls of a typical PR run, with 1 and with 10,000 PRs in the state, from the sandbox request log.
+"""Print the API calls of every run kind against its budget, and 32 concurrent PR runs (docs/scale.md).
 
-A typical run: CI finished on a new commit of a PR Gauntlet already reported on (iteration 2). The second case
-first puts 10,000 other PR records (and their index entries) on the state branch, as a busy repository would
-have: the run must cost the same.
+All figures come from the sandbox's request log (every HTTP request Gauntlet sent, retries included):
 
-    .venv/bin/python bench/api_calls.py
+- **per run kind**: the demo's story (``gauntlet demo``) played with each run's requests counted: a green
+  ``main`` run, PR iterations 1 and 2, a ``/gauntlet`` command, a red ``main`` run that opens a revert PR, the
+  nightly scan (its budget grows by 3 per proposal it opens);
+- **typical PR run** (iteration 2 of a failing PR), alone and with 10,000 other PRs in the state: the same;
+- **32 PR runs at once** (threads in one process, one sandbox) against the same 32 runs one after another:
+  the calls and the wall time of each, and the CPU time the process used.
+
+    .venv/bin/python bench/api_calls.py            # everything (about 3 minutes on 2 busy cores)
+    .venv/bin/python bench/api_calls.py --quick    # without the 10,000-PR case
 """
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
+import os
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import github
 
 from gauntlet.action.entry import run_action
+from gauntlet.demo.printing import Narrator
+from gauntlet.demo.story import STEPS, Story
+from gauntlet.demo.world import ActionRun, World
 from gauntlet.errors import GauntletError
 from gauntlet.pipeline import Clock
 from gauntlet.sandbox import Sandbox
@@ -107,13 +122,190 @@ def _template(path: str) -> str:
     return "/".join(p if not (p.isdigit() or len(p) == 40) else "{id}" for p in parts)
 
 
+#: Budgets per run kind (issue 21): calls at most. The scan's grows by 3 per proposal it opens.
+BUDGETS = {
+    "green main run": 5,
+    "PR run, iteration 1": 6,
+    "PR run, iteration 2": 6,
+    "/gauntlet command": 6,
+    "red main run, revert PR": 12,
+    "nightly scan": 12,
+}
+_KINDS = {
+    1: "green main run",
+    2: "PR run, iteration 1",
+    3: "PR run, iteration 2",
+    4: "/gauntlet command",
+    5: "red main run, revert PR",
+    6: "nightly scan",
+}
+
+
+@dataclass
+class _CountingWorld(World):
+    """The demo's world, counting each action run's requests on the sandbox."""
+
+    counted: list[Counter[str]] | None = None
+
+    def act(self, event: str, payload: Any, **kwargs: Any) -> ActionRun:
+        self.sandbox.clear_requests()
+        done = super().act(event, payload, **kwargs)
+        requests = Counter(f"{r['method']} {_template(r['path'])}" for r in self.sandbox.requests())
+        if self.counted is not None:
+            self.counted.append(requests)
+        return done
+
+
+def run_kinds() -> list[tuple[str, int, int, Counter[str]]]:
+    """Each run of the demo story: its kind, calls, budget and requests."""
+    counted: list[Counter[str]] = []
+    with Sandbox.start() as sandbox, tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "bodies").mkdir()
+        world = _CountingWorld(sandbox=sandbox, folder=Path(tmp), counted=counted)
+        story = Story(world=world, narrator=Narrator(out=io.StringIO(), folder=Path(tmp) / "bodies"))
+        try:
+            for step in STEPS:
+                step(story)
+        finally:
+            world.close()
+        proposals = len(story.world.runs[-1].report.get("proposals", []) or [])
+    rows = []
+    for number, requests in enumerate(counted, start=1):
+        kind = _KINDS.get(number, f"run {number}")
+        budget = BUDGETS.get(kind, 0) + (3 * proposals if kind == "nightly scan" else 0)
+        rows.append(
+            (
+                kind if kind != "nightly scan" else f"nightly scan ({proposals} proposals)",
+                sum(requests.values()),
+                budget,
+                requests,
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class Crowd:
+    """Many PR runs of iteration 1 on one sandbox: the calls and the wall time."""
+
+    calls: int
+    wall: float
+    slowest: float
+    cpu: float
+    lost: int
+
+
+def crowd(count: int, *, at_once: bool) -> Crowd:
+    """``count`` PRs each get their first Gauntlet run, all at once (threads) or one after another.
+
+    Nothing may be lost: every PR ends with its record and its comment.
+    """
+    with Sandbox.start() as sandbox, tempfile.TemporaryDirectory() as tmp:
+        sandbox.create_repo(REPO, {"README.md": "# app\n", "calc.py": "def add(a, b):\n    return a - b\n"})
+        sandbox.set_permission(REPO, BOT, "write")
+        owner = github.Github(base_url=sandbox.url, auth=github.Auth.Token("octo"), seconds_between_writes=None)
+        repo = owner.get_repo(REPO)
+        main = sandbox.head(REPO) or ""
+        heads: list[tuple[int, str]] = []
+        for n in range(count):
+            repo.create_git_ref(f"refs/heads/f{n}", main)
+            sha = sandbox.commit(REPO, {"calc.py": f"def add(a, b):\n    return a + b  # {n}\n"}, branch=f"f{n}")
+            heads.append((repo.create_pull(title=f"PR {n}", body="", head=f"f{n}", base="main").number, sha))
+        # The state branch exists already, as in any repository after its first run.
+        sandbox.commit(
+            REPO, {"README.md": "state\n"}, "gauntlet: start\n\nGauntlet-Shared: \n", branch="gauntlet-state"
+        )
+        sandbox.clear_requests()
+        times: list[float] = []
+
+        def one(index: int) -> None:
+            number, sha = heads[index]
+            started = time.monotonic()
+            _run(sandbox, Path(tmp), number, sha, 100 + index, 1)
+            times.append(time.monotonic() - started)
+
+        cpu, started = _cpu(), time.monotonic()
+        _each(count, one, at_once=at_once)
+        wall, cpu = time.monotonic() - started, _cpu() - cpu
+        calls = len(sandbox.requests())
+        lost = sum(1 for number, _ in heads if not _landed(sandbox, owner, number))
+        return Crowd(calls=calls, wall=wall, slowest=max(times), cpu=cpu, lost=lost)
+
+
+def _cpu() -> float:
+    """CPU seconds of this process (the runs and the sandbox's threads) and its children (the sandbox's git)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def _each(count: int, work: Callable[[int], None], *, at_once: bool) -> None:
+    if not at_once:
+        for index in range(count):
+            work(index)
+        return
+    threads = [threading.Thread(target=work, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def _landed(sandbox: Sandbox, owner: github.Github, number: int) -> bool:
+    """The PR has its record on the state branch and exactly one Gauntlet comment."""
+    head = sandbox.store.repo("octo", "app")
+    assert head is not None
+    sha = head.git.ref("refs/heads/gauntlet-state") or ""
+    stored = head.git.ls_tree(sha, path=f"v1/prs/{number}.json")
+    comments = [c for c in owner.get_repo(REPO).get_issue(number).get_comments() if c.user.login == BOT]
+    return bool(stored) and len(comments) == 1
+
+
 def main() -> None:
-    """Print both runs' calls side by side."""
-    small, large = typical_run(0), typical_run(10_000)
+    """Print every budget, the typical run with 1 and 10,001 PRs, and the concurrent figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="leave out the 10,000-PR case")
+    parser.add_argument("--runs", type=int, default=32, help="concurrent PR runs")
+    parser.add_argument("--only-concurrent", action="store_true", help="only the concurrent figures")
+    args = parser.parse_args()
+    if not args.only_concurrent:
+        _kinds_and_typical(quick=args.quick)
+
+    _concurrent(args.runs)
+
+
+def _kinds_and_typical(*, quick: bool) -> None:
+    print("Per run kind (the demo story)")
+    print(f"{'run':40} {'calls':>6} {'budget':>7}")
+    for kind, calls, budget, _ in run_kinds():
+        print(f"{kind:40} {calls:>6} {budget:>7}  {'ok' if calls <= budget else 'OVER'}")
+    small = typical_run(0)
+    large = typical_run(10_000) if not quick else Counter[str]()
+    print("\nTypical PR run (iteration 2 of a failing PR)")
     print(f"{'request':62} {'1 PR':>6} {'10,001 PRs':>11}")
     for key in sorted(set(small) | set(large)):
         print(f"{key:62} {small[key]:>6} {large[key]:>11}")
-    print(f"{'total API calls':62} {sum(small.values()):>6} {sum(large.values()):>11}")
+    print(f"{'total API calls':62} {sum(small.values()):>6} {sum(large.values()) if large else '-':>11}")
+
+
+def _concurrent(runs: int) -> None:
+    alone = crowd(1, at_once=False)
+    serial = crowd(runs, at_once=False)
+    together = crowd(runs, at_once=True)
+    print(f"\n{runs} PR runs (iteration 1 each)")
+    print(f"{'':28} {'calls':>6} {'per run':>8} {'wall s':>7} {'slowest run s':>14} {'CPU s':>6} {'lost':>5}")
+    for name, figures in (("one run alone", alone), ("one after another", serial), ("all at once", together)):
+        per = figures.calls / (1 if figures is alone else runs)
+        print(
+            f"{name:28} {figures.calls:>6} {per:>8.1f} {figures.wall:>7.1f} {figures.slowest:>14.1f} "
+            f"{figures.cpu:>6.1f} {figures.lost:>5}"
+        )
+    ratio = together.calls / serial.calls
+    bound = 3 * alone.wall + together.cpu
+    print(f"calls at once / one after another: {ratio:.2f} (budget 1.30)")
+    print(
+        f"slowest concurrent run {together.slowest:.1f} s; bound 3 x one run ({alone.wall:.1f} s) + CPU "
+        f"({together.cpu:.1f} s) = {bound:.1f} s: {'ok' if together.slowest <= bound else 'OVER'}"
+    )
 
 
 if __name__ == "__main__":

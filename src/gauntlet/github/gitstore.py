@@ -201,15 +201,22 @@ class BranchStore:
             files["README.md"] = README.encode()
         jitter = random.Random(message)
         for attempt in range(REBASES + 1):
+            started = time.monotonic()
             try:
                 self._commit(head, files, self._trailers(message, head, files, snapshot))
                 return
             except StateConflict:
-                moved = self._moved(head, whole) if head is not None and attempt < REBASES else None
+                if head is None or attempt == REBASES:
+                    raise
+                # Full jitter, doubling with each attempt and scaled by how long a commit takes here: runs that
+                # collided spread out instead of colliding again (each collision costs 4 calls). Waiting before
+                # the compare means the head it returns is as fresh as it can be.
+                took = time.monotonic() - started
+                self.sleep(jitter.uniform(0.0, max(took, 0.05) * 2 ** (attempt + 2)))
+                moved = self._moved(head, whole)
                 if moved is None:
                     raise
                 head = moved
-                self.sleep(jitter.uniform(0.02, 0.1 * (attempt + 1)))
 
     def _sharded_files(self, snapshot: Snapshot, new: State, message: str) -> tuple[dict[str, bytes | None], set[str]]:
         """The run's own records whole, and its shard (shared-file changes and events)."""

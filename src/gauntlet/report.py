@@ -36,6 +36,8 @@ class RunReport(BaseModel):
     proposals: tuple[str, ...] = ()
     effects: tuple[EffectLine, ...] = ()
     api_calls: int = 0
+    #: GitHub's primary rate-limit quota left after the run (``None``: not on GitHub, or not reported).
+    quota_remaining: int | None = None
     check_failed: bool = False
     #: Input files that were not read (the run went on with the others).
     input_problems: tuple[InputProblem, ...] = ()

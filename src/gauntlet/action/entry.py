@@ -108,7 +108,7 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
         out.write(f"::warning title=Gauntlet could not read an input::{escape_data(problem.message)}\n")
     cost = "no API calls"
     if client is not None:
-        report = evolve(report, api_calls=client.calls)
+        report = evolve(report, api_calls=client.calls, quota_remaining=client.remaining())
         cost = client.quota()
     _finish(settings, report, edge, out, cost)
     return 1 if report.check_failed and settings.run.fail_step else 0

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_API_URL",
+    "LOW_QUOTA",
     "CallCounter",
     "GauntletRetry",
     "GitHubClient",
@@ -66,6 +67,10 @@ FORBIDDEN_MESSAGE = "Resource not accessible by integration"
 #: GitHub's refusal when the repository setting "Allow GitHub Actions to create and approve pull requests" is off.
 #: See https://docs.github.com/repositories/managing-your-repositorys-settings-and-features/enabling-features-for-your-repository/managing-github-actions-settings-for-a-repository
 NOT_PERMITTED_MESSAGE = "GitHub Actions is not permitted to create or approve pull requests"
+
+#: Below this many requests left in the hour, a run does what matters and skips what can wait (the check's
+#: annotations past the first 50): a busy repository's other runs still get theirs (docs/scale.md).
+LOW_QUOTA = 100
 
 #: POSTs that may be replayed after an ambiguous failure: same request, same result.
 #: Creating a ref twice is refused with 422, which the state store already treats as a conflict.
@@ -272,6 +277,16 @@ class GitHubClient:
             except requests.RequestException as exc:
                 raise GitHubUnavailable(f"download failed: {exc.__class__.__name__}") from exc
         return bytes(kept), cut
+
+    def remaining(self) -> int | None:
+        """The primary rate-limit quota left, as the last response reported it (``None`` before any response)."""
+        remaining, limit = self.github.requester.rate_limiting
+        return remaining if limit > 0 and remaining >= 0 else None
+
+    def low_on_quota(self) -> bool:
+        """True when fewer than :data:`LOW_QUOTA` requests are left this hour: skip what can wait."""
+        left = self.remaining()
+        return left is not None and left < LOW_QUOTA
 
     def quota(self) -> str:
         """The remaining primary rate-limit quota as the last response reported it (no extra call), logged too."""

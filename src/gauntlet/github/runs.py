@@ -14,6 +14,7 @@ See https://docs.github.com/rest/actions/workflow-runs#re-run-failed-jobs-from-a
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from gauntlet.effects.base import EffectResult, Existing
@@ -22,6 +23,8 @@ from gauntlet.effects.models import CheckAnnotation, Effect, RerunFailedJobs, Se
 from gauntlet.github.hub import Hub
 
 __all__ = ["ANNOTATIONS_PER_REQUEST", "CheckFound", "CheckRunHandler", "RerunHandler"]
+
+log = logging.getLogger("gauntlet.github")
 
 
 ANNOTATIONS_PER_REQUEST = 50
@@ -95,6 +98,10 @@ class CheckRunHandler:
 
             made = hub.client.create_once(f"check run on {effect.head_sha[:7]}", create, look)
             run_id, url, status = int(made["id"]), made.get("html_url"), "created"
+        if rest and hub.client.low_on_quota():
+            # A request per 50 annotations is what can wait: the first 50 and the summary are there.
+            log.info("GitHub API quota low: %d annotations past the first batch not sent", len(rest))
+            rest = []
         for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
             batch = rest[start : start + ANNOTATIONS_PER_REQUEST]
             hub.client.request("PATCH", f"{path}/{run_id}", body=_payload(effect, summary, batch))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -10,9 +11,10 @@ from gauntlet.effects.base import apply
 from gauntlet.effects.models import CheckAnnotation, SetCheck, UpsertComment
 from gauntlet.effects.views import RunView
 from gauntlet.github.backend import GitHubBackend
-from gauntlet.github.client import GitHubClient
+from gauntlet.github.client import LOW_QUOTA, GitHubClient
 from gauntlet.github.hub import CommentMode, Hub
 from gauntlet.sandbox import Sandbox
+from gauntlet.sandbox.app import RATE_LIMIT
 from gauntlet.vocabulary import Decision
 
 REPO = "octo/app"
@@ -67,6 +69,22 @@ def test_annotations_go_in_batches_of_50_and_are_never_sent_twice(sandbox: Sandb
     assert repo is not None
     [run] = repo.check_runs.values()
     assert len(run.annotations) == 120
+
+
+def test_low_on_quota_the_check_keeps_its_first_50_annotations_and_skips_the_rest(sandbox: Sandbox) -> None:
+    sha = sandbox.head(REPO) or ""
+    sandbox.store.rate_hour = int(time.time()) // 3600
+    sandbox.store.rate_used[BOT] = RATE_LIMIT - LOW_QUOTA  # this hour's quota nearly spent
+    sandbox.clear_requests()
+
+    [created] = apply([check(sha, 120)], backend(sandbox))
+
+    writes = [r for r in sandbox.requests() if "check-runs" in r["path"] and r["method"] in ("POST", "PATCH")]
+    assert created.status == "created" and [r["method"] for r in writes] == ["POST"]
+    repo = sandbox.store.repo("octo", "app")
+    assert repo is not None
+    [run] = repo.check_runs.values()
+    assert len(run.annotations) == 50, "the first batch is there, the rest could wait"
 
 
 def test_a_new_conclusion_updates_the_same_check_run(sandbox: Sandbox) -> None:

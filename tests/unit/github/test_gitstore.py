@@ -11,9 +11,9 @@ from gauntlet.errors import StateConflict
 from gauntlet.github.client import GitHubClient
 from gauntlet.github.gitstore import BranchStore
 from gauntlet.sandbox import Sandbox
+from gauntlet.state.branch import BranchRecord
 from gauntlet.state.events import EVENT_PART_BYTES, Event
 from gauntlet.state.models import Scope
-from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import PRRecord
 from gauntlet.state.shared import DefectEntry, DefectLog
 

@@ -149,8 +149,8 @@ class BranchStore:
             stored[path] = None if skip or head is None else self.read(path, head.commit)
         state = decode_state(scope, stored)
         folded: list[str] = []
-        if scope.shards and head is not None and head.shards != 0:
-            state, folded = fold_into(state, self._shards(head))
+        if scope.shards:  # the scan: fold what runs left, and bound the index, even with nothing to fold
+            state, folded = fold_into(state, self._shards(head) if head is not None and head.shards != 0 else {})
         self._index = known_numbers(state)
         if state.pr is not None and state.pr.comment_id is not None:  # records written before PR-scoped keys
             self._index.setdefault(f"pr-comment:{state.pr.number}", state.pr.comment_id)

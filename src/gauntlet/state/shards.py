@@ -32,6 +32,7 @@ from gauntlet.state.base import StateFile
 from gauntlet.state.codec import decode_state, encode_file
 from gauntlet.state.events import Event
 from gauntlet.state.models import Scope, State
+from gauntlet.state.shared import MAX_INDEX_ENTRIES
 from gauntlet.state.store import events_by_month
 from gauntlet.vocabulary import SHARED_FILES, event_part_path
 
@@ -157,6 +158,9 @@ def fold_into(state: State, shards: Mapping[str, bytes]) -> tuple[State, list[st
             if name in files:
                 files[name] = fold(files[name], change)
         events.extend(shard.events)
+    # The index is the one shared file that only grows; the scan bounds it here, keeping the newest keys.
+    entries = files["index"].get("entries", {})
+    files["index"]["entries"] = dict(list(entries.items())[-MAX_INDEX_ENTRIES:])
     try:
         folded = State.model_validate({**state.model_dump(), **files, "events": events})
     except ValidationError as exc:

@@ -17,6 +17,7 @@ __all__ = [
     "MAX_ACTIVITY_DAYS",
     "MAX_DEFECTS",
     "MAX_FIXES",
+    "MAX_INDEX_ENTRIES",
     "MAX_PENDING",
     "MAX_PROPOSALS",
     "MAX_RULES_PER_KIND",
@@ -46,6 +47,8 @@ MAX_RULES_PER_KIND = 100
 MAX_FIXES = 100
 MAX_PENDING = 200
 MAX_TAUGHT = 1000
+#: Effect keys the shared index keeps (the newest); a key dropped is found again by listing and marker.
+MAX_INDEX_ENTRIES = 5000
 
 ProposalLevel = Literal["PATCH", "MINOR", "MAJOR"]
 #: ``open``: proposal PR opened, watch running; ``needs_human``: a MAJOR, an issue was filed;

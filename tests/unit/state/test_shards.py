@@ -11,6 +11,7 @@ from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.shards import encode_shard, fold_into, fold_shared, folded_view, shard_of, shard_path
 from gauntlet.state.shared import (
+    MAX_INDEX_ENTRIES,
     Arm,
     BanditTable,
     DefectEntry,
@@ -96,3 +97,13 @@ def test_one_shared_file_and_the_whole_view_agree_with_the_fold() -> None:
 def test_a_broken_shard_is_a_clear_error_not_a_traceback() -> None:
     with pytest.raises(InputError, match=r"v1/shards/bad\.json"):
         fold_into(base(), {"v1/shards/bad.json": b"{not json"})
+
+
+def test_the_scan_keeps_the_index_within_its_bound_newest_first() -> None:
+    crowded = State(index=EffectIndex(entries={f"risk:{n:06d}": n for n in range(MAX_INDEX_ENTRIES + 10)}))
+
+    folded, _ = fold_into(crowded, {})
+
+    assert len(folded.index.entries) == MAX_INDEX_ENTRIES
+    assert "risk:000009" not in folded.index.entries, "the oldest keys go"
+    assert f"risk:{MAX_INDEX_ENTRIES + 9:06d}" in folded.index.entries

@@ -222,6 +222,9 @@ class Observation(BaseModel):
     commits: tuple[CommitFact, ...] = ()
     #: Default branch only: the state of the revert PRs Gauntlet opened earlier.
     revert_prs: tuple[RevertPRFact, ...] = ()
+    #: Test ids the run's test reports list as passed, and as failed then passed on a retry (outcome history).
+    passed_tests: tuple[str, ...] = ()
+    flaky_tests: tuple[str, ...] = ()
 
     #: Set for an ``issue_comment`` event: the comment that may carry ``/gauntlet`` commands.
     comment: CommentFact | None = None

@@ -28,11 +28,12 @@ __all__ = [
     "RerunFailedJobs",
     "SetCheck",
     "UpsertComment",
+    "WithdrawRevertPR",
     "WriteSummary",
 ]
 
 #: Marker kinds of issues Gauntlet files (DESIGN §5).
-IssueKind = Literal["risk", "needs-human"]
+IssueKind = Literal["risk", "needs-human", "flaky"]
 
 
 class _Effect(BaseModel):
@@ -193,6 +194,18 @@ class RerunFailedJobs(_Effect):
         return f"rerun:{self.run_id}:{self.attempt}"
 
 
+class WithdrawRevertPR(_Effect):
+    """Close Gauntlet's open revert PR for ``culprit`` because the breakage it answered went away (never reopened)."""
+
+    type: Literal["withdraw_revert_pr"] = "withdraw_revert_pr"
+    culprit: str
+    reason: str
+
+    @property
+    def key(self) -> str:
+        return f"withdraw:{self.culprit[:12]}"
+
+
 Effect = Annotated[
     UpsertComment
     | SetCheck
@@ -200,6 +213,7 @@ Effect = Annotated[
     | FileIssue
     | CloseIssue
     | OpenRevertPR
+    | WithdrawRevertPR
     | OpenProposalPR
     | React
     | ReplyToComment

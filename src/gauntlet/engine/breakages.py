@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from gauntlet.effects.models import CloseIssue, Effect
+from gauntlet.effects.models import CloseIssue, Effect, WithdrawRevertPR
 from gauntlet.engine import recovery
 from gauntlet.engine.revert import suspects_between
 from gauntlet.models import CommitFact, Observation
@@ -41,6 +41,7 @@ __all__ = [
     "recover",
     "replace",
     "resolve",
+    "withdraw_reverted_by_hand",
 ]
 
 
@@ -94,7 +95,11 @@ def fold_revert_facts(branch: BranchRecord, obs: Observation, index: dict[str, i
 
 
 def recover(branch: BranchRecord, obs: Observation, now: datetime) -> tuple[BranchRecord, tuple[Effect, ...]]:
-    """A green run ends its job's breakage; a commit that failed and now passed marks its failures flaky."""
+    """A green run ends its job's breakage; a commit that failed and now passed marks its failures flaky.
+
+    A revert PR Gauntlet opened for the breakage and nobody merged is withdrawn: the job is green without it
+    (the rerun passed, or a later commit fixed it), so it would undo a commit that breaks nothing.
+    """
     breakage = branch.open_breakage(job_key(obs))
     if breakage is None:
         return branch, ()
@@ -105,15 +110,46 @@ def recover(branch: BranchRecord, obs: Observation, now: datetime) -> tuple[Bran
         if r.head_sha == obs.head_sha and r.job == breakage.job and r.observation != obs.id and r.complete
         for fp in r.failing
     } - still
-    if branch.revert_of(breakage.culprit or "") is not None:
-        resolution = "reverted"
-    elif failed_here:
-        resolution = "flaky"
-    else:
-        resolution = "recovered"
+    revert = branch.revert_of(breakage.culprit or "")
+    undone = revert is not None and (revert.status == "merged" or _reverted_in(obs, revert.culprit))
+    resolution = "reverted" if undone else "flaky" if failed_here else "recovered"
     flaky = keep_last([*branch.flaky, *sorted(failed_here - set(branch.flaky))], MAX_FLAKY_KEPT)
     branch = branch.model_copy(update={"flaky": flaky})
-    return resolve(branch, breakage, resolution, f"`{breakage.job}` is green again at {obs.head_sha[:7]}", now)
+    why = f"`{breakage.job}` is green again at {obs.head_sha[:7]}"
+    branch, closed = resolve(branch, breakage, resolution, why, now)
+    if revert is None or undone or revert.status != "open" or revert.withdrawn:
+        return branch, closed
+    if any(b.open and b.culprit and same_commit(b.culprit, revert.culprit) for b in branch.breakages):
+        return branch, closed  # another job still fails on the culprit: the revert is still wanted
+    cause = "the rerun passed: the failure was flaky" if failed_here else "a later commit made it pass"
+    reason = f"{why} without this revert ({cause}), so the revert is no longer needed."
+    return _withdraw(branch, revert), (*closed, WithdrawRevertPR(culprit=revert.culprit, reason=reason))
+
+
+def withdraw_reverted_by_hand(branch: BranchRecord, obs: Observation) -> tuple[BranchRecord, tuple[Effect, ...]]:
+    """Withdraw Gauntlet's open revert PRs whose culprit someone already reverted on the branch."""
+    effects: list[Effect] = []
+    for revert in list(branch.reverts):
+        if revert.status != "open" or revert.withdrawn:
+            continue
+        human = next((c for c in obs.commits if c.reverts and same_commit(c.reverts, revert.culprit)), None)
+        if human is None:
+            continue
+        reason = f"{human.sha[:7]} already reverts {revert.culprit[:7]} on the branch, so this revert is not needed."
+        branch = _withdraw(branch, revert)
+        effects.append(WithdrawRevertPR(culprit=revert.culprit, reason=reason))
+    return branch, tuple(effects)
+
+
+def _withdraw(branch: BranchRecord, revert: RevertRecord) -> BranchRecord:
+    """Mark ``revert`` withdrawn: closed by Gauntlet itself, which a later decision must not take for a person's."""
+    reverts = [r.model_copy(update={"withdrawn": True}) if r is revert else r for r in branch.reverts]
+    return branch.model_copy(update={"reverts": reverts})
+
+
+def _reverted_in(obs: Observation, culprit: str) -> bool:
+    """True when the observed history holds a commit that reverts ``culprit`` (Gauntlet's, merged)."""
+    return any(c.reverts and same_commit(c.reverts, culprit) for c in obs.commits)
 
 
 def resolve(

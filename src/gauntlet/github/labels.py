@@ -25,13 +25,14 @@ LABELS: dict[str, tuple[str, str]] = {
     BOT_LABEL: ("5319e7", "Filed by Gauntlet"),
     "accepted-risk": ("fbca04", "A finding accepted as a risk with /gauntlet accept-risk"),
     "needs-human": ("d93f0b", "Gauntlet cannot resolve this on its own"),
+    "flaky": ("c5def5", "A test that fails and passes without a change (docs/recovery.md)"),
     "severity:critical": ("b60205", "Gauntlet severity: critical"),
     "severity:major": ("d93f0b", "Gauntlet severity: major"),
     "severity:minor": ("fbca04", "Gauntlet severity: minor"),
     "severity:nitpick": ("c2e0c6", "Gauntlet severity: nitpick"),
 }
 
-_KIND_LABEL = {"risk": "accepted-risk", "needs-human": "needs-human"}
+_KIND_LABEL = {"risk": "accepted-risk", "needs-human": "needs-human", "flaky": "flaky"}
 
 
 def severity_label(severity: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 from pydantic import BaseModel, ConfigDict
 
@@ -85,13 +86,13 @@ def record(history: OutcomeHistory, run: RunOutcomes, now: datetime) -> OutcomeH
     passed_ids = set(run.passed_tests) | set(run.flaky_tests)
     tests: list[TestOutcomes] = []
     seen: set[tuple[str, str]] = set()
-    for test in history.tests:
-        seen.add((test.fingerprint, test.job))
-        if test.job == run.job and test.fingerprint in run.failing:
-            test = _add(test, Outcome(commit=commit, run=run.run, passed=False, at=now))
-        elif (test.job == run.job and run.complete) or (test.test_id is not None and test.test_id in passed_ids):
-            test = _add(test, Outcome(commit=commit, run=run.run, passed=True, at=now))
-        tests.append(test)
+    for known in history.tests:
+        seen.add((known.fingerprint, known.job))
+        if known.job == run.job and known.fingerprint in run.failing:
+            known = _add(known, Outcome(commit=commit, run=run.run, passed=False, at=now))  # noqa: PLW2901
+        elif (known.job == run.job and run.complete) or (known.test_id is not None and known.test_id in passed_ids):
+            known = _add(known, Outcome(commit=commit, run=run.run, passed=True, at=now))  # noqa: PLW2901
+        tests.append(known)
     for fingerprint, test_id in sorted(run.failing.items()):
         if (fingerprint, run.job) not in seen:
             fresh = TestOutcomes(fingerprint=fingerprint, job=run.job, test_id=test_id)
@@ -123,7 +124,7 @@ def mark(
     for test in history.tests:
         if test.fingerprint == fingerprint:
             found = True
-            test = test.model_copy(update={"mark": value})
+            test = test.model_copy(update={"mark": value})  # noqa: PLW2901
         tests.append(test)
     if not found and value is not None:
         tests.append(TestOutcomes(fingerprint=fingerprint, job=job, test_id=test_id, mark=value))
@@ -139,7 +140,7 @@ def flakiness(test: TestOutcomes, *, flip_rate: float, min_flips: int, across_co
     if test.mark == "not_flaky":
         return None
     outcomes = test.outcomes
-    flips = [b.at for a, b in zip(outcomes, outcomes[1:], strict=False) if a.passed != b.passed]
+    flips = [b.at for a, b in pairwise(outcomes) if a.passed != b.passed]
     rate = len(flips) / (len(outcomes) - 1) if len(outcomes) > 1 else 0.0
     last = flips[-1] if flips else None
     if test.mark == "flaky":

@@ -8,14 +8,16 @@ passed is a pass whatever the job. Delivering the same run again adds nothing: a
 
 A fingerprint is **flaky** when a maintainer marked it so, when it failed and passed on the same commit
 (a rerun, a retry plugin, JUnit ``flakyFailure``), or when its outcomes flip between pass and fail at least
-``min_flips`` times at a rate of at least ``flip_rate`` per outcome. ``not_flaky`` marks override the history.
+``min_flips`` times at a rate of at least ``flip_rate`` per outcome. Only flips around an *isolated* failure
+count (a failure that neither the outcome before nor the one after repeats): a real break fails again on
+its confirming rerun and on every run until it is fixed, so break-fix-break cycles are not flakiness.
+``not_flaky`` marks override the history.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from itertools import pairwise
 
 from pydantic import BaseModel, ConfigDict
 
@@ -140,8 +142,13 @@ def flakiness(test: TestOutcomes, *, flip_rate: float, min_flips: int, across_co
     if test.mark == "not_flaky":
         return None
     outcomes = test.outcomes
-    flips = [b.at for a, b in pairwise(outcomes) if a.passed != b.passed]
-    rate = len(flips) / (len(outcomes) - 1) if len(outcomes) > 1 else 0.0
+    isolated = [
+        i
+        for i in range(1, len(outcomes) - 1)
+        if not outcomes[i].passed and outcomes[i - 1].passed and outcomes[i + 1].passed
+    ]
+    flips = sorted({outcomes[j].at for i in isolated for j in (i, i + 1)})
+    rate = 2 * len(isolated) / (len(outcomes) - 1) if len(outcomes) > 1 else 0.0
     last = flips[-1] if flips else None
     if test.mark == "flaky":
         return Flakiness(fingerprint=test.fingerprint, reason="marked flaky by a maintainer", rate=rate, last_flip=last)
@@ -153,10 +160,10 @@ def flakiness(test: TestOutcomes, *, flip_rate: float, min_flips: int, across_co
             rate=rate,
             last_flip=last,
         )
-    if across_commits and len(flips) >= min_flips and rate >= flip_rate:
+    if across_commits and 2 * len(isolated) >= min_flips and rate >= flip_rate:
         return Flakiness(
             fingerprint=test.fingerprint,
-            reason=f"flipped {len(flips)} times in its last {len(outcomes)} outcomes",
+            reason=f"failed alone {len(isolated)} times in its last {len(outcomes)} outcomes",
             rate=rate,
             last_flip=last,
         )

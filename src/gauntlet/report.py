@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
-from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
+from gauntlet.engine.verdicts import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict
 
 __all__ = ["EffectLine", "RunReport"]
 
@@ -30,6 +30,7 @@ class RunReport(BaseModel):
     decision: Decision | None
     recovery: RecoveryVerdict
     health: HealthVerdict
+    provenance: ProvenanceReport = ProvenanceReport()
     proposals: tuple[str, ...] = ()
     effects: tuple[EffectLine, ...] = ()
     api_calls: int = 0
@@ -43,6 +44,7 @@ class RunReport(BaseModel):
             decision=plan.decision,
             recovery=plan.recovery,
             health=plan.health,
+            provenance=plan.provenance,
             proposals=plan.proposals,
             effects=tuple(EffectLine(type=r.type, key=r.key, status=r.status, url=r.url) for r in results),
             api_calls=api_calls,

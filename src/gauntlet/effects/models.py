@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from gauntlet.effects.views import IssueView, ProposalView, ReplyView, RevertView, RunView
-from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
+from gauntlet.engine.verdicts import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict
 
 __all__ = [
     "CheckAnnotation",
@@ -230,5 +230,6 @@ class Plan(BaseModel):
     decision: Decision | None = None
     recovery: RecoveryVerdict = RecoveryVerdict()
     health: HealthVerdict = HealthVerdict()
+    provenance: ProvenanceReport = ProvenanceReport()
     proposals: tuple[str, ...] = ()
     effects: tuple[Effect, ...] = ()

@@ -78,7 +78,7 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     branch = breakages.record_run(branch, obs, records, green=green and complete, complete=complete, now=now)
     flaky_before = outcomes.flaky_fingerprints(branch.outcomes, config.provenance)
     branch = branch.model_copy(
-        update={"outcomes": outcomes.record(branch.outcomes, run_outcomes(obs, records, complete), now)}
+        update={"outcomes": outcomes.record(branch.outcomes, outcomes.of_run(obs, records, complete), now)}
     )
     flaky = outcomes.flaky_fingerprints(branch.outcomes, config.provenance)
     events = [*state.events, Event(at=now, kind="branch_run", key=f"branch:{branch.name}", data={"green": green})]
@@ -111,19 +111,6 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.changed_files, now)
     state = state.model_copy(update={"branch": branch, "events": events, "defects": defects, "learnings": learnings})
     return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))
-
-
-def run_outcomes(obs: Observation, records: list[FindingRecord], complete: bool) -> outcomes.RunOutcomes:
-    """What a run says about its tests: its failing fingerprints, and the tests its reports list as passed."""
-    return outcomes.RunOutcomes(
-        job=breakages.job_key(obs),
-        commit=obs.head_sha,
-        run=f"{obs.run_id}.{obs.run_attempt}",
-        failing={f.fingerprint: f.test_id for f in records if f.severity in recovery.BLOCKING_SEVERITIES},
-        passed_tests=obs.passed_tests,
-        flaky_tests=obs.flaky_tests,
-        complete=complete,
-    )
 
 
 def _decision(records: list[FindingRecord]) -> Decision:

@@ -22,7 +22,7 @@ def scope_of(obs: Observation) -> Scope:
     if obs.comment is not None:
         return Scope(pr=obs.comment.issue_number if obs.comment.is_pull_request else None)
     if obs.pr is not None:
-        return Scope(pr=obs.pr)
+        return Scope(pr=obs.pr, base=obs.default_branch)  # the base's outcome history gives provenance
     return Scope(branch=obs.branch or obs.default_branch)
 
 

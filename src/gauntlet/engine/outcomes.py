@@ -16,12 +16,13 @@ its confirming rerun and on every run until it is fixed, so break-fix-break cycl
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
 from gauntlet.config import ProvenanceConfig
+from gauntlet.models import Observation
 from gauntlet.state.base import keep_last
 from gauntlet.state.outcomes import (
     MAX_OUTCOME_DAYS,
@@ -32,8 +33,9 @@ from gauntlet.state.outcomes import (
     OutcomeHistory,
     TestOutcomes,
 )
+from gauntlet.state.pr import FindingRecord
 
-__all__ = ["Flakiness", "RunOutcomes", "flakiness", "flaky_fingerprints", "mark", "record", "tracked"]
+__all__ = ["Flakiness", "RunOutcomes", "flakiness", "flaky_fingerprints", "mark", "of_run", "record", "tracked"]
 
 _SHA = 12
 
@@ -67,6 +69,19 @@ class Flakiness(BaseModel):
     #: Flips per outcome over the window (0 when only marked or seen on one commit).
     rate: float
     last_flip: datetime | None = None
+
+
+def of_run(obs: Observation, records: Sequence[FindingRecord], complete: bool) -> RunOutcomes:
+    """What a run says about its tests: its failing (critical or major) fingerprints, and what passed."""
+    return RunOutcomes(
+        job=f"{obs.workflow}/{obs.job}",
+        commit=obs.head_sha,
+        run=f"{obs.run_id}.{obs.run_attempt}",
+        failing={f.fingerprint: f.test_id for f in records if f.severity in ("critical", "major")},
+        passed_tests=obs.passed_tests,
+        flaky_tests=obs.flaky_tests,
+        complete=complete,
+    )
 
 
 def tracked(history: OutcomeHistory, fingerprint: str, job: str | None = None) -> TestOutcomes | None:

@@ -20,14 +20,16 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from gauntlet.config import ProvenanceConfig, ProvenanceWord
+from gauntlet.config import Config, ProvenanceConfig, ProvenanceWord
 from gauntlet.engine import outcomes
 from gauntlet.engine.outcomes import Flakiness
-from gauntlet.state.branch import same_commit
+from gauntlet.engine.verdicts import ProvenanceReport
+from gauntlet.models import Observation
+from gauntlet.state.branch import BranchRecord, same_commit
 from gauntlet.state.outcomes import Outcome, OutcomeHistory, TestOutcomes
-from gauntlet.state.pr import FindingRecord
+from gauntlet.state.pr import FindingRecord, PRRecord
 
-__all__ = ["WORDS", "Judged", "ProvenanceReport", "judge", "unblocked"]
+__all__ = ["WORDS", "Judged", "judge", "judge_pr", "report_of", "unblocked"]
 
 WORDS: tuple[ProvenanceWord, ...] = ("new", "preexisting", "flaky", "unknown")
 
@@ -43,22 +45,13 @@ class Judged(BaseModel):
     flaky: Flakiness | None = None
 
 
-class ProvenanceReport(BaseModel):
-    """``run --json`` ``provenance``: counts per word and each failing fingerprint's word."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    counts: dict[str, int] = {}
-    fingerprints: dict[str, str] = {}
-
-    @classmethod
-    def of(cls, judged: Iterable[Judged]) -> ProvenanceReport:
-        """Summarise the judged findings."""
-        items = list(judged)
-        return cls(
-            counts={word: sum(1 for j in items if j.provenance == word) for word in WORDS},
-            fingerprints={j.fingerprint: j.provenance for j in items},
-        )
+def report_of(judged: Iterable[Judged]) -> ProvenanceReport:
+    """Summarise the judged findings for ``run --json``."""
+    items = list(judged)
+    return ProvenanceReport(
+        counts={word: sum(1 for j in items if j.provenance == word) for word in WORDS},
+        fingerprints={j.fingerprint: j.provenance for j in items},
+    )
 
 
 def judge(
@@ -85,13 +78,30 @@ def judge(
     """
     base = base_history or OutcomeHistory()
     base_flaky = outcomes.flaky_fingerprints(base, config)
-    known = bool(base_jobs) and (job in base_jobs or not job)
+    # A run that names no job (``gauntlet run`` on files) is compared with any job of the default branch.
+    known = bool(base_jobs) and (job in base_jobs or job.strip("/") == "")
     judged: list[Judged] = []
     for finding in findings:
         if finding.severity not in ("critical", "major"):
             continue
         judged.append(_one(finding, job, pr_history, base, base_flaky, known, base_sha, flaky_tests, config))
     return judged
+
+
+def judge_pr(
+    base: BranchRecord | None, pr: PRRecord, obs: Observation, findings: Sequence[FindingRecord], config: Config
+) -> list[Judged]:
+    """:func:`judge` a PR's current findings against its own history and the default branch's (``base``)."""
+    return judge(
+        findings,
+        job=f"{obs.workflow}/{obs.job}",
+        pr_history=pr.outcomes,
+        base_history=base.outcomes if base is not None else None,
+        base_jobs={r.job for r in base.runs if r.complete} if base is not None else set(),
+        base_sha=obs.base_sha,
+        flaky_tests=obs.flaky_tests,
+        config=config.provenance,
+    )
 
 
 def unblocked(judged: Iterable[Judged], block_on: Collection[str]) -> set[str]:

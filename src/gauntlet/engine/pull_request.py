@@ -19,7 +19,7 @@ from gauntlet.effects.models import (
     WriteSummary,
 )
 from gauntlet.effects.views import IssueView, RunView
-from gauntlet.engine import circular, health, learning, recovery
+from gauntlet.engine import circular, health, learning, outcomes, provenance, recovery
 from gauntlet.engine.loop import decide_iteration, fails_check, merge_observation
 from gauntlet.engine.verdicts import Decision, RecoveryVerdict
 from gauntlet.models import Observation, Severity
@@ -57,7 +57,15 @@ def step_pull_request(
         pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)
     current = pr.current
     assert current is not None
+    if not seen:
+        complete = recovery.failure_type(FindingRecord.of(f) for f in obs.findings) not in ("infra", "unknown")
+        ran = outcomes.of_run(obs, [FindingRecord.of(f) for f in obs.findings], complete)
+        pr = pr.model_copy(update={"outcomes": outcomes.record(pr.outcomes, ran, now)})
+    judged = provenance.judge_pr(state.base, pr, obs, current.findings, config)
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
+    # The check follows provenance: only block_on provenances (new, unknown) count toward fail_on.
+    waived = {risk.fingerprint for risk in pr.accepted_risks} | provenance.unblocked(judged, config.gauntlet.block_on)
+    checked = decide_iteration(current, waived)
     earlier = [a for a in pr.attempts if a.observation != obs.id]
     loop = circular.detect(
         [(it.head_sha, _failing(it.findings)) for it in pr.iterations],
@@ -87,11 +95,12 @@ def step_pull_request(
             "rules": lessons.rules,
         }
     )
-    failing = fails_check(decision, config.gauntlet.fail_on) or status.status == "block"
+    failing = fails_check(checked, config.gauntlet.fail_on) or status.status == "block"
     plan = Plan(
         decision=decision,
         recovery=verdict,
         health=status,
+        provenance=provenance.report_of(judged),
         effects=(
             UpsertComment(pr=obs.pr, view=view),
             SetCheck(

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gauntlet.state.pr import GauntletAction
 
-__all__ = ["Decision", "HealthStatus", "HealthVerdict", "RecoveryAction", "RecoveryVerdict"]
+__all__ = ["Decision", "HealthStatus", "HealthVerdict", "ProvenanceReport", "RecoveryAction", "RecoveryVerdict"]
 
 RecoveryAction = Literal["rollback", "retry", "skip", "escalate", "continue"]
 HealthStatus = Literal["continue", "warn", "reflect", "block"]
@@ -43,3 +43,10 @@ class HealthVerdict(_Verdict):
 
     status: HealthStatus = "continue"
     reasons: tuple[str, ...] = ()
+
+
+class ProvenanceReport(_Verdict):
+    """``run --json`` ``provenance`` (DESIGN §8): counts per provenance word, and each failing fingerprint's word."""
+
+    counts: dict[str, int] = {}
+    fingerprints: dict[str, str] = {}

@@ -24,6 +24,7 @@ from gauntlet.engine.decide import decide
 from gauntlet.errors import GitHubUnavailable
 from gauntlet.github.reverts import revert_pr_facts
 from gauntlet.models import CommitFact, Observation
+from gauntlet.sandbox import JobSeed
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.models import State
 
@@ -50,6 +51,7 @@ class Replay:
         }
         self.start = max(f.at for f in self.facts.values())
         self.plans: list[Plan] = []
+        self.run_ids: dict[str, int] = {}
 
     def run(self, index: int) -> Plan:
         """Observe run ``index`` of the file, decide, apply on the sandbox, record the results."""
@@ -58,13 +60,18 @@ class Replay:
             if pr["state"] == "closed_unmerged":
                 self.close_revert_pr(pr["culprit"])
         tip = self.order.index(step.get("tip", step["head"]))
+        if step.get("attempt", 1) == 1 or step["head"] not in self.run_ids:
+            # A real workflow run, so a planned rerun of its failed jobs has something to rerun.
+            job = JobSeed(name=step.get("job", "test"), conclusion="failure", log="")
+            seeded = self.world.sandbox.seed_run(REPO, jobs=[job], head_branch="main", head_sha=self.shas[step["head"]])
+            self.run_ids[step["head"]] = seeded.id
         observation = Observation(
             repository=REPO,
             event="workflow_run",
             branch="main",
             default_branch="main",
             head_sha=self.shas[step["head"]],
-            run_id=str(2000 + index),
+            run_id=str(self.run_ids[step["head"]]),
             run_attempt=str(step.get("attempt", 1)),
             workflow="ci",
             job=step.get("job", "test"),

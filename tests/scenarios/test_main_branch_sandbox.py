@@ -52,6 +52,7 @@ class Replay:
         self.start = max(f.at for f in self.facts.values())
         self.plans: list[Plan] = []
         self.run_ids: dict[str, int] = {}
+        self.seeded: dict[int, int] = {}
 
     def run(self, index: int) -> Plan:
         """Observe run ``index`` of the file, decide, apply on the sandbox, record the results."""
@@ -60,11 +61,11 @@ class Replay:
             if pr["state"] == "closed_unmerged":
                 self.close_revert_pr(pr["culprit"])
         tip = self.order.index(step.get("tip", step["head"]))
-        if step.get("attempt", 1) == 1 or step["head"] not in self.run_ids:
+        if index not in self.seeded and (step.get("attempt", 1) == 1 or step["head"] not in self.run_ids):
             # A real workflow run, so a planned rerun of its failed jobs has something to rerun.
             job = JobSeed(name=step.get("job", "test"), conclusion="failure", log="")
             seeded = self.world.sandbox.seed_run(REPO, jobs=[job], head_branch="main", head_sha=self.shas[step["head"]])
-            self.run_ids[step["head"]] = seeded.id
+            self.run_ids[step["head"]] = self.seeded[index] = seeded.id
         observation = Observation(
             repository=REPO,
             event="workflow_run",
@@ -171,19 +172,20 @@ def test_recovery_without_revert_closes_the_needs_human_issue(world: World) -> N
 def test_runs_killed_by_faults_and_rerun_still_open_one_revert_pr(world: World) -> None:
     replay = Replay(world, "single-culprit")
     replay.run(0)
+    replay.run(1)  # the first red run: Gauntlet asks for a rerun
     world.retries = 1
     world.sandbox.set_faults(0.3, seed=5, paths=(f"/repos/{REPO}/",), kinds=("500", "502", "503", "drop"))
     failed = 0
     for _ in range(40):
         try:
-            replay.run(1)  # the red run, delivered again after every failure, as the pipeline retries it
+            replay.run(2)  # the confirming rerun, delivered again after every failure, as the pipeline retries it
         except GitHubUnavailable:
             failed += 1
             continue
         break
     world.sandbox.set_faults(0.0)
     assert failed >= 1, "the seed should make runs fail part-way"
-    replay.run(1)
+    replay.run(2)
     [pr] = replay.pulls()
     assert pr.head.ref == f"gauntlet/revert-{replay.shas['c1'][:12]}"
     assert world.index(f"revert:{replay.shas['c1'][:12]}") == pr.number

@@ -136,14 +136,14 @@ class Repository:
     def change(self) -> tuple[str | None, tuple[str, ...], str]:
         """One change: the job it breaks (or ``None``), the files it touches, its subject."""
         green = [j for j in JOBS if j not in self.breakers.values()]
-        if green and self.rng.random() < 0.3:
+        if green and self.rng.random() < BREAK_RATE:
             # Only a green job breaks: a second break with the same log would be invisible behind the first.
             job = str(self.rng.choice(green))
             return job, (JOBS[job][0],), f"change {job}"
         return None, (str(self.rng.choice(HARMLESS)),), "harmless change"
 
     def push(self, tally: Tally) -> None:
-        self.now += timedelta(hours=float(self.rng.uniform(2, 6)))  # a few pushes a day: the cap is per day
+        self.now += timedelta(hours=float(self.rng.uniform(3, 8)))  # a few pushes a day: the cap is per day
         for _ in range(int(self.rng.integers(1, 4))):
             if self.rng.random() < 0.15:
                 # A merge commit: a side branch of two changes (at most one breaking) lands as one change.
@@ -180,9 +180,10 @@ class Repository:
         if log == JOBS[job][1]:
             for sha in broken:
                 self.red_runs[sha] = self.red_runs.get(sha, 0) + 1
-                suspects = self.commits[self.last_green.get(job, 0) :]
+                suspects = self.commits[self.last_green.get(job, len(self.commits)) :]
                 touching = [c for c in suspects if JOBS[job][0] in c.files]
-                if self.red_runs[sha] == 1 and [c.sha for c in touching] == [sha]:
+                known = job in self.last_green  # never green: no last-good, no suspects (DESIGN §3)
+                if known and self.red_runs[sha] == 1 and [c.sha for c in touching] == [sha]:
                     self.nameable.add(sha)
         elif log == GREEN_LOG:
             self.last_green[job] = len(self.commits)
@@ -245,6 +246,8 @@ class Repository:
 
 
 FLAKE_RATES = (0.0, 0.05, 0.10, 0.15, 0.20)
+#: Chance a change breaks a (green) job: a busy branch that breaks about once a day.
+BREAK_RATE = 0.2
 
 
 def simulated_tally(histories: int, seed: int, config: Config, *, infra: float, hand: float) -> Tally:

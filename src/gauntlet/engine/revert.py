@@ -27,7 +27,9 @@ order; the first that fails is the refusal, with a reason code
     7. it is at most max_age_hours old                           too_old            escalate
     8. the breakage is confirmed: a fingerprint failed in two    not_confirmed      retry (rerun once,
        distinct observations (a rerun of the same commit, or                        then escalate)
-       a later run); a single red run never confirms
+       a later run); a single red run never confirms, and
+       nothing confirms a culprit that changed only docs the
+       failures do not point at (a flake that failed twice)
     9. no later commit changed a file the culprit changed        conflict           escalate
    10. fewer than max_reverts_per_day revert PRs today           daily_cap          escalate
 
@@ -264,6 +266,10 @@ def decide_revert(
     if age > timedelta(hours=config.max_age_hours):
         hours = age.total_seconds() / 3600
         return refuse(RevertReason.TOO_OLD, f"it is {hours:.0f} h old (the limit is {config.max_age_hours:g} h)")
+    if _only_docs(culprit, failing_files(real)):
+        # Documentation alone does not fail a test elsewhere; a flaky test that failed on its rerun too does
+        # (the README-only revert of issue 18). Rerun to learn it is flaky; then a human decides.
+        return refuse(RevertReason.NOT_CONFIRMED, "it changed only documentation the failures do not point at")
     if not any(breakage.sightings.get(f.fingerprint, 0) >= 2 for f in real):
         return refuse(RevertReason.NOT_CONFIRMED, "no failure has been seen twice yet; rerunning to confirm")
     touched = set(culprit.files)
@@ -290,6 +296,19 @@ def _later_than(culprit: CommitFact, suspects: Sequence[CommitFact], chain: Sequ
         known = {c.sha for c in after}
         after.extend(c for c in chain[:position] if c.sha not in known)
     return after
+
+
+_DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
+
+
+def _only_docs(culprit: CommitFact, files: set[str]) -> bool:
+    return bool(files and culprit.files) and not files & set(culprit.files) and all(map(_is_docs, culprit.files))
+
+
+def _is_docs(path: str) -> bool:
+    """True for documentation files: prose that no build or test reads (a guess that errs toward a human)."""
+    name = path.rsplit("/", 1)[-1]
+    return path.startswith("docs/") or name.lower().endswith(_DOC_SUFFIXES) or name in ("LICENSE", "AUTHORS")
 
 
 def _fps(findings: Sequence[FindingRecord]) -> tuple[str, ...]:

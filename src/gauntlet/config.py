@@ -105,6 +105,8 @@ class ProvenanceConfig(_Section):
     flaky_issue_group: int = Field(10, ge=2)
     #: File an issue per flaky test on the default branch.
     flaky_issues: bool = True
+    #: On a PR, rerun the failed jobs once when a test failure is new: a flake passes and turns ``flaky``.
+    pr_rerun: bool = True
 
 
 class SelfHealConfig(_Section):

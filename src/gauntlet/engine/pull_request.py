@@ -113,6 +113,7 @@ def step_pull_request(
             WriteSummary(view=view),
             *((blocked,) if blocked and not config.paused else ()),
             *_recovery_effects(obs, verdict, earlier),
+            *_flake_check(obs, judged, current.findings, config, verdict),
         ),
     )
     return state.model_copy(update={"pr": pr, "events": events}), plan
@@ -134,6 +135,27 @@ def _record_attempt(
         number=verdict.attempt,
     )
     return pr.model_copy(update={"attempts": keep_last([*pr.attempts, attempt], MAX_ATTEMPTS_KEPT)})
+
+
+def _flake_check(
+    obs: Observation,
+    judged: list[provenance.Judged],
+    findings: list[FindingRecord],
+    config: Config,
+    verdict: RecoveryVerdict,
+) -> tuple[Effect, ...]:
+    """Rerun the failed jobs once when a test failure is ``new``: a flake passes the rerun and turns ``flaky``.
+
+    Only a run's first attempt asks, so a real regression costs one rerun of the failed jobs, never more.
+    """
+    if not config.provenance.pr_rerun or config.paused or obs.run_attempt != "1" or verdict.failure_type == "infra":
+        return ()
+    if not (obs.run_id.isdigit() and obs.run_id != "0"):
+        return ()
+    tests = {f.fingerprint for f in findings if f.kind == "test_failure"}
+    if not any(j.provenance in ("new", "unknown") and j.fingerprint in tests for j in judged):
+        return ()
+    return (RerunFailedJobs(run_id=int(obs.run_id), attempt=1),)
 
 
 def _failing(findings: list[FindingRecord]) -> frozenset[str]:

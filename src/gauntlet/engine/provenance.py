@@ -21,6 +21,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from gauntlet.config import Config, ProvenanceConfig, ProvenanceWord
+from gauntlet.effects.views import Blamed
 from gauntlet.engine import outcomes
 from gauntlet.engine.outcomes import Flakiness
 from gauntlet.engine.verdicts import ProvenanceReport
@@ -29,7 +30,7 @@ from gauntlet.state.branch import BranchRecord, same_commit
 from gauntlet.state.outcomes import Outcome, OutcomeHistory, TestOutcomes
 from gauntlet.state.pr import FindingRecord, PRRecord
 
-__all__ = ["WORDS", "Judged", "judge", "judge_pr", "report_of", "unblocked"]
+__all__ = ["WORDS", "Judged", "blamed", "judge", "judge_pr", "report_of", "unblocked"]
 
 WORDS: tuple[ProvenanceWord, ...] = ("new", "preexisting", "flaky", "unknown")
 
@@ -104,6 +105,26 @@ def judge_pr(
     )
 
 
+def blamed(
+    judged: Iterable[Judged], findings: Sequence[FindingRecord], block_on: Collection[str]
+) -> tuple[Blamed, ...]:
+    """The judged findings as the comment and the check show them, grouped in :data:`WORDS` order."""
+    by_fp = {f.fingerprint: f for f in findings}
+    items = [j for j in judged if j.fingerprint in by_fp]
+    items.sort(key=lambda j: WORDS.index(j.provenance))
+    return tuple(
+        Blamed(
+            finding=by_fp[j.fingerprint],
+            provenance=j.provenance,
+            why=j.why,
+            blocks=j.provenance in block_on,
+            rate=j.flaky.rate if j.flaky else None,
+            last_flip=j.flaky.last_flip if j.flaky else None,
+        )
+        for j in items
+    )
+
+
 def unblocked(judged: Iterable[Judged], block_on: Collection[str]) -> set[str]:
     """The fingerprints whose provenance ``block_on`` does not count toward the check."""
     return {j.fingerprint for j in judged if j.provenance not in block_on}
@@ -142,10 +163,10 @@ def _one(
             return Judged(
                 fingerprint=fp,
                 provenance="preexisting",
-                why=f"fails on the default branch too (last at {latest.commit[:7]})",
+                why=f"fails on the default branch too, last at {latest.commit[:7]}",
             )
     if known or on_base is not None:
-        return Judged(fingerprint=fp, provenance="new", why="passes (or does not exist) on the default branch")
+        return Judged(fingerprint=fp, provenance="new", why="passes on the default branch, or is not there at all")
     return Judged(fingerprint=fp, provenance="unknown", why="no history of this job on the default branch yet")
 
 

@@ -93,6 +93,7 @@ def step_pull_request(
             "attempts": tuple(pr.attempts[-3:]),
             "learnings": lessons.hints,
             "rules": lessons.rules,
+            "blamed": provenance.blamed(judged, current.findings, config.gauntlet.block_on),
         }
     )
     failing = fails_check(checked, config.gauntlet.fail_on) or status.status == "block"

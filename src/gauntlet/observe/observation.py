@@ -21,7 +21,7 @@ from gauntlet.classify import classify
 from gauntlet.config import Config
 from gauntlet.errors import InputError
 from gauntlet.models import Observation, Permission, RunIdentity
-from gauntlet.observe.files import expand, read_findings
+from gauntlet.observe.files import expand, read_findings, read_test_ids
 from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
 from gauntlet.observe.payload import Delivery, event_facts
@@ -83,11 +83,9 @@ def observe(
     head_sha = event.head_sha or settings.sha
     if not head_sha:
         raise InputError("no head SHA: pass --event-path with a pull_request or push event")
-    found = read_findings(
-        [*expand(settings.logs, settings.workspace), *downloads.logs],
-        [*expand(settings.findings, settings.workspace), *downloads.findings],
-        settings.workspace,
-    )
+    files = [*expand(settings.findings, settings.workspace), *downloads.findings]
+    found = read_findings([*expand(settings.logs, settings.workspace), *downloads.logs], files, settings.workspace)
+    tests = read_test_ids(files, settings.workspace)  # passing tests count in the outcome history
     github = None
     if remote is not None:
         github = github_facts(
@@ -101,4 +99,5 @@ def observe(
     # Classification depends on where the run is (a critical on the default branch is P0).
     where = Observation.from_event(event, run, github=github)
     findings = tuple(classify(found, config, on_default_branch=where.on_default_branch))
-    return Observation.from_event(event, run, findings=findings, github=github)
+    observed = Observation.from_event(event, run, findings=findings, github=github)
+    return observed.model_copy(update={"passed_tests": tests.passed, "flaky_tests": tests.flaky})

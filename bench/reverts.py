@@ -61,6 +61,8 @@ class Tally:
     culprits_reverted: int = 0
     needs_human: int = 0
     withdrawn: int = 0
+    withdrawn_bad: int = 0
+    merged_bad: int = 0
     #: True culprits that are the only suspect changing the failing file (DESIGN §3 names them) ...
     nameable: int = 0
     by_hand: int = 0
@@ -116,6 +118,9 @@ class Repository:
         self.nameable: set[str] = set()
         self.by_hand: set[str] = set()
         self.revert_prs: dict[str, RevertPRFact] = {}
+        #: Open revert PRs -> the push during which they were opened.
+        self.pending: dict[str, int] = {}
+        self.pushes = 0
         self.state = State(branch=BranchRecord(name="main"))
         self.now = datetime(2026, 11, 29, 6, tzinfo=UTC)
         self.run_id = 1000
@@ -161,6 +166,19 @@ class Repository:
                 self.truth.add(fact.sha)
         for job in JOBS:
             self.run(job, tally, attempt=1)
+        self.merge_reviewed(tally)
+
+    def merge_reviewed(self, tally: Tally) -> None:
+        """A person merges the revert PRs opened before this push's runs (those runs could still withdraw them)."""
+        for culprit in [c for c, pushed in self.pending.items() if pushed < self.pushes]:
+            del self.pending[culprit]
+            target = next(c for c in self.commits if c.sha == culprit)
+            self.commit(f'Revert "{target.subject}"', target.files, f"This reverts commit {culprit}.")
+            number = self.revert_prs[culprit].number
+            self.revert_prs[culprit] = RevertPRFact(culprit=culprit[:12], number=number, state="merged")
+            self.breakers.pop(culprit, None)
+            tally.merged_bad += culprit not in self.truth
+        self.pushes += 1
 
     def run(self, job: str, tally: Tally, attempt: int) -> None:
         if attempt == 1:
@@ -206,8 +224,14 @@ class Repository:
                 self.run(job, tally, attempt + 1)
             elif effect.type == "open_revert_pr":
                 self.revert(effect.culprit, tally)
-            elif effect.type == "withdraw_revert_pr":
+            elif effect.type == "withdraw_revert_pr" and effect.culprit in self.pending:
                 tally.withdrawn += 1
+                tally.withdrawn_bad += effect.culprit not in self.truth
+                del self.pending[effect.culprit]
+                number = self.revert_prs[effect.culprit].number
+                self.revert_prs[effect.culprit] = RevertPRFact(
+                    culprit=effect.culprit[:12], number=number, state="closed_unmerged"
+                )
             elif effect.type == "file_issue" and effect.kind == "needs-human":
                 tally.needs_human += 1
                 self.answer(job)
@@ -226,10 +250,9 @@ class Repository:
         else:
             tally.culprits_reverted += 1
             self.reverted_within[culprit] = self.red_runs.get(culprit, 0)
-        target = next(c for c in self.commits if c.sha == culprit)
-        self.commit(f'Revert "{target.subject}"', target.files, f"This reverts commit {culprit}.")
-        self.revert_prs[culprit] = RevertPRFact(culprit=culprit[:12], number=len(self.revert_prs) + 1, state="merged")
-        self.breakers.pop(culprit, None)
+        # Open until a person merges it after the next push's runs, which may withdraw it first.
+        self.revert_prs[culprit] = RevertPRFact(culprit=culprit[:12], number=len(self.revert_prs) + 1, state="open")
+        self.pending[culprit] = self.pushes
 
     def answer(self, job: str) -> None:
         """A person answers a needs-human issue: a fix commit for what is broken."""
@@ -284,7 +307,10 @@ def main(argv: list[str] | None = None) -> int:
         f"  culprits DESIGN §3 can name (the only suspect that changed the failing file): {tally.nameable}; "
         f"reverted within two runs: {tally.within_two} ({share:.1%})"
     )
-    print(f"  culprits reverted by hand: {tally.by_hand}; Gauntlet's revert PRs withdrawn: {tally.withdrawn}")
+    print(
+        f"  culprits reverted by hand: {tally.by_hand}; Gauntlet's revert PRs withdrawn: {tally.withdrawn} "
+        f"({tally.withdrawn_bad} of them bad); bad revert PRs merged: {tally.merged_bad}"
+    )
     if tally.bad_shas:
         print(f"  bad reverts: {', '.join(tally.bad_shas[:10])}")
     if suite.bad_shas:

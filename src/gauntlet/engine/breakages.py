@@ -110,20 +110,34 @@ def recover(branch: BranchRecord, obs: Observation, now: datetime) -> tuple[Bran
         if r.head_sha == obs.head_sha and r.job == breakage.job and r.observation != obs.id and r.complete
         for fp in r.failing
     } - still
-    revert = branch.revert_of(breakage.culprit or "")
-    undone = revert is not None and (revert.status == "merged" or _reverted_in(obs, revert.culprit))
+    undone = _undone(branch, breakage, obs)
     resolution = "reverted" if undone else "flaky" if failed_here else "recovered"
     flaky = keep_last([*branch.flaky, *sorted(failed_here - set(branch.flaky))], MAX_FLAKY_KEPT)
     branch = branch.model_copy(update={"flaky": flaky})
     why = f"`{breakage.job}` is green again at {obs.head_sha[:7]}"
     branch, closed = resolve(branch, breakage, resolution, why, now)
-    if revert is None or undone or revert.status != "open" or revert.withdrawn:
-        return branch, closed
-    if any(b.open and b.culprit and same_commit(b.culprit, revert.culprit) for b in branch.breakages):
-        return branch, closed  # another job still fails on the culprit: the revert is still wanted
     cause = "the rerun passed: the failure was flaky" if failed_here else "a later commit made it pass"
-    reason = f"{why} without this revert ({cause}), so the revert is no longer needed."
-    return _withdraw(branch, revert), (*closed, WithdrawRevertPR(culprit=revert.culprit, reason=reason))
+    branch, withdrawn = _withdraw_unneeded(branch, breakage, obs, f"{why} without this revert ({cause})")
+    return branch, (*closed, *withdrawn)
+
+
+def _undone(branch: BranchRecord, breakage: Breakage, obs: Observation) -> bool:
+    """True when the breakage's culprit is reverted: Gauntlet's revert PR merged, or a revert commit observed."""
+    revert = branch.revert_of(breakage.culprit or "")
+    return revert is not None and (revert.status == "merged" or _reverted_in(obs, revert.culprit))
+
+
+def _withdraw_unneeded(
+    branch: BranchRecord, ended: Breakage, obs: Observation, why: str
+) -> tuple[BranchRecord, tuple[Effect, ...]]:
+    """Withdraw the open revert PR of a breakage that ended without it (unless another breakage still wants it)."""
+    revert = branch.revert_of(ended.culprit or "")
+    if revert is None or revert.status != "open" or revert.withdrawn or _undone(branch, ended, obs):
+        return branch, ()
+    if any(b.open and b.culprit and same_commit(b.culprit, revert.culprit) for b in branch.breakages):
+        return branch, ()  # another job still fails on the culprit: the revert is still wanted
+    reason = f"{why}, so the revert is no longer needed."
+    return _withdraw(branch, revert), (WithdrawRevertPR(culprit=revert.culprit, reason=reason),)
 
 
 def withdraw_reverted_by_hand(branch: BranchRecord, obs: Observation) -> tuple[BranchRecord, tuple[Effect, ...]]:
@@ -182,9 +196,11 @@ def breakage_for(
     last_good = branch.good.get(job)
     closed: tuple[Effect, ...] = ()
     if found is not None:
-        resolution = "reverted" if branch.revert_of(found.culprit or "") is not None else "recovered"
+        resolution = "reverted" if _undone(branch, found, obs) else "recovered"
         why = f"`{job}` no longer shows these failures at {obs.head_sha[:7]}"
         branch, closed = resolve(branch, found, resolution, why, now)
+        branch, withdrawn = _withdraw_unneeded(branch, found, obs, f"{why} (it fails differently now)")
+        closed = (*closed, *withdrawn)
         last_good = next(
             (r.head_sha for r in reversed(branch.runs) if r.job == job and r.complete and not failing & set(r.failing)),
             last_good,

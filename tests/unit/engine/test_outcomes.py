@@ -100,7 +100,7 @@ def test_old_outcomes_are_dropped_and_a_test_without_a_failure_left_is_forgotten
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.integers(1, 3), st.booleans(), st.booleans()), max_size=260))
-def test_the_history_stays_bounded_and_replaying_it_changes_nothing(
+def test_the_history_stays_bounded_with_one_outcome_per_run_attempt(
     runs: list[tuple[str, int, bool, bool]],
 ) -> None:
     history = OutcomeHistory()
@@ -113,7 +113,6 @@ def test_the_history_stays_bounded_and_replaying_it_changes_nothing(
         assert len(test.outcomes) <= MAX_OUTCOMES_PER_TEST
         keys = [(o.commit, o.run) for o in test.outcomes]
         assert len(keys) == len(set(keys)), "one outcome per (commit, run attempt)"
-    again = history
-    for i, run in enumerate(played[-5:]):
-        again = record(again, run, NOW + timedelta(minutes=len(played) + i))
-    assert again.model_dump() == history.model_dump() or len(played) > MAX_OUTCOMES_PER_TEST
+    if played:
+        # The steps never record a redelivered observation again; recording the newest run twice is harmless too.
+        assert record(history, played[-1], NOW + timedelta(minutes=len(played))) == history

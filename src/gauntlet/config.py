@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from gauntlet.errors import ConfigError
 from gauntlet.models import Kind, Permission, Severity, Source
+from gauntlet.vocabulary import ProvenanceWord
 
 __all__ = [
     "CommandsConfig",
@@ -24,7 +25,6 @@ __all__ = [
     "HealthConfig",
     "IssuesConfig",
     "ProvenanceConfig",
-    "ProvenanceWord",
     "RecoveryConfig",
     "RevertConfig",
     "SelfHealConfig",
@@ -35,8 +35,6 @@ __all__ = [
 ]
 
 FailOn = Literal["criticals", "majors", "minors", "never"]
-#: The provenance of a failing finding (DESIGN §3, contract).
-ProvenanceWord = Literal["new", "preexisting", "flaky", "unknown"]
 
 
 class _Section(BaseModel):

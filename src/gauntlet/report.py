@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
-from gauntlet.engine.verdicts import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict
+from gauntlet.vocabulary import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict
 
 __all__ = ["EffectLine", "RunReport"]
 
@@ -19,6 +19,8 @@ class EffectLine(BaseModel):
     type: str
     key: str
     status: str
+    #: The comment id, issue or PR number the effect wrote or found (the outputs read it from here).
+    number: int | None = None
     url: str | None = None
 
 
@@ -46,7 +48,9 @@ class RunReport(BaseModel):
             health=plan.health,
             provenance=plan.provenance,
             proposals=plan.proposals,
-            effects=tuple(EffectLine(type=r.type, key=r.key, status=r.status, url=r.url) for r in results),
+            effects=tuple(
+                EffectLine(type=r.type, key=r.key, status=r.status, number=r.number, url=r.url) for r in results
+            ),
             api_calls=api_calls,
             check_failed=failed,
         )

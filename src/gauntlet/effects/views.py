@@ -6,8 +6,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
 from gauntlet.state.pr import AcceptedRisk, Attempt, FindingRecord
+from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
 
 __all__ = ["Blamed", "IssueView", "ProposalView", "ReplyView", "RevertView", "RunView"]
 

@@ -23,6 +23,7 @@ from gauntlet.effects.models import CloseIssue, Effect, FileIssue
 from gauntlet.effects.views import IssueView
 from gauntlet.engine.defects import component_of
 from gauntlet.engine.outcomes import Flakiness, tracked
+from gauntlet.models import evolve
 from gauntlet.state.branch import BranchRecord, FlakyIssue
 from gauntlet.state.outcomes import TestOutcomes
 
@@ -89,21 +90,21 @@ def plan_flaky_issues(
             continue
         record = records[at]
         if record.closed_at is not None and now - record.closed_at > timedelta(days=settings.flaky_issue_reopen_days):
-            record = record.model_copy(update={"generation": record.generation + 1})
-        record = record.model_copy(update={"last_flake": now, "closed_at": None})
+            record = evolve(record, generation=record.generation + 1)
+        record = evolve(record, last_flake=now, closed_at=None)
         records[at] = record
         note = f"Flaked again at {commit[:7]}: {flaky[fingerprint].reason}."
         effects.append(_issue(record.ident, record.generation, test, flaky[fingerprint], repository, commit, note))
     quiet = timedelta(days=settings.flaky_issue_close_days)
     for i, record in enumerate(records):
         if record.closed_at is None and now - record.last_flake >= quiet:
-            records[i] = record.model_copy(update={"closed_at": now})
+            records[i] = evolve(record, closed_at=now)
             reason = f"No flake for {settings.flaky_issue_close_days} days (since {record.last_flake:%Y-%m-%d})."
             effects.append(CloseIssue(kind="flaky", ident=_versioned(record.ident, record.generation), reason=reason))
     kept = records[-MAX_FLAKY_ISSUES_KEPT:]
     if kept == branch.flaky_issues:
         return branch, tuple(effects)
-    return branch.model_copy(update={"flaky_issues": kept}), tuple(effects)
+    return evolve(branch, flaky_issues=kept), tuple(effects)
 
 
 def _new_ident(records: Sequence[FlakyIssue], test: TestOutcomes, config: Config) -> str:

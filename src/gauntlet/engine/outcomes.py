@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict
 
 from gauntlet.config import ProvenanceConfig
-from gauntlet.models import Observation
+from gauntlet.models import Observation, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.outcomes import (
     MAX_OUTCOME_DAYS,
@@ -141,7 +141,7 @@ def mark(
     for test in history.tests:
         if test.fingerprint == fingerprint:
             found = True
-            test = test.model_copy(update={"mark": value})  # noqa: PLW2901
+            test = evolve(test, mark=value)  # noqa: PLW2901
         tests.append(test)
     if not found and value is not None:
         tests.append(TestOutcomes(fingerprint=fingerprint, job=job, test_id=test_id, mark=value))
@@ -212,7 +212,7 @@ def _has(test: TestOutcomes, commit: str, run: str, *, passed: bool | None = Non
 def _add(test: TestOutcomes, outcome: Outcome) -> TestOutcomes:
     if _has(test, outcome.commit, outcome.run):
         return test
-    return test.model_copy(update={"outcomes": [*test.outcomes, outcome]})
+    return evolve(test, outcomes=[*test.outcomes, outcome])
 
 
 def _bounded(tests: list[TestOutcomes], now: datetime) -> list[TestOutcomes]:
@@ -223,7 +223,7 @@ def _bounded(tests: list[TestOutcomes], now: datetime) -> list[TestOutcomes]:
         outcomes = keep_last([o for o in test.outcomes if o.at >= since], MAX_OUTCOMES_PER_TEST)
         if test.mark is None and not any(not o.passed for o in outcomes):
             continue
-        kept.append(test if outcomes == test.outcomes else test.model_copy(update={"outcomes": outcomes}))
+        kept.append(test if outcomes == test.outcomes else evolve(test, outcomes=outcomes))
     if len(kept) <= MAX_TESTS_TRACKED:
         return kept
     newest = sorted(kept, key=lambda t: max((o.at for o in t.outcomes if not o.passed), default=since), reverse=True)

@@ -20,15 +20,15 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from gauntlet.config import Config, ProvenanceConfig, ProvenanceWord
+from gauntlet.config import Config, ProvenanceConfig
 from gauntlet.effects.views import Blamed
 from gauntlet.engine import outcomes
 from gauntlet.engine.outcomes import Flakiness
-from gauntlet.engine.verdicts import ProvenanceReport
 from gauntlet.models import Observation
 from gauntlet.state.branch import BranchRecord, same_commit
 from gauntlet.state.outcomes import Outcome, OutcomeHistory, TestOutcomes
 from gauntlet.state.pr import FindingRecord, PRRecord
+from gauntlet.vocabulary import ProvenanceReport, ProvenanceWord
 
 __all__ = ["WORDS", "Judged", "blamed", "judge", "judge_pr", "report_of", "unblocked"]
 

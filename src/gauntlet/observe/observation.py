@@ -20,7 +20,7 @@ from pathlib import Path
 from gauntlet.classify import classify
 from gauntlet.config import Config
 from gauntlet.errors import InputError
-from gauntlet.models import Observation, Permission, RunIdentity
+from gauntlet.models import Observation, Permission, RunIdentity, evolve
 from gauntlet.observe.files import expand, read_findings, read_test_ids
 from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
@@ -100,4 +100,4 @@ def observe(
     where = Observation.from_event(event, run, github=github)
     findings = tuple(classify(found, config, on_default_branch=where.on_default_branch))
     observed = Observation.from_event(event, run, findings=findings, github=github)
-    return observed.model_copy(update={"passed_tests": tests.passed, "flaky_tests": tests.flaky})
+    return evolve(observed, passed_tests=tests.passed, flaky_tests=tests.flaky)

@@ -138,7 +138,9 @@ def _replan(state: State, ctx: CommandContext) -> Plan | None:
     )
     if replay.id != ":".join(latest):  # the id's format changed: replaying would ingest a new observation
         return None
-    _, plan = step_pull_request(state, replay, ctx.config, ctx.now, ctx.rng)
+    # A comment run holds the default branch's record as ``branch``: the PR step reads it as its base.
+    base = state.base if state.base is not None else state.branch
+    _, plan = step_pull_request(evolve(state, base=base), replay, ctx.config, ctx.now, ctx.rng)
     # Only the report: a command must not set off the recovery actions the replay would plan again.
     effects = tuple(
         evolve(effect, conclusion=accepted_conclusion(pr, effect.conclusion, ctx.config))

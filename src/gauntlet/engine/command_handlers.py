@@ -32,7 +32,7 @@ from gauntlet.state.triage import WatchedIssue
 __all__ = [
     "HANDLERS",
     "CommandContext",
-    "Handler",
+    "CommandHandler",
     "Outcome",
     "accepted_conclusion",
     "gauntlet_issue_key",
@@ -66,7 +66,7 @@ class CommandContext:
     rng: np.random.Generator
 
 
-Handler = Callable[[State, Command, CommandContext], tuple[State, Outcome]]
+CommandHandler = Callable[[State, Command, CommandContext], tuple[State, Outcome]]
 
 
 def open_findings(pr: PRRecord | None) -> list[FindingRecord]:
@@ -288,7 +288,7 @@ def _flaky(state: State, command: Command, ctx: CommandContext) -> tuple[State, 
     return state, Outcome(ok=True, text=f"Done: {text}.", replan=ctx.comment.is_pull_request)
 
 
-HANDLERS: dict[CommandName, Handler] = {
+HANDLERS: dict[CommandName, CommandHandler] = {
     "help": _help,
     "status": _status,
     "accept-risk": _accept_risk,

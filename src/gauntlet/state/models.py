@@ -11,7 +11,7 @@ from gauntlet.state.shared import BanditTable, DefectLog, EffectIndex, LearningB
 from gauntlet.state.triage import TriageBook
 from gauntlet.vocabulary import SHARED_FILES, branch_path, pr_path
 
-__all__ = ["SHARED_FILES", "Scope", "State", "pr_path"]
+__all__ = ["Scope", "State", "pr_path"]
 
 
 class Scope(BaseModel):

@@ -88,6 +88,11 @@ class SelfHealConfig(_Section):
     minor_p1: int = Field(1, ge=1)
     minor_p2: int = Field(5, ge=1)
     patch_p2: int = Field(3, ge=1)
+    #: Distinct occasions (PRs, or days on a branch) a key needs before any threshold counts: self-healing is
+    #: about defects that recur, and one failing PR (or one failure repeated) is not a recurrence.
+    min_occasions: int = Field(2, ge=1)
+    #: Observations of the component during a watch needed to call a proposal verified (else ``unverified``).
+    min_observations: int = Field(3, ge=1)
     max_patch_per_day: int = Field(10, ge=0)
     max_minor_per_day: int = Field(3, ge=0)
     cooldown_hours: float = Field(24, ge=0)

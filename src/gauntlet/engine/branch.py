@@ -92,7 +92,9 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     # Self-healing counts defects on branches too (a critical on the default branch is P0); a green run after
     # a red one records its failure→fix pairs, shown when the same failure appears on a PR.
     place = f"branch:{branch.name}"
-    defects = selfheal.record_defects(state.defects, obs.findings, place, now, config.components)
+    # What the run exercised: its findings' components and what its commit changed (a green run counts too).
+    changed = obs.changed_files or (obs.commits[0].files if obs.commits else ())
+    defects = selfheal.record_defects(state.defects, obs.findings, place, now, config.components, changed)
     learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.changed_files, now)
     state = state.model_copy(update={"branch": branch, "events": events, "defects": defects, "learnings": learnings})
     return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))

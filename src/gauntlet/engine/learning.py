@@ -272,7 +272,7 @@ def learn_from_pr(
     previous = state.pr.iterations[-2] if len(state.pr.iterations) > 1 else None
     book, table, defects = state.learnings, state.bandit, state.defects
     if fresh:
-        defects = selfheal.record_defects(defects, obs.findings, place, now, config.components)
+        defects = selfheal.record_defects(defects, obs.findings, place, now, config.components, obs.changed_files)
         book = sync_curated(book, config.selfheal.curated_rules, now)
         book = record_fixes(book, previous, current, place, obs.changed_files, now, config.components)
         book = _learn_reviews(book, obs.findings, place, now)

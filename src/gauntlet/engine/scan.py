@@ -2,8 +2,9 @@
 
 One pass, pure like the rest of the engine::
 
-    verify     settle every open proposal whose watch ended (verified / rolled_back / unverified)
-    propose    keys over a threshold -> proposals, escalations or blocked records
+    settle     pending proposals whose PR merged start watching, closed ones are rejected; watched ones
+               escalate on a recurrence or, once the watch ended, are verified / rolled_back / unverified
+    propose    recurring keys over a threshold -> proposals or blocked records
     compact    drop defects, rules, arms and proposals no window reaches any more
     health     the repository's health, with its reasons
 
@@ -13,7 +14,7 @@ automatic happens) but still compacts and reports.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,8 +23,9 @@ from pydantic import BaseModel, ConfigDict
 from gauntlet.config import Config
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
-from gauntlet.engine import bandit, health, learning, selfheal
+from gauntlet.engine import bandit, health, learning, selfheal, verification
 from gauntlet.engine.verdicts import HealthVerdict
+from gauntlet.models import ProposalPRFact
 from gauntlet.report import EffectLine
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
@@ -41,20 +43,37 @@ class ScanOutcome:
     messages: tuple[str, ...] = ()
 
 
-def scan(state: State, config: Config, now: datetime, *, repository: str, base: str) -> ScanOutcome:
+def scan(
+    state: State,
+    config: Config,
+    now: datetime,
+    *,
+    repository: str,
+    base: str,
+    proposal_prs: Sequence[ProposalPRFact] = (),
+) -> ScanOutcome:
     """Run one self-healing scan over the shared state (and the default branch's record, if loaded).
 
     :param state: the shared files, plus ``branch`` for the default branch's health.
     :param repository: ``owner/name``, for the bodies Gauntlet writes.
     :param base: the default branch, which proposal PRs target.
+    :param proposal_prs: what GitHub says about the pending proposals' PRs (none known: they stay pending).
     """
     active = config.selfheal.enabled and not config.paused
     learnings = learning.sync_curated(state.learnings, config.selfheal.curated_rules, now)
     steps: list[selfheal.ProposalOutcome] = []
     book = state.proposals
     if active:
-        steps.append(
-            selfheal.verify(book, state.defects, repository=repository, base=base, config=config.selfheal, now=now)
+        steps.extend(
+            verification.settle(
+                book,
+                state.defects,
+                proposal_prs,
+                repository=repository,
+                base=base,
+                config=config.selfheal,
+                now=now,
+            )
         )
         steps.append(
             selfheal.propose(

@@ -74,6 +74,7 @@ def handlers() -> dict[str, Handler]:
     table: dict[str, Handler] = {
         "upsert_comment": comments.StickyComment(),
         "reply_to_comment": comments.Reply(),
+        "comment_on_pr": comments.Reply(),
         "set_check": checks.CheckRunHandler(),
         "react": reactions.ReactionHandler(),
         "rerun_failed_jobs": actions.RerunHandler(),

@@ -15,7 +15,7 @@ from typing import Any
 
 from gauntlet.effects.base import EffectResult, Existing
 from gauntlet.effects.bodies import body_of
-from gauntlet.effects.models import Effect, ReplyToComment, UpsertComment
+from gauntlet.effects.models import CommentOnPR, Effect, ReplyToComment, UpsertComment
 from gauntlet.github.backend import Hub
 from gauntlet.github.client import NotFound
 from gauntlet.github.listing import paged
@@ -140,14 +140,14 @@ class StickyComment:
 
 
 class Reply:
-    """``reply_to_comment``: one reply per command comment (and index), never posted twice."""
+    """``reply_to_comment`` and ``comment_on_pr``: one comment per key, never posted twice."""
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """The reply written earlier for this command, if any."""
-        assert isinstance(effect, ReplyToComment)
+        """The reply written earlier for this command (or the note for this ident), if any."""
+        assert isinstance(effect, ReplyToComment | CommentOnPR)
         return find_marked_comment(hub, effect.issue_number, marker_in(body_of(effect)), hub.known(effect.key))
 
     def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
         """Post the reply, or bring the earlier one up to date."""
-        assert isinstance(effect, ReplyToComment)
+        assert isinstance(effect, ReplyToComment | CommentOnPR)
         return _write(hub, effect, effect.issue_number, body_of(effect), existing)

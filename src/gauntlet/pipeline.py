@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -22,9 +22,10 @@ from gauntlet.engine.results import record_results
 from gauntlet.errors import InputError, StateConflict
 from gauntlet.event import event_facts
 from gauntlet.ingest import ingest_file
-from gauntlet.models import Finding, Observation
+from gauntlet.models import Finding, Observation, ProposalPRFact
 from gauntlet.report import RunReport
 from gauntlet.settings import Settings
+from gauntlet.state.models import State
 from gauntlet.state.store import StateStore
 
 if TYPE_CHECKING:
@@ -120,18 +121,22 @@ def run_scan(
     commit: bool = True,
     sleep: Callable[[float], None],
     clock: Callable[[], float],
+    proposal_prs: Callable[[State], Sequence[ProposalPRFact]] | None = None,
 ) -> tuple[ScanOutcome, list[EffectResult]]:
     """The scheduled scan (self-healing, verification, compaction): decide, apply and commit with retries.
 
     :param repository: ``owner/name``, for the bodies Gauntlet writes.
     :param base: the default branch, whose record the scan reads and which proposal PRs target.
+    :param proposal_prs: reads what GitHub says about the pending proposals' PRs in the loaded state
+        (the edge's; without it, pending proposals stay pending).
     """
     from gauntlet.engine.scan import scan
     from gauntlet.state.models import Scope
 
     def attempt() -> tuple[ScanOutcome, list[EffectResult]]:
         snapshot = store.load(Scope(branch=base))
-        outcome = scan(snapshot.state, config, now, repository=repository, base=base)
+        facts = proposal_prs(snapshot.state) if proposal_prs is not None else ()
+        outcome = scan(snapshot.state, config, now, repository=repository, base=base, proposal_prs=facts)
         results = apply(outcome.plan.effects, backend)
         if commit:
             store.save(snapshot, record_results(outcome.state, results), "gauntlet: scheduled scan")

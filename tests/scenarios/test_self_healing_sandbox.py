@@ -18,19 +18,23 @@ from gauntlet.effects.models import Effect
 from gauntlet.engine.decide import decide
 from gauntlet.engine.scan import scan
 from gauntlet.errors import GitHubUnavailable
+from gauntlet.github.proposals import proposal_pr_facts
 from gauntlet.github.rules_file import read_rules
 from gauntlet.models import Finding, Observation
 from gauntlet.state.models import State
 from gauntlet.state.pr import PRRecord
 
-DAY0 = datetime(2026, 11, 2, 9, tzinfo=UTC)
+# The sandbox stamps a merge with the wall clock, and the watch starts at the merge: the story's days end now.
+DAY0 = datetime.now(UTC).replace(microsecond=0) - timedelta(days=3, hours=2)
 RULE = "Validate inputs at the module boundary"
 CONFIG = Config.model_validate({"components": {"app": ["src/**"]}})
 
 
-def pr_run(shared: State, number: int, at: datetime, findings: list[Finding]) -> State:
+def pr_run(shared: State, number: int, at: datetime, findings: list[Finding], files: tuple[str, ...] = ()) -> State:
     """One CI run on PR ``number`` through the real engine; return the shared state it leaves."""
-    obs = Observation(repository="octo/app", pr=number, head_sha=f"{number:040x}", findings=tuple(findings))
+    obs = Observation(
+        repository="octo/app", pr=number, head_sha=f"{number:040x}", findings=tuple(findings), changed_files=files
+    )
     rng = np.random.default_rng(int.from_bytes(hashlib.sha256(obs.id.encode()).digest()[:8], "big"))
     state, _ = decide(shared.model_copy(update={"pr": PRRecord(number=number)}), obs, CONFIG, at, rng)
     return state.model_copy(update={"pr": None, "events": []})
@@ -52,7 +56,8 @@ def review(fp: str) -> Finding:
 
 def scheduled_scan(world: World, shared: State, at: datetime) -> tuple[State, list[str], tuple[Effect, ...]]:
     """The scan, its effects applied on the sandbox, the results folded into state as the pipeline does."""
-    outcome = scan(shared, CONFIG, at, repository="octo/app", base="main")
+    facts = proposal_pr_facts(world.backend().hub, shared)  # what the Action's scan reads first
+    outcome = scan(shared, CONFIG, at, repository="octo/app", base="main", proposal_prs=facts)
     world.state = outcome.state
     results = world.apply(*outcome.plan.effects)
     applied = [f"{r.key}={r.status}" for r in results]
@@ -71,16 +76,24 @@ def promote_then_grow(world: World) -> tuple[State, datetime, str]:
     assert proposal_pr.user.login == BOT and proposal_pr.head.ref == "gauntlet/proposal-SH-1"
     assert read_rules(file_at(world, "AGENTS.md", proposal_pr.head.sha) or "") == (RULE,)
 
+    shared, applied, _ = scheduled_scan(world, shared, proposed_at + timedelta(minutes=30))
+    assert applied == [] and shared.proposals.proposals[0].status == "pending"  # open, not merged: nothing watched
+
     merge = proposal_pr.merge()  # a person promotes the rules
     assert merge.merged
     assert read_rules(file_at(world, "AGENTS.md", "main") or "") == (RULE,)
+    merged_at = world.repo.get_pull(proposal_pr.number).merged_at.replace(tzinfo=UTC)
+    shared, applied, _ = scheduled_scan(world, shared, merged_at + timedelta(minutes=1))
+    [watching] = shared.proposals.proposals
+    assert (watching.status, watching.pr, watching.merged_at) == ("watching", proposal_pr.number, merged_at)
 
     # The defect grows during the watch: 2 in 7 days after 3 in the 14 before.
-    shared = pr_run(shared, 20, proposed_at + timedelta(days=2), [review("r20")])
-    shared = pr_run(shared, 21, proposed_at + timedelta(days=4), [review("r21")])
-    shared, applied, _ = scheduled_scan(world, shared, proposed_at + timedelta(days=6))
+    shared = pr_run(shared, 20, merged_at + timedelta(days=2), [review("r20")])
+    shared = pr_run(shared, 21, merged_at + timedelta(days=4), [review("r21")])
+    shared = pr_run(shared, 22, merged_at + timedelta(days=5), [], files=("src/app.py",))
+    shared, applied, _ = scheduled_scan(world, shared, merged_at + timedelta(days=6))
     assert applied == []  # still watching
-    return shared, proposed_at, str(merge.sha)
+    return shared, merged_at, str(merge.sha)
 
 
 def rollback_pulls(world: World) -> list[int]:

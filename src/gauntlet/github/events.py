@@ -10,6 +10,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 from gauntlet.config import Config
@@ -20,12 +21,13 @@ from gauntlet.event import event_facts
 from gauntlet.github.client import GitHubClient
 from gauntlet.github.inputs import ActionSettings
 from gauntlet.github.logs import download_artifacts, download_failed_logs
-from gauntlet.models import CommitFact, Observation
+from gauntlet.github.proposals import proposal_pr_facts
+from gauntlet.models import CommitFact, Observation, ProposalPRFact
 from gauntlet.pipeline import commit_with_retry, observe, run, run_scan
 from gauntlet.report import RunReport
 from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
-from gauntlet.state.models import Scope
+from gauntlet.state.models import Scope, State
 from gauntlet.state.pr import PRRecord
 from gauntlet.state.store import StateStore
 
@@ -148,6 +150,19 @@ def _branch_facts(context: EventContext, client: GitHubClient, head: str) -> dic
     return {"commits": tuple(commits), "revert_prs": revert_pr_facts(hub)}
 
 
+def _proposal_facts(context: EventContext, client: GitHubClient, state: State) -> tuple[ProposalPRFact, ...]:
+    """The pending proposals' PRs, found through the numbers the loaded state's index holds."""
+    from gauntlet.github.backend import Hub
+
+    hub = Hub(
+        client=client,
+        repo=client.repo(context.repository),
+        bot_login=context.settings.bot_login,
+        known=state.index.entries.get,
+    )
+    return proposal_pr_facts(hub, state)
+
+
 def nothing_known(key: str) -> int | None:
     """An index that knows nothing (state in a folder, or no state): effects are found by listing."""
     del key
@@ -219,6 +234,7 @@ def close_pr(context: EventContext) -> RunReport:
 
 def scan(context: EventContext, backend: Backend) -> RunReport:
     """``schedule`` / ``workflow_dispatch``: the self-healing scan over the shared state and the default branch."""
+    client = context.client
     outcome, results = run_scan(
         context.config,
         context.store,
@@ -229,5 +245,6 @@ def scan(context: EventContext, backend: Backend) -> RunReport:
         commit=not context.settings.run.dry_run,
         sleep=context.clock.sleep,
         clock=context.clock.monotonic,
+        proposal_prs=None if client is None else partial(_proposal_facts, context, client),
     )
     return RunReport.of(outcome.plan, results)

@@ -32,7 +32,7 @@ from gauntlet.models import ProposalPRFact, ProposalPRState
 from gauntlet.state.models import State
 
 if TYPE_CHECKING:
-    from gauntlet.github.backend import Hub
+    from gauntlet.github.hub import Hub
 
 __all__ = ["ProposalHandler", "proposal_branch", "proposal_pr_facts", "proposal_title", "read_rules_file"]
 

@@ -5,7 +5,8 @@
 3. The developer pushes a fix: iteration 2, fixes recognised, the same comment edited.
 4. The maintainer accepts the remaining minor risk by comment: an accepted-risk issue is filed.
 5. A commit breaks main (a real failing log; last-good known from step 1): a revert PR is opened.
-6. The nightly scan proposes the rule a reviewer taught in step 2 as a PR on the agent-rules file.
+6. The nightly scan proposes what recurred: the test that failed on the PR broke main too, so a MAJOR
+   proposal asks a human; what was seen once (the reviewer's rule, one PR) waits for a recurrence, and it says so.
 
 Each step prints what happened and where to look, and keeps the bodies as the sandbox returns them.
 """
@@ -13,6 +14,7 @@ Each step prints what happened and where to look, and keeps the bodies as the sa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from github.IssueComment import IssueComment
 from github.PullRequest import PullRequest
@@ -20,10 +22,11 @@ from github.PullRequest import PullRequest
 from gauntlet.demo.payloads import comment_event, pull_request_event, schedule_event, workflow_run_event
 from gauntlet.demo.printing import Narrator
 from gauntlet.demo.world import BOT, DATA, DEVELOPER, MAINTAINER, REPOSITORY, ActionRun, Conclusion, World
+from gauntlet.engine.defects import counts_by_key
 from gauntlet.github.gitstore import DEFAULT_STATE_BRANCH as STATE_BRANCH
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import PRRecord
-from gauntlet.state.shared import ProposalBook
+from gauntlet.state.shared import DefectLog, ProposalBook
 
 __all__ = ["STEPS", "Story"]
 
@@ -156,16 +159,25 @@ def broken_main(story: Story) -> None:
 
 
 def nightly_scan(story: Story) -> None:
-    """Step 6: the scheduled run proposes the rule a reviewer taught, as a PR on the agent-rules file."""
+    """Step 6: the scheduled run proposes only what recurred (distinct PRs or days), and says why."""
     world, say = story.world, story.narrator
     say.step(6, "the nightly scheduled run scans for recurring defects")
     done = world.act("schedule", schedule_event(REPOSITORY), run_id=9200)
     say.gauntlet(done)
-    for proposal in ProposalBook.model_validate_json(_state_file(story, "v1/proposals.json")).proposals:
+    book = ProposalBook.model_validate_json(_state_file(story, "v1/proposals.json"))
+    for proposal in book.proposals:
         why = f" ({proposal.blocked_reason})" if proposal.blocked_reason else ""
         what = f"{proposal.component}/{proposal.defect_type}, {len(proposal.rules)} rule(s)"
         say.say(f"state: {proposal.id} {proposal.level} {proposal.status}{why}: {what}")
-    _show_gauntlet_pulls(story, "proposal", 6, "the scan proposed nothing")
+        for line in proposal.evidence:
+            say.say(f"  why: {line}")
+    log = DefectLog.model_validate_json(_state_file(story, "v1/defects.json"))
+    every = counts_by_key(log, datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC))
+    once = sorted(f"{c}/{t}" for (c, t), n in every.items() if len(n.occasions) < 2)
+    if once:
+        say.say(f"not proposed, seen on one PR or day only (no recurrence yet): {', '.join(once)}")
+    if any(p.level != "MAJOR" for p in book.proposals):
+        _show_gauntlet_pulls(story, "proposal", 6, "the scan proposed nothing")
     _show_new_issues(story)
 
 

@@ -93,15 +93,20 @@ def run(
     commit: bool = True,
     sleep: Callable[[float], None],
     clock: Callable[[], float],
+    enrich: Callable[[State, Observation], Observation] | None = None,
 ) -> RunReport:
-    """Decide, apply and commit for one observation; return the report."""
+    """Decide, apply and commit for one observation; return the report.
+
+    :param enrich: adds the facts only the loaded state says are needed (the edge's fix diff).
+    """
     seed = int.from_bytes(hashlib.sha256(observation.id.encode()).digest()[:8], "big")
 
     def attempt() -> RunReport:
         import numpy as np
 
         snapshot = store.load(scope_of(observation))
-        state, plan = decide(snapshot.state, observation, config, now, np.random.default_rng(seed))
+        seen = enrich(snapshot.state, observation) if enrich is not None else observation
+        state, plan = decide(snapshot.state, seen, config, now, np.random.default_rng(seed))
         results = apply(plan.effects, backend)
         if commit:
             store.save(snapshot, record_results(state, results), f"gauntlet: {observation.event} {observation.id}")

@@ -20,6 +20,7 @@ from gauntlet.config import Config, GauntletConfig
 from gauntlet.effects.local import LocalBackend
 from gauntlet.engine.scan import ScanReport
 from gauntlet.models import Finding, Kind, Observation, Priority, ProposalPRFact, Severity
+from gauntlet.observe.fix_diff import fix_diff_reader
 from gauntlet.pipeline import run, run_scan
 from gauntlet.report import RunReport
 from gauntlet.state.local import LocalStore
@@ -67,7 +68,9 @@ class Repo:
         pr: int | None = None,
         sha: str | None = None,
         files: tuple[str, ...] = (),
+        diff: tuple[str, ...] = (),
     ) -> RunReport:
+        """One run; ``diff`` is what GitHub's compare would answer for the fix diff, if the state asks for one."""
         self.runs += 1
         obs = Observation(
             repository="octo/app",
@@ -86,6 +89,7 @@ class Repo:
             now=at,
             sleep=lambda _: None,
             clock=lambda: 0.0,
+            enrich=fix_diff_reader(lambda path: {"files": [{"filename": f} for f in diff]}, "octo/app"),
         )
 
     def scan(
@@ -250,13 +254,16 @@ def test_the_daily_limit_blocks_and_records_why(repo: Repo, capsys: pytest.Captu
 def test_an_earlier_fix_is_shown_when_the_failure_appears_on_another_pr(repo: Repo) -> None:
     broken = finding("test_add", kind="test_failure", severity="critical", priority="P1")
     repo.run(DAY0, [broken], pr=1, sha="a" * 40)
-    repo.run(DAY0 + timedelta(hours=1), [], pr=1, sha="b" * 40, files=("src/app/calc.py",))
+    # The fix came in two commits; the last touched only the README: the diff since the failing commit has both.
+    repo.run(
+        DAY0 + timedelta(hours=1), [], pr=1, sha="b" * 40, files=("README.md",), diff=("README.md", "src/app/calc.py")
+    )
     repo.run(DAY0 + timedelta(days=1), [broken], pr=2, sha="c" * 40)
     comment = repo.body("pr-comment-2")
     assert "### Fixed before" in comment
     assert (
-        "tests/test_calc.py::test_add (failed before on PR #1, fixed by bbbbbbb, which changed src/app/calc.py)"
-        in comment
+        "tests/test_calc.py::test_add (failed before on PR #1, fixed by bbbbbbb, "
+        "which changed src/app/calc.py, README.md)" in comment
     )
     assert "### Rules learned in this repository" in comment
     assert "When test_failure fails in src/app, look at src/app/calc.py first" in comment
@@ -286,7 +293,7 @@ def test_a_pr_red_for_a_day_warns_in_the_comment(repo: Repo) -> None:
 def test_a_fix_on_the_default_branch_is_shown_on_a_pr_with_the_same_failure(repo: Repo) -> None:
     broken = finding("test_div", kind="test_failure", severity="critical", priority="P0")
     repo.run(DAY0, [broken], sha="a" * 40)
-    repo.run(DAY0 + timedelta(hours=2), [], sha="b" * 40, files=("src/app/div.py",))
+    repo.run(DAY0 + timedelta(hours=2), [], sha="b" * 40, diff=("src/app/div.py",))
     repo.run(DAY0 + timedelta(days=1), [broken.model_copy(update={"priority": "P1"})], pr=3, sha="c" * 40)
     comment = repo.body("pr-comment-3")
     assert "tests/test_calc.py::test_div (failed before on branch main, fixed by bbbbbbb" in comment

@@ -23,6 +23,7 @@ from gauntlet.github.hub import Hub
 from gauntlet.github.proposals import proposal_pr_facts
 from gauntlet.github.reverts import revert_pr_facts
 from gauntlet.models import CommitFact, Observation, ProposalPRFact
+from gauntlet.observe.fix_diff import fix_diff_reader
 from gauntlet.observe.payload import event_facts
 from gauntlet.pipeline import commit_with_retry, observe, run, run_scan
 from gauntlet.report import RunReport
@@ -156,7 +157,7 @@ def _pull_of(client: GitHubClient, repository: str, sha: str) -> int | None:
 
 def iterate(context: EventContext, observation: Observation, backend: Backend, *, commit: bool) -> RunReport:
     """One gauntlet iteration through the pipeline (decide, apply, commit with retries)."""
-    clock = context.clock
+    clock, client = context.clock, context.client
     return run(
         observation,
         context.config,
@@ -166,6 +167,7 @@ def iterate(context: EventContext, observation: Observation, backend: Backend, *
         commit=commit,
         sleep=clock.sleep,
         clock=clock.monotonic,
+        enrich=None if client is None else fix_diff_reader(partial(client.request, "GET"), context.repository),
     )
 
 

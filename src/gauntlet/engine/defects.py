@@ -106,6 +106,7 @@ def record_defects(
                 fingerprint=f.fingerprint,
                 place=place,
                 summary=summary_of(f.test_id, f.path, f.message),
+                path=f.path or (f.test_id.split("::", 1)[0] if f.test_id else None),
             )
         )
     day = now.date().isoformat()

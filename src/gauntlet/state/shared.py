@@ -84,6 +84,8 @@ class DefectEntry(Record):
     place: str
     #: What failed, in a few words (test id or path and message), for the hints of a later fix.
     summary: str = ""
+    #: Where: its path, else its test's file (what a later fix's diff is compared with).
+    path: str | None = None
 
 
 class DefectLog(StateFile):
@@ -164,8 +166,14 @@ class FixPair(Record):
     place: str
     failed_sha: str
     fixed_sha: str
+    #: The files changed between ``failed_sha`` and ``fixed_sha``, those the failure named first.
     files: list[str] = []
     summary: str = ""
+    #: ``high`` when the diff touched something the failure named (its path, test file or stack frames);
+    #: ``low`` otherwise: kept, but never taught as a rule nor shown as what fixed it.
+    confidence: Literal["high", "low"] = "low"
+    #: How many of ``files`` (the first ones) touch what the failure named: what its rule names.
+    named: int = 0
     #: The rule this pair taught, if any (a fix that does not hold contradicts it).
     rule: str | None = None
     at: datetime

@@ -98,8 +98,9 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
         return 0
     config = _config(settings)
     client = _client(settings, clock)
-    if settings.bot_login == AUTO_LOGIN:
-        settings = settings.model_copy(update={"bot_login": _own_login(client, out)})
+    token = settings.token.get_secret_value() if settings.token is not None else ""
+    if client is not None and settings.bot_login in (AUTO_LOGIN, DEFAULT_BOT_LOGIN):
+        settings = settings.model_copy(update={"bot_login": _own_login(client, token, settings.bot_login, out)})
     report, edge = _serve(handler, settings, config, client, clock, payload, out)
     cost = "no API calls"
     if client is not None:
@@ -171,15 +172,30 @@ def _edge(
     return _EdgeBackend(inner=inner, summary_path=settings.summary_path)
 
 
-def _own_login(client: GitHubClient | None, out: TextIO) -> str:
-    """``bot_login: auto``: who the token is (``GET /user``); an installation token may not ask, so the default."""
-    if client is not None:
-        try:
-            return str(client.request("GET", "/user")["login"])
-        except (ReadOnlyToken, NotFound):
-            pass
-    out.write(f"::notice title=Gauntlet::bot_login auto: the token cannot read /user; using {DEFAULT_BOT_LOGIN}\n")
-    return DEFAULT_BOT_LOGIN
+#: Token prefixes GitHub gives each kind of token
+#: (https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/):
+#: a user's (personal, fine-grained, OAuth, user-to-server) and an app installation's (``GITHUB_TOKEN`` is one).
+USER_TOKEN_PREFIXES = ("ghp_", "github_pat_", "gho_", "ghu_")
+INSTALLATION_TOKEN_PREFIXES = ("ghs_",)
+
+
+def _own_login(client: GitHubClient, token: str, bot_login: str, out: TextIO) -> str:
+    """Gauntlet's own identity, when ``bot_login`` is the default or ``auto``.
+
+    A user token writes as its user: ``GET /user`` says who (with the default ``bot_login`` a personal
+    access token would otherwise post a new sticky comment every run, never recognising its own). An
+    installation token writes as the Actions bot and may not read ``/user``: no call. Any other token keeps
+    the default, unless ``auto`` asks to try.
+    """
+    if token.startswith(INSTALLATION_TOKEN_PREFIXES):
+        return DEFAULT_BOT_LOGIN
+    if not token.startswith(USER_TOKEN_PREFIXES) and bot_login != AUTO_LOGIN:
+        return bot_login
+    try:
+        return str(client.request("GET", "/user")["login"])
+    except (ReadOnlyToken, NotFound):
+        out.write(f"::notice title=Gauntlet::the token cannot read /user; using {DEFAULT_BOT_LOGIN} as bot_login\n")
+        return DEFAULT_BOT_LOGIN
 
 
 def _store(settings: ActionSettings, client: GitHubClient | None) -> StateStore:
@@ -192,6 +208,9 @@ def _store(settings: ActionSettings, client: GitHubClient | None) -> StateStore:
 
 def _client(settings: ActionSettings, clock: Clock) -> GitHubClient | None:
     if settings.token is None:
+        return None
+    if settings.run.dry_run and settings.run.state_dir is not None:
+        # The documented no-network mode: state in a folder and effects only planned need no GitHub at all.
         return None
     return GitHubClient(settings.token.get_secret_value(), settings.api_url, throttle=clock.throttle)
 

@@ -18,7 +18,7 @@ from gauntlet.config import Config
 from gauntlet.effects.base import Backend
 from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError
-from gauntlet.github.client import GitHubClient
+from gauntlet.github.client import GitHubClient, NotFound
 from gauntlet.github.hub import Hub
 from gauntlet.github.proposals import proposal_pr_facts
 from gauntlet.github.reverts import revert_pr_facts
@@ -167,8 +167,16 @@ def iterate(context: EventContext, observation: Observation, backend: Backend, *
         commit=commit,
         sleep=clock.sleep,
         clock=clock.monotonic,
-        enrich=None if client is None else fix_diff_reader(partial(client.request, "GET"), context.repository),
+        enrich=None if client is None else fix_diff_reader(partial(_get_or_nothing, client), context.repository),
     )
+
+
+def _get_or_nothing(client: GitHubClient, path: str) -> object:
+    """``GET`` ``path``; a 404 (a compare whose base was force-pushed away) is nothing known, not a failure."""
+    try:
+        return client.request("GET", path)
+    except NotFound:
+        return {}
 
 
 def compact_pr(record: PRRecord) -> PRRecord:

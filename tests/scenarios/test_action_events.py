@@ -107,6 +107,16 @@ def test_unrouted_events_are_reported_as_ignored(world: ActionWorld) -> None:
     assert [r for r in world.sandbox.requests() if not r["path"].startswith("/_sandbox")] == []
 
 
+def test_a_deleted_tag_or_branch_plans_nothing(world: ActionWorld) -> None:
+    for ref in ("refs/tags/v1.0", "refs/heads/topic"):
+        event = {"ref": ref, "before": "a" * 40, "after": "0" * 40, "deleted": True, "repository": {"full_name": REPO}}
+        outcome = world.run("push", event)
+        assert outcome.code == 0, outcome.error
+        assert "ignored event push" in outcome.stdout
+        assert json.loads(outcome.outputs["report"])["effects"] == []
+    assert [r for r in world.sandbox.requests() if not r["path"].startswith("/_sandbox")] == []
+
+
 def test_dry_run_with_a_state_dir_needs_no_github_at_all(world: ActionWorld) -> None:
     number, sha = world.open_pr("dry", {"calc.py": "def add(a, b):\n    return a + b\n"})
     world.sandbox.clear_requests()
@@ -116,7 +126,7 @@ def test_dry_run_with_a_state_dir_needs_no_github_at_all(world: ActionWorld) -> 
         world.pull_request_event(number, sha, "opened"),
         files=failing_ci(1),
         inputs={"dry_run": "true", "state_dir": ".gauntlet"},
-        token="",
+        # The token a workflow always passes (`github_token` defaults to it): it must not be used.
         api_url="http://127.0.0.1:9",  # nothing listens there: any call would fail the run
     )
 

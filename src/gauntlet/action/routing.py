@@ -7,7 +7,7 @@ trigger Gauntlet on more events than it acts on.
 |---|---|---|
 | ``pull_request`` (and ``pull_request_target``) | opened, synchronize, reopened, ready_for_review | ``iteration`` |
 | ``pull_request`` | closed | ``close_pr``: compact that PR's record |
-| ``push`` | (any) | ``iteration`` on the branch |
+| ``push`` | (any) | ``iteration`` on the branch; a deleted branch or tag (``after`` all zeros): ignored |
 | ``workflow_run`` | completed | ``iteration`` (the PR from the payload, else ``commits/{sha}/pulls``) |
 | ``issue_comment`` | created | ``comment``: ``/gauntlet`` commands |
 | ``schedule``, ``workflow_dispatch`` | (any) | ``scan`` |
@@ -18,9 +18,11 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-__all__ = ["ROUTES", "Route", "payload_action", "route"]
+__all__ = ["DELETED", "DELETED_SHA", "ROUTES", "Route", "payload_action", "route"]
 
 Route = Literal["iteration", "close_pr", "comment", "scan"]
+#: What :func:`payload_action` says for a push that deleted its branch or tag.
+DELETED = "deleted"
 
 #: ``(event, action)``; an action of ``None`` matches every action of the event.
 ROUTES: dict[tuple[str, str | None], Route] = {
@@ -41,14 +43,26 @@ ROUTES: dict[tuple[str, str | None], Route] = {
 }
 
 
+#: The SHA GitHub gives a ref that no longer exists (``after`` of a push that deleted a branch or tag).
+DELETED_SHA = "0" * 40
+
+
 def payload_action(payload: Any) -> str | None:
-    """The ``action`` field of an event payload (``None`` for events without one, or bad JSON)."""
+    """The ``action`` field of an event payload (``None`` for events without one, or bad JSON).
+
+    A push that deleted its ref (``deleted: true``, or ``after`` all zeros) says ``deleted``: there is
+    no commit to check, so it routes nowhere.
+    """
     if isinstance(payload, bytes | str):
         try:
             payload = json.loads(payload)
         except ValueError:
             return None
-    action = payload.get("action") if isinstance(payload, dict) else None
+    if not isinstance(payload, dict):
+        return None
+    if payload.get("deleted") is True or payload.get("after") == DELETED_SHA:
+        return DELETED
+    action = payload.get("action")
     return action if isinstance(action, str) else None
 
 
@@ -58,7 +72,7 @@ def route(event: str | None, action: str | None) -> Route | None:
     A ``pull_request`` delivered without an action (a CI step running on the PR's
     workflow, with a hand-made payload) is an iteration.
     """
-    if event is None:
+    if event is None or action == DELETED:
         return None
     if (event, action) in ROUTES:
         return ROUTES[(event, action)]

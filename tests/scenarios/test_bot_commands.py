@@ -323,3 +323,21 @@ def test_faults_and_reruns_never_duplicate_what_a_command_did(bench: Bench) -> N
     assert bench.repo().get_workflow_run(bench.run_id).run_attempt == 2
     sticky = [c for c in bench.repo().get_issue(bench.pr).get_comments() if "gauntlet:key=pr-comment:1 -->" in c.body]
     assert len(sticky) == 1
+
+
+def test_retry_with_nothing_to_rerun_replies_and_exits_0(bench: Bench) -> None:
+    # CI passed; only the review findings failed the check: the run has no failed job to rerun.
+    passing = [JobSeed(name="test", conclusion="success", log="ok")]
+    run = bench.sandbox.seed_run(
+        REPO, jobs=passing, head_branch="feature", event="pull_request", pull_numbers=[bench.pr]
+    )
+    event = bench.workspace / "pr.json"
+    act({**bench.env, "GITHUB_RUN_ID": str(run.id), "GITHUB_EVENT_NAME": "pull_request",
+         "GITHUB_EVENT_PATH": str(event), "INPUT_FINDINGS": "review.json"})  # fmt: skip
+    comment = bench.say("wes", "/gauntlet retry")
+    printed = bench.deliver(comment)  # act() asserts exit 0: GitHub's 403 for the rerun no longer fails the run
+    [reply] = bench.replies(comment.id)
+    assert f"rerun the failed jobs of run {run.id}" in reply
+    assert "rerun_failed_jobs skipped" in printed
+    reruns = [r for r in bench.sandbox.requests() if r["path"].endswith(f"/runs/{run.id}/rerun-failed-jobs")]
+    assert reruns == []

@@ -218,10 +218,10 @@ def _retry(state: State, command: Command, ctx: CommandContext) -> tuple[State, 
     if latest is None or not latest[1].isdigit() or int(latest[1]) == 0 or not latest[2].isdigit():
         return state, Outcome(ok=False, text="Not done: Gauntlet has recorded no workflow run on this pull request.")
     run_id, attempt = int(latest[1]), int(latest[2])
+    # A run whose jobs all passed has nothing to rerun: GitHub refuses it, and the edge skips it (github/runs.py).
     rerun = RerunFailedJobs(run_id=run_id, attempt=attempt)
-    return state, Outcome(
-        ok=True, text=f"Rerunning the failed jobs of run {run_id} (attempt {attempt}).", effects=(rerun,)
-    )
+    text = f"Asked GitHub to rerun the failed jobs of run {run_id} (attempt {attempt}), if it has any."
+    return state, Outcome(ok=True, text=text, effects=(rerun,))
 
 
 def _reset(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:

@@ -341,3 +341,15 @@ def test_retry_with_nothing_to_rerun_replies_and_exits_0(bench: Bench) -> None:
     assert "rerun_failed_jobs skipped" in printed
     reruns = [r for r in bench.sandbox.requests() if r["path"].endswith(f"/runs/{run.id}/rerun-failed-jobs")]
     assert reruns == []
+
+
+def test_a_comment_deleted_before_its_run_is_skipped_with_a_notice(bench: Bench) -> None:
+    comment = bench.say("wes", "/gauntlet accept-risk all fine")
+    event = bench.event(comment)
+    before = bench.state_head()
+    comment.delete()
+    printed = act(event)  # act() asserts exit 0
+    assert f"::notice title=Gauntlet::skipped: comment {comment.id} was deleted" in printed
+    assert bench.state_head() == before and bench.risk_issues() == []
+    writes = [r for r in bench.sandbox.requests() if r["method"] == "POST" and "/_sandbox" not in r["path"]]
+    assert not [r for r in writes if f"/comments/{comment.id}/" in r["path"]]

@@ -31,6 +31,7 @@ from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError
 from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
+from gauntlet.github.comments import CommentGone
 from gauntlet.github.gitstore import BranchStore
 from gauntlet.github.hub import Hub, nothing_known
 from gauntlet.observe.issue_comment import comment_observation
@@ -128,7 +129,12 @@ def _serve(
     edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
     if handler == "comment":  # /gauntlet commands (observe/issue_comment.py, engine/comment_command.py)
         observation = comment_observation(payload, client, context.repository, settings.bot_login)
-        return serve.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
+        try:
+            return serve.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
+        except CommentGone as exc:
+            # Its 👀 is the first effect: nothing was done for the command, and nothing is left to answer.
+            out.write(f"::notice title=Gauntlet::skipped: {exc}\n")
+            return RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict()), None
     if handler == "scan":
         return serve.scan(context, edge), edge
     with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as downloads:

@@ -25,7 +25,7 @@ from gauntlet.effects.models import CommentOnPR, Effect, React, ReplyToComment, 
 from gauntlet.github.client import NotFound
 from gauntlet.github.hub import Hub, find_earlier, paged
 
-__all__ = ["ReactionHandler", "Reply", "StickyComment", "find_marked_comment", "marker_in"]
+__all__ = ["CommentGone", "ReactionHandler", "Reply", "StickyComment", "find_marked_comment", "marker_in"]
 
 
 _MARKER = re.compile(r"<!-- gauntlet:key=[^\s>]+ -->")
@@ -157,6 +157,10 @@ class Reply:
         return _write(hub, effect, effect.issue_number, body_of(effect), existing)
 
 
+class CommentGone(NotFound):
+    """The command's comment no longer exists: someone deleted it before its run started."""
+
+
 class ReactionHandler:
     """Adds Gauntlet's reaction to a comment once."""
 
@@ -164,9 +168,15 @@ class ReactionHandler:
         return f"/repos/{hub.repo.full_name}/issues/comments/{effect.comment_id}/reactions"
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """Gauntlet's reaction of this kind on the comment, if it is there (one call)."""
+        """Gauntlet's reaction of this kind on the comment, if it is there (one call).
+
+        :raises CommentGone: the comment was deleted (GitHub answers 404 for its reactions).
+        """
         assert isinstance(effect, React)
-        reactions = hub.client.request("GET", self._path(hub, effect), params={"content": effect.content})
+        try:
+            reactions = hub.client.request("GET", self._path(hub, effect), params={"content": effect.content})
+        except NotFound as exc:
+            raise CommentGone(f"comment {effect.comment_id} was deleted before Gauntlet could answer it") from exc
         for reaction in reactions:
             if str((reaction.get("user") or {}).get("login", "")).lower() == hub.bot_login.lower():
                 return Existing(number=int(reaction["id"]))

@@ -248,6 +248,9 @@ class Observation(BaseModel):
     run_attempt: str = "1"
     job: str = ""
     workflow: str = ""
+    #: The CI jobs that failed in the observed run, by name (read with their logs on ``workflow_run``, where
+    #: ``job`` is Gauntlet's own job): what reports name as the failing job.
+    failed_jobs: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
     changed_files: tuple[str, ...] = ()
     #: What changed since the last commit where a failure of this PR or job was seen (learning's "what fixed it").

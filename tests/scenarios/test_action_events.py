@@ -192,3 +192,45 @@ def test_fail_on_and_fail_step_decide_the_check_and_the_exit_code(world: ActionW
     assert (failing.code, lenient.code) == (1, 0), (failing.error, lenient.error)
     [check] = world.check_runs(sha)
     assert check.conclusion == "success", "the later run with fail_on: never updated the same check"
+
+
+def test_on_workflow_run_a_main_breakage_names_the_ci_job_that_failed(world: ActionWorld) -> None:
+    def ci(sha: str, conclusion: str, log: str) -> dict[str, object]:
+        run = world.sandbox.seed_run(
+            REPO,
+            jobs=[
+                JobSeed(name="lint", conclusion="success", log="ok\n"),
+                JobSeed(name="test", conclusion=conclusion, log=log),
+            ],
+            head_branch="main",
+            head_sha=sha,
+            event="push",
+        )
+        workflow_run = {
+            "id": run.id,
+            "head_sha": sha,
+            "head_branch": "main",
+            "pull_requests": [],
+            "run_attempt": 1,
+            "name": "CI",
+        }
+        return {
+            "action": "completed",
+            "workflow_run": workflow_run,
+            "repository": {"full_name": REPO, "default_branch": "main"},
+        }
+
+    inputs = {"download_logs": "true", "logs": "", "findings": ""}
+    good = world.sandbox.head(REPO) or ""
+    assert world.run("workflow_run", ci(good, "success", "1 passed\n"), inputs=inputs).code == 0
+    culprit = world.sandbox.commit(REPO, {"calc.py": "def add(a, b):\n    return a * b\n"}, "Multiply", author="bob")
+    broken = failing_ci(1)["pytest.log"]
+    runs = [world.run("workflow_run", ci(culprit, "failure", broken), inputs=inputs, run_id=300 + i) for i in range(2)]
+    assert [r.code for r in runs] == [0, 0], [r.error for r in runs]
+    repo = world.owner.get_repo(REPO)
+    bodies = [p.body for p in repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/revert-")]
+    bodies += [i.body for i in repo.get_issues(state="all", labels=["needs-human"])]
+    assert bodies, "the breakage was reported"
+    for body in bodies:
+        assert "`CI/test`" in body and "CI/gauntlet" not in body
+        assert "in run " in body and "log lines " in body

@@ -92,15 +92,19 @@ def observe_iteration(context: EventContext, downloads: Path) -> Observation:
     raw_run = str(facts.get("run_id") or run_settings.run_id or "0")
     run_id = int(raw_run) if raw_run.isdigit() else 0  # the payload is untrusted
     client = context.client
+    failed_jobs: tuple[str, ...] = ()
     if client is not None and run_id and (settings.download_logs or settings.download_artifacts):
         logs = downloads / "logs"
         found = downloads / "artifacts"
-        if settings.download_logs and download_failed_logs(client, context.repository, run_id, logs):
+        failed = download_failed_logs(client, context.repository, run_id, logs) if settings.download_logs else []
+        if failed:
             run_settings = run_settings.model_copy(update={"logs": (*run_settings.logs, f"{logs}/*.log")})
+            # On workflow_run Gauntlet's own job is not the one that failed: name the CI jobs that did.
+            failed_jobs = tuple(name for name, _ in failed)
         chosen = settings.download_artifacts
         if chosen and download_artifacts(client, context.repository, run_id, chosen, found):
             run_settings = run_settings.model_copy(update={"findings": (*run_settings.findings, f"{found}/**/*")})
-    observation = observe(run_settings, context.config)
+    observation = observe(run_settings, context.config).model_copy(update={"failed_jobs": failed_jobs})
     if observation.pr is None and run_settings.event_name == "workflow_run" and client is not None:
         pr = _pull_of(client, context.repository, observation.head_sha)
         if pr is not None:

@@ -118,6 +118,8 @@ def _red(
     chain = first_parent_chain(obs.commits)
     branch, breakage, closed = breakages.breakage_for(branch, obs, records, now)
     breakage = breakages.extend(breakage, obs, records, chain)
+    if obs.failed_jobs:
+        breakage = breakage.model_copy(update={"failed_jobs": sorted({*breakage.failed_jobs, *obs.failed_jobs})})
     branch = branch.model_copy(update={"breakages": breakages.replace(branch.breakages, breakage)})
     revert = decide_revert(branch, breakage, records, chain, config.revert, now)
     verdict = _verdict(branch, breakage, records, revert, config)
@@ -226,12 +228,7 @@ def _count_revert(branch: BranchRecord, breakage: Breakage, revert: RevertDecisi
 
 def _revert_pr(obs: Observation, breakage: Breakage, revert: RevertDecision) -> OpenRevertPR:
     assert revert.culprit is not None
-    by_fp = {f.fingerprint: f for f in breakage.findings}
-    evidence = [revert.detail] + [
-        f"{by_fp[fp].kind}: {by_fp[fp].test_id or by_fp[fp].path or ''} {by_fp[fp].message}".strip()
-        for fp in revert.fingerprints
-        if fp in by_fp
-    ]
+    evidence = [revert.detail, *run_evidence(obs, breakage)]
     view = RevertView(
         repository=obs.repository,
         culprit=revert.culprit.sha,
@@ -243,28 +240,48 @@ def _revert_pr(obs: Observation, breakage: Breakage, revert: RevertDecision) -> 
     return OpenRevertPR(culprit=revert.culprit.sha, base=obs.default_branch, view=view)
 
 
+def failing_jobs(breakage: Breakage) -> str:
+    """The CI jobs a breakage is about, as reports name them: the jobs seen failing, else its job key."""
+    workflow = breakage.job.split("/", 1)[0]
+    named = [f"`{workflow}/{job}`" if workflow else f"`{job}`" for job in breakage.failed_jobs]
+    return ", ".join(named) or f"`{breakage.job}`"
+
+
+def run_evidence(obs: Observation, breakage: Breakage) -> list[str]:
+    """The failing jobs, the run and the log lines of each failure (for the issue or PR that reports it)."""
+    lines = [f"failing CI job(s): {failing_jobs(breakage)} in run {obs.run_id} (attempt {obs.run_attempt})"]
+    seen = [f for f in obs.findings if f.severity in recovery.BLOCKING_SEVERITIES]
+    for f in seen[:10]:
+        span = f" (log lines {f.log_lines[0]}–{f.log_lines[1]})" if f.log_lines else ""
+        lines.append(f"{f.kind}: {f.test_id or f.path or ''} {f.message}".strip() + span)
+    if not seen:  # a redelivery or a rerun without findings: what the breakage recorded
+        lines.extend(f"{f.kind}: {f.test_id or f.path or ''} {f.message}".strip() for f in breakage.findings[:10])
+    return lines
+
+
 def _needs_human(
     obs: Observation, name: str, breakage: Breakage, revert: RevertDecision, verdict: RecoveryVerdict
 ) -> FileIssue:
     first = breakage.findings[0] if breakage.findings else None
     suspects = [f"suspect {sha[:7]}" for sha in revert.suspects]
-    failures = [f"{f.kind}: {f.test_id or f.path or ''} {f.message}".strip() for f in breakage.findings[:10]]
+    jobs = failing_jobs(breakage)
     view = IssueView(
         repository=obs.repository,
-        summary=f"`{breakage.job}` on `{name}` is red since {breakage.first_red[:7]} and Gauntlet will not fix it.",
+        summary=f"{jobs} on `{name}` is red since {breakage.first_red[:7]} and Gauntlet will not fix it.",
         severity=first.severity if first else None,
         path=first.path if first else None,
         line=first.line if first else None,
         commit=revert.culprit.sha if revert.culprit else breakage.first_red,
         decision=verdict.reason,
-        evidence=tuple([*failures, *suspects][:20]),
-        resolve=f"push a fix or a revert; Gauntlet closes this issue when `{breakage.job}` is green again",
+        evidence=tuple([*run_evidence(obs, breakage), *suspects][:20]),
+        resolve=f"push a fix, or a revert of the culprit (`git revert <sha>`); Gauntlet closes this issue when "
+        f"{jobs} is green again on `{name}`",
     )
     code = revert.refusal or "auto_revert off"
     return FileIssue(
         kind="needs-human",
         ident=breakages.issue_ident(name, breakage),
-        title=f"{name} is red: {breakage.job} ({verdict.failure_type}, {code})",
+        title=f"{name} is red: {jobs.replace('`', '')} ({verdict.failure_type}, {code})",
         view=view,
         labels=NEEDS_HUMAN_LABELS,
     )

@@ -306,3 +306,17 @@ def test_learned_text_from_reviewers_is_neutralised_in_the_comment(repo: Repo) -
     comment = repo.body("pr-comment-4")
     assert "`@admin`" in comment and "<img" not in comment
     assert "x" * 300 not in comment  # a learned rule is bounded
+
+
+def test_a_circular_fix_issue_lists_the_iterations_and_what_kept_failing(repo: Repo) -> None:
+    broken = finding("test_add", kind="test_failure", severity="critical", priority="P1")
+    for i, sha in enumerate("abc"):
+        repo.run(DAY0 + timedelta(hours=i), [broken], pr=5, sha=sha * 40)
+    [name] = [p.name for p in (repo.root / "out").iterdir() if p.name.startswith("needs-human-pr-5")]
+    body = (repo.root / "out" / name).read_text()
+    assert "circular_fix" in name
+    for number, sha in enumerate("abc", start=1):
+        assert f"iteration {number} at {sha * 7}: `{broken.fingerprint[:12]}` tests/test_calc.py::test_add" in body
+    assert "new commits keep bringing back the same failures" in body
+    assert "`/gauntlet reset`" in body
+    assert "| | |" not in body and "attempt 1" not in body.split("Why it matters")[-1].split("\n")[0]

@@ -130,7 +130,8 @@ class CommandsConfig(_Section):
     accepted_conclusion: Literal["neutral", "success"] = "neutral"
     #: Let the author of a PR accept its risks or approve what concerns it (off: someone else must).
     allow_self_approval: bool = False
-    #: An accepted or escalated finding not seen on the default branch for this long gets its issue closed.
+    #: No longer read: an accepted-risk issue ends on evidence, never by time (docs/commands.md, Triage). Kept so
+    #: configurations that set it still load.
     triage_days: int = Field(14, ge=1, le=365)
 
 

@@ -72,8 +72,9 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     branch = state.branch
     if any(run.observation == obs.id for run in branch.runs):
         return state, _plan(obs, branch, config, decision, green, _recorded_verdict(branch, obs), ())
-    state, triaged = triage_branch_run(state, obs, config, now)  # accepted-risk issues (engine/triage.py)
     complete = recovery.failure_type(records) not in ("infra", "unknown")
+    # Accepted-risk issues (engine/triage.py): what this run shows ends or reopens them.
+    state, triaged = triage_branch_run(state, obs, config, now, complete=complete)
     branch = breakages.fold_revert_facts(branch, obs, state.index.entries, now)
     branch = breakages.record_run(branch, obs, records, green=green and complete, complete=complete, now=now)
     events = [*state.events, Event(at=now, kind="branch_run", key=f"branch:{branch.name}", data={"green": green})]

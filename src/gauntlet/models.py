@@ -253,6 +253,8 @@ class Observation(BaseModel):
     failed_jobs: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
     changed_files: tuple[str, ...] = ()
+    #: Path -> its first code owner (``CODEOWNERS`` in the checkout), for the paths the findings and the change name.
+    owners: dict[str, str] = Field(default_factory=dict)
     #: What changed since the last commit where a failure of this PR or job was seen (learning's "what fixed it").
     fix_diff: FixDiff | None = None
     #: Default branch only: its first-parent history, newest first, from the tip back past last-good.

@@ -22,6 +22,7 @@ from gauntlet.engine.results import record_results
 from gauntlet.errors import InputError, StateConflict
 from gauntlet.ingest import ingest_file
 from gauntlet.models import Finding, Observation, ProposalPRFact
+from gauntlet.observe.owners import owners_of
 from gauntlet.observe.payload import event_facts
 from gauntlet.report import RunReport
 from gauntlet.settings import Settings
@@ -80,7 +81,8 @@ def observe(settings: Settings, config: Config) -> Observation:
         }
     )
     on_default = observation.on_default_branch
-    return observation.model_copy(update={"findings": tuple(classify(findings, config, on_default_branch=on_default))})
+    classified = tuple(classify(findings, config, on_default_branch=on_default))
+    return observation.model_copy(update={"findings": classified, "owners": owners_of(settings.workspace, classified)})
 
 
 def run(

@@ -24,6 +24,7 @@ from gauntlet.github.proposals import proposal_pr_facts
 from gauntlet.github.reverts import revert_pr_facts
 from gauntlet.models import CommitFact, Observation, ProposalPRFact
 from gauntlet.observe.fix_diff import fix_diff_reader
+from gauntlet.observe.owners import owners_of
 from gauntlet.observe.payload import event_facts
 from gauntlet.pipeline import commit_with_retry, observe, run, run_scan
 from gauntlet.report import RunReport
@@ -112,7 +113,9 @@ def observe_iteration(context: EventContext, downloads: Path) -> Observation:
     if observation.on_default_branch and client is not None:
         observation = observation.model_copy(update=_branch_facts(context, client, observation.head_sha))
     elif observation.pr is not None and client is not None:
-        observation = observation.model_copy(update={"changed_files": _head_files(context, client, observation)})
+        changed = _head_files(context, client, observation)
+        owners = owners_of(run_settings.workspace, observation.findings, changed)
+        observation = observation.model_copy(update={"changed_files": changed, "owners": owners})
     return observation
 
 

@@ -45,17 +45,25 @@ class KeyCounts:
     entries: tuple[DefectEntry, ...] = ()
 
 
-def component_of(path: str | None, test_id: str | None = None, components: Mapping[str, Sequence[str]] = {}) -> str:
+def component_of(
+    path: str | None,
+    test_id: str | None = None,
+    components: Mapping[str, Sequence[str]] = {},
+    owners: Mapping[str, str] = {},
+) -> str:
     """The component a defect belongs to.
 
-    The first configured component whose globs match (``components`` in the configuration), else the first
-    two segments of the path or test file with the file's extension dropped (``src/app/core.py`` → ``src/app``,
-    ``tests/test_calc.py`` → ``tests/test_calc``, ``calc.py`` → ``calc``), else ``other`` (no location at all).
+    The first configured component whose globs match (``components`` in the configuration), else the path's
+    code owner (``owners``: ``CODEOWNERS``, read at the edge), else the first two segments of the path or
+    test file with the file's extension dropped (``src/app/core.py`` → ``src/app``, ``tests/test_calc.py`` →
+    ``tests/test_calc``, ``calc.py`` → ``calc``), else ``other`` (no location at all).
     """
     where = path or (test_id.split("::", 1)[0] if test_id else "")
     configured = classify.component_of(where or None, components)
     if configured != classify.UNASSIGNED:
         return configured
+    if where in owners:
+        return owners[where]
     parts = [p for p in where.strip("/").split("/") if p and p != "."][:2]
     if not parts:
         return classify.UNASSIGNED
@@ -83,12 +91,14 @@ def record_defects(
     now: datetime,
     components: Mapping[str, Sequence[str]] = {},
     changed: Iterable[str] = (),
+    owners: Mapping[str, str] = {},
 ) -> DefectLog:
     """Add the defects of one observation: once per (place, fingerprint); infra and nitpicks are not defects.
 
     :param components: component name → path globs (``Config.components``).
     :param changed: the files the observed change touched; with the findings' components, the components
         this observation exercised.
+    :param owners: path → code owner (``Observation.owners``).
     """
     findings = list(findings)
     seen = {(e.place, e.fingerprint) for e in log.entries}
@@ -100,7 +110,7 @@ def record_defects(
         added.append(
             DefectEntry(
                 at=now,
-                component=component_of(f.path, f.test_id, components),
+                component=component_of(f.path, f.test_id, components, owners),
                 defect_type=f.kind,
                 priority=f.priority,
                 fingerprint=f.fingerprint,
@@ -116,17 +126,21 @@ def record_defects(
         update={
             "entries": keep_last([*log.entries, *added], MAX_DEFECTS),
             "activity": _recent_days(activity),
-            "seen": _seen(log.seen, components_seen(findings, changed, components), day),
+            "seen": _seen(log.seen, components_seen(findings, changed, components, owners), day),
         }
     )
 
 
 def components_seen(
-    findings: Iterable[Finding], changed: Iterable[str], components: Mapping[str, Sequence[str]]
+    findings: Iterable[Finding],
+    changed: Iterable[str],
+    components: Mapping[str, Sequence[str]],
+    owners: Mapping[str, str] = {},
 ) -> set[str]:
     """The components an observation exercised: where its findings are and what its change touched."""
-    touched = {component_of(f.path, f.test_id, components) for f in findings if f.path or f.test_id}
-    return (touched | {component_of(path, None, components) for path in changed}) - {classify.UNASSIGNED}
+    touched = {component_of(f.path, f.test_id, components, owners) for f in findings if f.path or f.test_id}
+    touched |= {component_of(path, None, components, owners) for path in changed}
+    return touched - {classify.UNASSIGNED}
 
 
 def observations_of(log: DefectLog, component: str, since: datetime, until: datetime) -> int:

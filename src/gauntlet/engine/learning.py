@@ -162,6 +162,7 @@ def record_fixes(
     diff: FixDiff | None,
     now: datetime,
     components: Mapping[str, Sequence[str]] = {},
+    owners: Mapping[str, str] = {},
 ) -> LearningBook:
     """Record the failure→fix pairs ``current`` shows at ``place``, and what contradicts earlier ones.
 
@@ -200,7 +201,7 @@ def record_fixes(
             summary=selfheal.summary_of(record.test_id, record.path, record.message),
             at=now,
         )
-        book = _add_pair(book, pair, selfheal.component_of(record.path, record.test_id, components), now)
+        book = _add_pair(book, pair, selfheal.component_of(record.path, record.test_id, components, owners), now)
     return book
 
 
@@ -293,9 +294,11 @@ def learn_from_pr(
     previous = state.pr.iterations[-2] if len(state.pr.iterations) > 1 else None
     book, table, defects = state.learnings, state.bandit, state.defects
     if fresh:
-        defects = selfheal.record_defects(defects, obs.findings, place, now, config.components, obs.changed_files)
+        defects = selfheal.record_defects(
+            defects, obs.findings, place, now, config.components, obs.changed_files, obs.owners
+        )
         book = sync_curated(book, config.selfheal.curated_rules, now)
-        book = record_fixes(book, previous, current, place, obs.fix_diff, now, config.components)
+        book = record_fixes(book, previous, current, place, obs.fix_diff, now, config.components, obs.owners)
         book = _learn_reviews(book, obs.findings, place, now)
         table = bandit.settle(table, place, current.head_sha, _classes(current.findings), book.rules)
     shown: list[str] = []

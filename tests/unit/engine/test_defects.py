@@ -69,3 +69,10 @@ def test_observations_count_per_component_and_day() -> None:
     assert defects.observations_of(log, "src/app", NOW, NOW + timedelta(days=1)) == 2
     assert defects.observations_of(log, "docs/guide", NOW, NOW) == 1
     assert defects.observations_of(log, "src/app", NOW + timedelta(days=2), NOW + timedelta(days=3)) == 0
+
+
+def test_code_owners_name_the_component_after_the_configuration() -> None:
+    owners = {"src/pay/charge.py": "@octo/payments"}
+    assert defects.component_of("src/pay/charge.py", None, {}, owners) == "@octo/payments"
+    assert defects.component_of("src/pay/charge.py", None, {"billing": ["src/pay/**"]}, owners) == "billing"
+    assert defects.component_of("src/pay/refund.py", None, {}, owners) == "src/pay"

@@ -128,7 +128,10 @@ def test_the_nightly_scan_proposes_only_what_recurred_and_says_why(played: Playe
     assert "P0 on main on " in issue.body and "/gauntlet approve SH-1" in issue.body
     assert "why: 2 occasions in the last 14 days (1 × P0, 1 × P1)" in played.text
     # The reviewer's rule was seen on one PR: no proposal, and the scan's account says so.
-    assert "not proposed, seen on one PR or day only (no recurrence yet): calc/lint, calc/review" in played.text
+    assert (
+        "why not: calc/review: no proposal, seen on 1 occasion(s) (a proposal needs a recurrence: 2 distinct PRs "
+        "or days)" in played.text
+    )
     book = json.loads((played.folder / "state" / "v1" / "proposals.json").read_text())["proposals"]
     assert [(p["id"], p["level"], p["status"]) for p in book] == [("SH-1", "MAJOR", "needs_human")]
     assert all(RULE not in p["rules"] for p in book)

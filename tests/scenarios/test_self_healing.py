@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from gauntlet.action.state_reads import fix_diff_reader
 from gauntlet.cli import main
 from gauntlet.config import Config, GauntletConfig
 from gauntlet.effects.local import LocalBackend
 from gauntlet.engine.scan import ScanReport
 from gauntlet.models import Finding, Kind, Observation, Priority, ProposalPRFact, Severity
-from gauntlet.observe.fix_diff import fix_diff_reader
 from gauntlet.pipeline import run, run_scan
 from gauntlet.report import RunReport
 from gauntlet.state.local import LocalStore

@@ -13,8 +13,8 @@ Each step prints what happened and where to look, and keeps the bodies as the sa
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from github.IssueComment import IssueComment
 from github.PullRequest import PullRequest
@@ -22,11 +22,10 @@ from github.PullRequest import PullRequest
 from gauntlet.demo.payloads import comment_event, pull_request_event, schedule_event, workflow_run_event
 from gauntlet.demo.printing import Narrator
 from gauntlet.demo.world import BOT, DATA, DEVELOPER, MAINTAINER, REPOSITORY, ActionRun, Conclusion, World
-from gauntlet.engine.defects import counts_by_key
 from gauntlet.github.gitstore import DEFAULT_STATE_BRANCH as STATE_BRANCH
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import PRRecord
-from gauntlet.state.shared import DefectLog, ProposalBook
+from gauntlet.state.shared import ProposalBook
 
 __all__ = ["STEPS", "Story"]
 
@@ -171,17 +170,27 @@ def nightly_scan(story: Story) -> None:
         say.say(f"state: {proposal.id} {proposal.level} {proposal.status}{why}: {what}")
         for line in proposal.evidence:
             say.say(f"  why: {line}")
-    log = DefectLog.model_validate_json(_state_file(story, "v1/defects.json"))
-    every = counts_by_key(log, datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC))
-    once = sorted(f"{c}/{t}" for (c, t), n in every.items() if len(n.occasions) < 2)
-    if once:
-        say.say(f"not proposed, seen on one PR or day only (no recurrence yet): {', '.join(once)}")
+    for line in _scan_messages(story):
+        if "no proposal" in line:
+            say.say(f"  why not: {line}")
     if any(p.level != "MAJOR" for p in book.proposals):
         _show_gauntlet_pulls(story, "proposal", 6, "the scan proposed nothing")
     _show_new_issues(story)
 
 
 STEPS = (create_repository, failing_pull_request, pushed_fix, accept_risk, broken_main, nightly_scan)
+
+
+def _scan_messages(story: Story) -> list[str]:
+    """What the latest scan said, from its event in the state branch's audit log."""
+    parts = story.world.repo(MAINTAINER).get_contents("v1/events", ref=STATE_BRANCH)
+    said: list[str] = []
+    for part in sorted(parts if isinstance(parts, list) else [parts], key=lambda c: c.path):
+        for line in _state_file(story, part.path).splitlines():
+            event = json.loads(line) if line.strip() else {}
+            if event.get("kind") == "scan":
+                said = [str(m) for m in event.get("data", {}).get("messages", [])]
+    return said
 
 
 def _show_gauntlet_pulls(story: Story, kind: str, step: int, none: str, hint: str = "") -> None:

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 from gauntlet.classify import components as classify
 from gauntlet.config import SelfHealConfig
-from gauntlet.models import Finding, Priority
+from gauntlet.models import Finding, Priority, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.shared import MAX_ACTIVITY_DAYS, MAX_COMPONENTS_SEEN, MAX_DEFECTS, DefectEntry, DefectLog
 
@@ -179,7 +179,7 @@ def compact_defects(log: DefectLog, config: SelfHealConfig, now: datetime) -> De
     kept = [e for e in log.entries if e.at >= horizon]
     if len(kept) == len(log.entries):
         return log
-    return log.model_copy(update={"entries": kept})
+    return evolve(log, entries=kept)
 
 
 def _recent_days(activity: dict[str, int]) -> dict[str, int]:

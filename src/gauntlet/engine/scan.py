@@ -24,12 +24,12 @@ from gauntlet.config import Config
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
 from gauntlet.engine import bandit, health, learning, selfheal, verification
-from gauntlet.engine.verdicts import HealthVerdict
 from gauntlet.models import ProposalPRFact
 from gauntlet.report import EffectLine
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.shared import Proposal
+from gauntlet.vocabulary import HealthVerdict
 
 __all__ = ["ProposalLine", "ScanOutcome", "ScanReport", "scan"]
 
@@ -93,7 +93,9 @@ def scan(
     effects = [e for step in steps for e in step.effects]
     learnings = learning.compact_learnings(learnings, now)
     status = health.assess_repository(state.branch, book, config.health, now, watch_days=config.selfheal.watch_days)
-    events = [*state.events, *_events(book.proposals, changed, now)]
+    # What the scan concluded, in words, for the audit log (and for whoever reads the state branch).
+    said = Event(at=now, kind="scan", key="scan", data={"messages": messages})
+    events = [*state.events, *_events(book.proposals, changed, now), said]
     new = state.model_copy(
         update={
             "defects": selfheal.compact_defects(state.defects, config.selfheal, now),

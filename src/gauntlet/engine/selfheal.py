@@ -40,7 +40,7 @@ from gauntlet.engine.defects import (
     record_defects,
     summary_of,
 )
-from gauntlet.models import Priority
+from gauntlet.models import Priority, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.shared import (
     MAX_PROPOSALS,
@@ -179,11 +179,11 @@ def propose(
         messages.append(f"{ident} ({level}) proposed for {proposal.key}: {why}")
     for p in [p for p in proposals if p.status == "blocked" and (p.component, p.defect_type) not in reached_keys]:
         note = f"its defects no longer reach a threshold (blocked by {p.blocked_reason})"
-        proposals = [q.model_copy(update={"status": "lapsed", "note": note}) if q.id == p.id else q for q in proposals]
+        proposals = [evolve(q, status="lapsed", note=note) if q.id == p.id else q for q in proposals]
         changed.append(p.id)
         messages.append(f"{p.id} lapsed: {note}")
     return ProposalOutcome(
-        book=book.model_copy(update={"proposals": _bounded(proposals), "next_number": number}),
+        book=evolve(book, proposals=_bounded(proposals), next_number=number),
         effects=tuple(effects),
         changed=tuple(changed),
         messages=tuple(messages),
@@ -211,12 +211,12 @@ def approve(
         return ProposalOutcome(book=book, messages=(f"no proposal {proposal_id}",))
     if proposal.status in _FINAL:
         return ProposalOutcome(book=book, messages=(f"{proposal_id} is already {proposal.status}",))
-    stamped = proposal.model_copy(update={"decided_by": by, "decided_at": now})
+    stamped = evolve(proposal, decided_by=by, decided_at=now)
     if proposal.status in ("pending", "watching"):
         return _replace(book, stamped, (), f"{proposal_id} approved by {by}")
     if not proposal.rules:
         return ProposalOutcome(book=book, messages=(f"{proposal_id} has no learned rules to promote yet",))
-    promoted = stamped.model_copy(update={"status": "pending", "blocked_reason": None, "watch_until": None})
+    promoted = evolve(stamped, status="pending", blocked_reason=None, watch_until=None)
     effect = proposal_effect(promoted, repository, base)
     return _replace(book, promoted, (effect,), f"{proposal_id} approved by {by}: proposal PR opened")
 
@@ -237,7 +237,7 @@ def reject(book: ProposalBook, proposal_id: str, *, by: str, reason: str, now: d
 def compact_proposals(book: ProposalBook) -> ProposalBook:
     """Keep the book bounded: final proposals go first, oldest first."""
     bounded = _bounded(book.proposals)
-    return book if len(bounded) == len(book.proposals) else book.model_copy(update={"proposals": bounded})
+    return book if len(bounded) == len(book.proposals) else evolve(book, proposals=bounded)
 
 
 def _blocked_reason(
@@ -372,7 +372,7 @@ def _find(book: ProposalBook, proposal_id: str) -> Proposal | None:
 def _replace(book: ProposalBook, proposal: Proposal, effects: tuple[Effect, ...], message: str) -> ProposalOutcome:
     proposals = [proposal if p.id == proposal.id else p for p in book.proposals]
     return ProposalOutcome(
-        book=book.model_copy(update={"proposals": proposals}),
+        book=evolve(book, proposals=proposals),
         effects=effects,
         changed=(proposal.id,),
         messages=(message,),

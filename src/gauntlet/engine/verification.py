@@ -26,7 +26,7 @@ from gauntlet.effects.models import CommentOnPR, Effect
 from gauntlet.effects.views import ReplyView
 from gauntlet.engine.defects import KeyCounts, counts_by_key, observations_of
 from gauntlet.engine.selfheal import NEXT_LEVEL, ProposalOutcome, evidence_of, higher, proposal_effect, reaches
-from gauntlet.models import ProposalPRFact
+from gauntlet.models import ProposalPRFact, evolve
 from gauntlet.state.shared import DefectLog, Proposal, ProposalBook
 
 __all__ = ["escalate", "land", "settle", "verify"]
@@ -60,11 +60,11 @@ def land(
     for p in book.proposals:
         fact = by_id.get(p.id)
         if p.status != "pending" or fact is None or fact.state == "open":
-            proposals.append(p.model_copy(update={"pr": fact.number}) if fact and p.pr is None else p)
+            proposals.append(evolve(p, pr=fact.number) if fact and p.pr is None else p)
             continue
         if fact.state == "closed":
             note = f"proposal PR #{fact.number} was closed without merging"
-            settled = p.model_copy(update={"status": "rejected", "pr": fact.number, "decided_at": now, "note": note})
+            settled = evolve(p, status="rejected", pr=fact.number, decided_at=now, note=note)
         else:
             merged = fact.merged_at or now
             before = counts_by_key(log, merged - timedelta(days=config.window_days), merged)
@@ -85,9 +85,7 @@ def land(
         proposals.append(settled)
         changed.append(p.id)
         messages.append(f"{p.id} {settled.status}: {settled.note}")
-    return ProposalOutcome(
-        book=book.model_copy(update={"proposals": proposals}), changed=tuple(changed), messages=tuple(messages)
-    )
+    return ProposalOutcome(book=evolve(book, proposals=proposals), changed=tuple(changed), messages=tuple(messages))
 
 
 def escalate(
@@ -145,7 +143,7 @@ def escalate(
         changed.append(p.id)
         messages.append(f"{p.id} {note}")
     return ProposalOutcome(
-        book=book.model_copy(update={"proposals": proposals}),
+        book=evolve(book, proposals=proposals),
         effects=tuple(effects),
         changed=tuple(changed),
         messages=tuple(messages),
@@ -174,22 +172,22 @@ def verify(
                 f"{p.component} was observed {seen} time(s) during the watch; "
                 f"{config.min_observations} are needed to tell whether the rules helped"
             )
-            settled = p.model_copy(update={"status": "unverified", "note": note})
+            settled = evolve(p, status="unverified", note=note)
         elif rate > p.baseline_rate:
             note = f"{p.key} grew from {p.baseline_rate:.2f} to {rate:.2f} occasions a day during the watch"
-            settled = p.model_copy(update={"status": "rolled_back", "note": note})
+            settled = evolve(p, status="rolled_back", note=note)
             effects.append(proposal_effect(settled, repository, base, rollback=True))
         else:
             note = (
                 f"{p.key} went from {p.baseline_rate:.2f} to {rate:.2f} occasions a day over {seen} "
                 f"observations of {p.component} during the watch"
             )
-            settled = p.model_copy(update={"status": "verified", "note": note})
+            settled = evolve(p, status="verified", note=note)
         proposals.append(settled)
         changed.append(p.id)
         messages.append(f"{p.id} {settled.status}: {settled.note}")
     return ProposalOutcome(
-        book=book.model_copy(update={"proposals": proposals}),
+        book=evolve(book, proposals=proposals),
         effects=tuple(effects),
         changed=tuple(changed),
         messages=tuple(messages),

@@ -40,9 +40,11 @@ def test_a_scan_proposes_and_records_an_audit_event() -> None:
     assert outcome.plan.proposals == ("SH-1",)
     [effect] = outcome.plan.effects
     assert isinstance(effect, OpenProposalPR) and effect.rules == ("Run ruff --fix before pushing",)
-    assert [(e.kind, e.key, e.data["status"]) for e in outcome.state.events] == [
-        ("proposal", "proposal:SH-1", "pending")
+    assert [(e.kind, e.key, e.data.get("status")) for e in outcome.state.events] == [
+        ("proposal", "proposal:SH-1", "pending"),
+        ("scan", "scan", None),
     ]
+    assert outcome.state.events[-1].data["messages"] == list(outcome.messages)
     report = ScanReport.of(outcome, [])
     assert [p.id for p in report.proposals] == ["SH-1"] and [p.id for p in report.active] == ["SH-1"]
 

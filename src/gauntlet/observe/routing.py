@@ -1,5 +1,7 @@
 """Which handler serves which GitHub event: a table of ``(event, action)`` like gidgethub's ``routing.Router``.
 
+The command line (``gauntlet run --event-name``) and the Action route by this one table.
+
 An event with no row is reported as ignored (never an error): a workflow may
 trigger Gauntlet on more events than it acts on.
 
@@ -15,14 +17,14 @@ trigger Gauntlet on more events than it acts on.
 
 from __future__ import annotations
 
-import json
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["DELETED", "DELETED_SHA", "ROUTES", "Route", "payload_action", "route"]
+if TYPE_CHECKING:
+    from gauntlet.observe.payload import Delivery
+
+__all__ = ["DELETED_SHA", "ROUTES", "Route", "deletes_its_ref", "route", "route_of"]
 
 Route = Literal["iteration", "close_pr", "comment", "scan"]
-#: What :func:`payload_action` says for a push that deleted its branch or tag.
-DELETED = "deleted"
 
 #: ``(event, action)``; an action of ``None`` matches every action of the event.
 ROUTES: dict[tuple[str, str | None], Route] = {
@@ -43,36 +45,13 @@ ROUTES: dict[tuple[str, str | None], Route] = {
 }
 
 
-#: The SHA GitHub gives a ref that no longer exists (``after`` of a push that deleted a branch or tag).
-DELETED_SHA = "0" * 40
-
-
-def payload_action(payload: Any) -> str | None:
-    """The ``action`` field of an event payload (``None`` for events without one, or bad JSON).
-
-    A push that deleted its ref (``deleted: true``, or ``after`` all zeros) says ``deleted``: there is
-    no commit to check, so it routes nowhere.
-    """
-    if isinstance(payload, bytes | str):
-        try:
-            payload = json.loads(payload)
-        except ValueError:
-            return None
-    if not isinstance(payload, dict):
-        return None
-    if payload.get("deleted") is True or payload.get("after") == DELETED_SHA:
-        return DELETED
-    action = payload.get("action")
-    return action if isinstance(action, str) else None
-
-
 def route(event: str | None, action: str | None) -> Route | None:
     """The handler for ``event`` and its payload's ``action``; ``None`` when the event is ignored.
 
     A ``pull_request`` delivered without an action (a CI step running on the PR's
     workflow, with a hand-made payload) is an iteration.
     """
-    if event is None or action == DELETED:
+    if event is None:
         return None
     if (event, action) in ROUTES:
         return ROUTES[(event, action)]
@@ -81,3 +60,23 @@ def route(event: str | None, action: str | None) -> Route | None:
     if action is None and event in ("pull_request", "pull_request_target"):
         return "iteration"
     return None
+
+
+#: The SHA GitHub gives a ref that no longer exists (``after`` of a push that deleted a branch or tag).
+DELETED_SHA = "0" * 40
+
+
+def deletes_its_ref(delivery: Delivery) -> bool:
+    """True for a push that deleted its branch or tag: there is no commit to check, nothing to plan."""
+    data = delivery.data
+    return delivery.name == "push" and (data.get("deleted") is True or data.get("after") == DELETED_SHA)
+
+
+def route_of(delivery: Delivery) -> Route | None:
+    """The handler for a delivered event: the one table the command line and the Action both route by.
+
+    A push that deleted its ref routes nowhere (it is reported as ignored).
+    """
+    if deletes_its_ref(delivery):
+        return None
+    return route(delivery.name, delivery.action)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from gauntlet.action.state_reads import failing_before, fix_diff_reader
 from gauntlet.engine.loop import merge_observation
 from gauntlet.models import CommentFact, Finding, Observation
-from gauntlet.observe.fix_diff import failing_before, fix_diff_reader
 from gauntlet.state.branch import BranchRecord, RunRecord
 from gauntlet.state.models import State
 from gauntlet.state.pr import PRRecord

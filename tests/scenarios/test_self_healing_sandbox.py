@@ -143,3 +143,41 @@ def test_a_rollback_scan_killed_by_faults_and_rerun_opens_one_revert_pr(world: W
     assert applied in (["proposal:SH-1:rollback=created"], ["proposal:SH-1:rollback=unchanged"])
     assert settled.proposals.proposals[0].status == "rolled_back"
     assert rollback_pulls(world) == [world.index("proposal:SH-1:rollback")]
+
+
+def proposed(world: World) -> tuple[State, datetime, int]:
+    """Three recurrences and the scan that opens SH-1's PR (pending)."""
+    shared = State()
+    for i in range(3):
+        shared = pr_run(shared, 10 + i, DAY0 + timedelta(days=i), [review(f"r{i}")])
+    shared, applied, _ = scheduled_scan(world, shared, DAY0 + timedelta(days=3))
+    assert applied == ["proposal:SH-1=created"]
+    return shared, DAY0 + timedelta(days=3), world.index("proposal:SH-1") or 0
+
+
+def test_a_proposal_pr_closed_unmerged_is_rejected(world: World) -> None:
+    shared, at, number = proposed(world)
+    world.repo.get_pull(number).edit(state="closed")  # a person says no
+    shared, applied, _ = scheduled_scan(world, shared, at + timedelta(hours=1))
+    [p] = shared.proposals.proposals
+    assert (p.status, p.pr, p.note) == ("rejected", number, f"proposal PR #{number} was closed without merging")
+    assert applied == []
+
+
+def test_a_recurrence_after_the_merge_is_said_on_the_proposal_pr_once(world: World) -> None:
+    shared, _, number = proposed(world)
+    world.repo.get_pull(number).merge()
+    merged_at = world.repo.get_pull(number).merged_at.replace(tzinfo=UTC)
+    shared, _, _ = scheduled_scan(world, shared, merged_at + timedelta(minutes=1))
+    for i in range(3):
+        shared = pr_run(shared, 30 + i, merged_at + timedelta(days=1, hours=i), [review(f"again{i}")])
+    later = merged_at + timedelta(days=2)
+    shared, applied, effects = scheduled_scan(world, shared, later)
+    assert applied == ["note:SH-1:escalated-MINOR=created"]
+    [note] = [c for c in world.repo.get_issue(number).get_comments() if c.user.login == BOT]
+    assert "<!-- gauntlet:key=proposal:SH-1:escalated-MINOR -->" in note.body
+    assert "SH-1 escalated PATCH → MINOR" in note.body and "P2 on PR #30" in note.body
+    assert [e.key for e in effects] == ["note:SH-1:escalated-MINOR"]
+    [again] = world.apply(*effects, record=False)  # a rerun that lost its state write finds its comment
+    assert again.status == "unchanged"
+    assert len([c for c in world.repo.get_issue(number).get_comments() if c.user.login == BOT]) == 1

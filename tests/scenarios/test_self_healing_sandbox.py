@@ -66,13 +66,8 @@ def scheduled_scan(world: World, shared: State, at: datetime) -> tuple[State, li
 
 def promote_then_grow(world: World) -> tuple[State, datetime, str]:
     """Three recurrences, a scan that proposes SH-1, a person merging it, two more defects during the watch."""
-    shared = State()
-    for i in range(3):
-        shared = pr_run(shared, 10 + i, DAY0 + timedelta(days=i), [review(f"r{i}")])
-    proposed_at = DAY0 + timedelta(days=3)
-    shared, applied, _ = scheduled_scan(world, shared, proposed_at)
-    assert applied == ["proposal:SH-1=created"]
-    proposal_pr = world.repo.get_pull(world.index("proposal:SH-1") or 0)
+    shared, proposed_at, number = proposed(world)
+    proposal_pr = world.repo.get_pull(number)
     assert proposal_pr.user.login == BOT and proposal_pr.head.ref == "gauntlet/proposal-SH-1"
     assert read_rules(file_at(world, "AGENTS.md", proposal_pr.head.sha) or "") == (RULE,)
 

@@ -17,6 +17,7 @@ from gauntlet.vocabulary import Decision, HealthVerdict, ProvenanceReport, Recov
 __all__ = [
     "CheckAnnotation",
     "CloseIssue",
+    "CommentOnPR",
     "Effect",
     "FileIssue",
     "IssueKind",
@@ -182,6 +183,19 @@ class ReplyToComment(_Effect):
         return f"reply:{self.comment_id}:{self.index}"
 
 
+class CommentOnPR(_Effect):
+    """A comment on a PR or issue Gauntlet opened (a proposal's escalation), written once per ``ident``."""
+
+    type: Literal["comment_on_pr"] = "comment_on_pr"
+    issue_number: int
+    ident: str
+    view: ReplyView
+
+    @property
+    def key(self) -> str:
+        return f"note:{self.ident}"
+
+
 class RerunFailedJobs(_Effect):
     """Rerun the failed jobs of a workflow run (infra retries, ``/gauntlet retry``)."""
 
@@ -217,6 +231,7 @@ Effect = Annotated[
     | OpenProposalPR
     | React
     | ReplyToComment
+    | CommentOnPR
     | RerunFailedJobs,
     Field(discriminator="type"),
 ]

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from gauntlet.config import Config
 from gauntlet.effects.models import CloseIssue, Effect, FileIssue
+from gauntlet.engine.defects import component_of
 from gauntlet.engine.flaky_issues import plan_flaky_issues
 from gauntlet.engine.outcomes import Flakiness, mark
 from gauntlet.state.branch import BranchRecord
@@ -67,4 +68,5 @@ def test_ten_flaky_tests_of_one_component_share_one_issue() -> None:
         branch, effects = step(branch, [fp], NOW)
         keys += [e.key for e in effects]
     assert len(set(keys[:9])) == 9, "one issue each below the threshold"
-    assert set(keys[9:]) == {"flaky:component:tests"}, keys[9:]
+    component = component_of(None, "tests/test_app.py::fp00", CONFIG.components)
+    assert set(keys[9:]) == {f"flaky:component:{component}"}, keys[9:]

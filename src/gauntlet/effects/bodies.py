@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gauntlet.effects.models import (
     CloseIssue,
+    CommentOnPR,
     Effect,
     FileIssue,
     OpenProposalPR,
@@ -13,6 +14,7 @@ from gauntlet.effects.models import (
     RerunFailedJobs,
     SetCheck,
     UpsertComment,
+    WithdrawRevertPR,
     WriteSummary,
 )
 from gauntlet.effects.render import render
@@ -37,7 +39,9 @@ def body_of(effect: Effect) -> str:
             return render("proposal_pr.md.j2", view=effect.view, rollback_of=effect.rollback_of)
         case ReplyToComment():
             return render("reply.md.j2", view=effect.view, key=effect.key.split(":", 1)[1])
-        case CloseIssue():
+        case CommentOnPR():
+            return render("note.md.j2", view=effect.view, ident=effect.ident)
+        case CloseIssue() | WithdrawRevertPR():
             return render("close_issue.md.j2", reason=effect.reason)
         case React() | RerunFailedJobs():
             return ""

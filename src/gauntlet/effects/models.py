@@ -12,11 +12,12 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from gauntlet.effects.views import IssueView, ProposalView, ReplyView, RevertView, RunView
-from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
+from gauntlet.vocabulary import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict
 
 __all__ = [
     "CheckAnnotation",
     "CloseIssue",
+    "CommentOnPR",
     "Effect",
     "FileIssue",
     "IssueKind",
@@ -28,11 +29,12 @@ __all__ = [
     "RerunFailedJobs",
     "SetCheck",
     "UpsertComment",
+    "WithdrawRevertPR",
     "WriteSummary",
 ]
 
 #: Marker kinds of issues Gauntlet files (DESIGN §5).
-IssueKind = Literal["risk", "needs-human"]
+IssueKind = Literal["risk", "needs-human", "flaky"]
 
 
 class _Effect(BaseModel):
@@ -181,6 +183,19 @@ class ReplyToComment(_Effect):
         return f"reply:{self.comment_id}:{self.index}"
 
 
+class CommentOnPR(_Effect):
+    """A comment on a PR or issue Gauntlet opened (a proposal's escalation), written once per ``ident``."""
+
+    type: Literal["comment_on_pr"] = "comment_on_pr"
+    issue_number: int
+    ident: str
+    view: ReplyView
+
+    @property
+    def key(self) -> str:
+        return f"note:{self.ident}"
+
+
 class RerunFailedJobs(_Effect):
     """Rerun the failed jobs of a workflow run (infra retries, ``/gauntlet retry``)."""
 
@@ -193,6 +208,18 @@ class RerunFailedJobs(_Effect):
         return f"rerun:{self.run_id}:{self.attempt}"
 
 
+class WithdrawRevertPR(_Effect):
+    """Close Gauntlet's open revert PR for ``culprit`` because the breakage it answered went away (never reopened)."""
+
+    type: Literal["withdraw_revert_pr"] = "withdraw_revert_pr"
+    culprit: str
+    reason: str
+
+    @property
+    def key(self) -> str:
+        return f"withdraw:{self.culprit[:12]}"
+
+
 Effect = Annotated[
     UpsertComment
     | SetCheck
@@ -200,9 +227,11 @@ Effect = Annotated[
     | FileIssue
     | CloseIssue
     | OpenRevertPR
+    | WithdrawRevertPR
     | OpenProposalPR
     | React
     | ReplyToComment
+    | CommentOnPR
     | RerunFailedJobs,
     Field(discriminator="type"),
 ]
@@ -216,5 +245,6 @@ class Plan(BaseModel):
     decision: Decision | None = None
     recovery: RecoveryVerdict = RecoveryVerdict()
     health: HealthVerdict = HealthVerdict()
+    provenance: ProvenanceReport = ProvenanceReport()
     proposals: tuple[str, ...] = ()
     effects: tuple[Effect, ...] = ()

@@ -19,7 +19,7 @@ from gauntlet.effects.models import (
     WriteSummary,
 )
 from gauntlet.effects.views import IssueView, RunView
-from gauntlet.engine import circular, health, learning, recovery
+from gauntlet.engine import circular, health, learning, outcomes, provenance, recovery
 from gauntlet.engine.loop import decide_iteration, fails_check, merge_observation
 from gauntlet.models import Observation, Severity, evolve
 from gauntlet.state.base import keep_last
@@ -71,7 +71,12 @@ def fold_observation(state: State, obs: Observation, now: datetime) -> tuple[Sta
     pr = state.pr
     if any(obs.id in iteration.observations for iteration in pr.iterations):
         return state, False
-    return evolve(state, pr=merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)), True
+    pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)
+    # The PR's own outcome history: a test that fails and passes on one of its commits is flaky here.
+    records = [FindingRecord.of(f) for f in obs.findings]
+    complete = recovery.failure_type(records) not in ("infra", "unknown")
+    pr = evolve(pr, outcomes=outcomes.record(pr.outcomes, outcomes.of_run(obs, records, complete), now))
+    return evolve(state, pr=pr), True
 
 
 def plan_iteration(
@@ -91,7 +96,11 @@ def plan_iteration(
     seen = not fresh
     current = pr.current
     assert current is not None
+    judged = provenance.judge_pr(state.base, pr, obs, current.findings, config)
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
+    # The check follows provenance: only block_on provenances (new, unknown) count toward fail_on.
+    waived = {risk.fingerprint for risk in pr.accepted_risks} | provenance.unblocked(judged, config.gauntlet.block_on)
+    checked = decide_iteration(current, waived)
     earlier = [a for a in pr.attempts if a.observation != obs.id]
     loop = circular.detect(
         [(it.head_sha, _failing(it.findings)) for it in pr.iterations],
@@ -119,12 +128,14 @@ def plan_iteration(
         attempts=tuple(pr.attempts[-3:]),
         learnings=lessons.hints,
         rules=lessons.rules,
+        blamed=provenance.blamed(judged, current.findings, config.gauntlet.block_on),
     )
-    failing = fails_check(decision, config.gauntlet.fail_on) or status.status == "block"
+    failing = fails_check(checked, config.gauntlet.fail_on) or status.status == "block"
     plan = Plan(
         decision=decision,
         recovery=verdict,
         health=status,
+        provenance=provenance.report_of(judged),
         effects=(
             UpsertComment(pr=obs.pr, view=view),
             SetCheck(
@@ -136,7 +147,8 @@ def plan_iteration(
             ),
             WriteSummary(view=view),
             *((blocked,) if blocked and not config.paused else ()),
-            *_recovery_effects(obs, verdict, earlier),
+            *_recovery_effects(obs, verdict, earlier, pr),
+            *_flake_check(obs, judged, current.findings, config, verdict),
         ),
     )
     return evolve(state, pr=pr, events=events), plan
@@ -183,11 +195,34 @@ def _record_attempt(
     return evolve(pr, attempts=keep_last([*pr.attempts, attempt], MAX_ATTEMPTS_KEPT))
 
 
+def _flake_check(
+    obs: Observation,
+    judged: list[provenance.Judged],
+    findings: list[FindingRecord],
+    config: Config,
+    verdict: RecoveryVerdict,
+) -> tuple[Effect, ...]:
+    """Rerun the failed jobs once when a test failure is ``new``: a flake passes the rerun and turns ``flaky``.
+
+    Only a run's first attempt asks, so a real regression costs one rerun of the failed jobs, never more.
+    """
+    if not config.provenance.pr_rerun or config.paused or obs.run_attempt != "1" or verdict.failure_type == "infra":
+        return ()
+    if not (obs.run_id.isdigit() and obs.run_id != "0"):
+        return ()
+    tests = {f.fingerprint for f in findings if f.kind == "test_failure"}
+    if not any(j.provenance in ("new", "unknown") and j.fingerprint in tests for j in judged):
+        return ()
+    return (RerunFailedJobs(run_id=int(obs.run_id), attempt=1),)
+
+
 def _failing(findings: list[FindingRecord]) -> frozenset[str]:
     return frozenset(f.fingerprint for f in findings if f.severity in recovery.BLOCKING_SEVERITIES)
 
 
-def _recovery_effects(obs: Observation, verdict: RecoveryVerdict, earlier: list[Attempt]) -> tuple[Effect, ...]:
+def _recovery_effects(
+    obs: Observation, verdict: RecoveryVerdict, earlier: list[Attempt], pr: PRRecord
+) -> tuple[Effect, ...]:
     """Rerun the failed jobs for an infra retry; file a needs-human issue when a failure type first escalates."""
     assert obs.pr is not None
     if verdict.action == "retry" and verdict.failure_type == "infra" and obs.run_id.isdigit() and obs.run_id != "0":
@@ -195,12 +230,21 @@ def _recovery_effects(obs: Observation, verdict: RecoveryVerdict, earlier: list[
     escalated_before = any(a.failure_type == verdict.failure_type and a.action == "escalate" for a in earlier)
     if verdict.action != "escalate" or escalated_before:
         return ()
+    spent = f"after {verdict.attempt} attempt(s)" + (f" of a budget of {verdict.budget}" if verdict.budget else "")
+    circular_fix = verdict.failure_type == "circular_fix"
+    why = (
+        "new commits keep bringing back the same failures: more iterations will not converge"
+        if circular_fix
+        else f"Gauntlet stopped retrying {spent}"
+    )
     view = IssueView(
         repository=obs.repository,
         summary=f"Gauntlet stopped retrying on PR #{obs.pr}: {verdict.failure_type}",
         decision=verdict.reason,
-        why=f"attempt {verdict.attempt}" + (f" of a budget of {verdict.budget}" if verdict.budget is not None else ""),
-        resolve="Look at the failures by hand; a PR is never rolled back automatically.",
+        why=why,
+        evidence=iteration_evidence(pr),
+        resolve="Look at the failures by hand (a PR is never rolled back automatically), push a fix, then comment "
+        "`/gauntlet reset` on the PR to start the retry budgets again.",
         pr=obs.pr,
     )
     return (
@@ -212,6 +256,17 @@ def _recovery_effects(obs: Observation, verdict: RecoveryVerdict, earlier: list[
             labels=("gauntlet", "needs-human"),
         ),
     )
+
+
+def iteration_evidence(pr: PRRecord, last: int = 5) -> tuple[str, ...]:
+    """The PR's last iterations, each with its commit and its failing fingerprints (what came back)."""
+    lines: list[str] = []
+    for it in pr.iterations[-last:]:
+        failing = [f for f in it.findings if f.severity in recovery.BLOCKING_SEVERITIES]
+        named = ", ".join(f"`{f.fingerprint[:12]}` {f.test_id or f.path or f.message}" for f in failing[:5])
+        more = f" and {len(failing) - 5} more" if len(failing) > 5 else ""
+        lines.append(f"iteration {it.number} at {it.head_sha[:7]}: {named or 'nothing failing'}{more}")
+    return tuple(lines)
 
 
 def _view(obs: Observation, pr: PRRecord, current: IterationRecord, decision: Decision, config: Config) -> RunView:

@@ -28,12 +28,14 @@ def handlers() -> dict[str, Handler]:
     table: dict[str, Handler] = {
         "upsert_comment": comments.StickyComment(),
         "reply_to_comment": comments.Reply(),
+        "comment_on_pr": comments.Reply(),
         "react": comments.ReactionHandler(),
         "set_check": runs.CheckRunHandler(),
         "rerun_failed_jobs": runs.RerunHandler(),
         "file_issue": issues.FileIssueHandler(),
         "close_issue": issues.CloseIssueHandler(),
         "open_revert_pr": reverts.RevertHandler(),
+        "withdraw_revert_pr": reverts.WithdrawHandler(),
         "open_proposal_pr": proposals.ProposalHandler(),
     }
     return table

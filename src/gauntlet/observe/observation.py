@@ -19,10 +19,11 @@ from pathlib import Path
 
 from gauntlet.config import Config
 from gauntlet.errors import InputError
-from gauntlet.models import Observation, Permission, RunIdentity
-from gauntlet.observe.files import as_run_sees_them, expand, read_findings
+from gauntlet.models import Observation, Permission, RunIdentity, evolve
+from gauntlet.observe.files import as_run_sees_them, expand, read_findings, read_test_ids
 from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
+from gauntlet.observe.owners import owners_of
 from gauntlet.observe.payload import Delivery, event_facts
 from gauntlet.observe.routing import Route
 from gauntlet.settings import Settings
@@ -38,6 +39,9 @@ class Downloads:
 
     logs: Sequence[Path] = ()
     findings: Sequence[Path] = ()
+    #: The names of the CI jobs whose logs were downloaded because they failed (on ``workflow_run`` the job
+    #: Gauntlet runs in is its own: these are the ones reports name).
+    failed_jobs: Sequence[str] = ()
 
 
 def observe(
@@ -86,11 +90,9 @@ def observe(
     head_sha = event.head_sha or settings.sha
     if not head_sha:
         raise InputError("no head SHA: pass --event-path with a pull_request or push event")
-    found = read_findings(
-        [*expand(settings.logs, settings.workspace), *downloads.logs],
-        [*expand(settings.findings, settings.workspace), *downloads.findings],
-        settings.workspace,
-    )
+    files = [*expand(settings.findings, settings.workspace), *downloads.findings]
+    found = read_findings([*expand(settings.logs, settings.workspace), *downloads.logs], files, settings.workspace)
+    tests = read_test_ids(files, settings.workspace)  # passing tests count in the outcome history
     github = None
     if remote is not None:
         github = github_facts(
@@ -104,4 +106,14 @@ def observe(
     # Classification depends on where the run is (a critical on the default branch is P0).
     where = Observation.from_event(event, run, github=github)
     seen = as_run_sees_them(found, config, on_default_branch=where.on_default_branch)
-    return Observation.from_event(event, run, findings=seen.findings, github=github, input_problems=seen.problems)
+    observation = Observation.from_event(
+        event, run, findings=seen.findings, github=github, input_problems=seen.problems
+    )
+    owners = owners_of(settings.workspace, observation.findings, observation.changed_files)
+    return evolve(
+        observation,
+        failed_jobs=tuple(downloads.failed_jobs),
+        owners=owners,
+        passed_tests=tests.passed,
+        flaky_tests=tests.flaky,
+    )

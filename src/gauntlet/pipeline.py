@@ -175,14 +175,9 @@ def run_scan(
     from gauntlet.engine.scan import scan
 
     def attempt() -> tuple[ScanOutcome, list[EffectResult]]:
-<<<<<<< HEAD
         snapshot = store.load(Scope(branch=base, shards=True))
-        outcome = scan(snapshot.state, config, now, repository=repository, base=base)
-=======
-        snapshot = store.load(Scope(branch=base))
         facts = proposal_prs(snapshot.state) if proposal_prs is not None else ()
         outcome = scan(snapshot.state, config, now, repository=repository, base=base, proposal_prs=facts)
->>>>>>> main
         results = apply(outcome.plan.effects, backend)
         if commit:
             store.save(snapshot, record_results(outcome.state, results), "gauntlet: scheduled scan")

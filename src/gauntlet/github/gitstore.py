@@ -60,8 +60,6 @@ _SHARED_TRAILER = re.compile(r"^Gauntlet-Shared:(.*)$", re.MULTILINE)
 _SHARDS_TRAILER = re.compile(r"^Gauntlet-Shards: (\d+)$", re.MULTILINE)
 #: Rebuilds on a moved head before the pipeline's slower retry (re-read, re-decide) takes over.
 REBASES = 8
-#: The longest wait between two rebuilds: past it, waiting costs more wall time than a collision costs calls.
-MAX_BACKOFF_SECONDS = 4.0
 #: A compare listing this many files may be cut short: treat it as touching everything.
 _COMPARE_FILES_SHOWN = 300
 _PART = re.compile(r"^(\d{4}-\d{2})\.(\d+)\.jsonl$")
@@ -214,7 +212,7 @@ class BranchStore:
                 # collided spread out instead of colliding again (each collision costs 4 calls). Waiting before
                 # the compare means the head it returns is as fresh as it can be.
                 took = time.monotonic() - started
-                self.sleep(jitter.uniform(0.0, min(max(took, 0.05) * 2 ** (attempt + 2), MAX_BACKOFF_SECONDS)))
+                self.sleep(jitter.uniform(0.0, max(took, 0.05) * 2 ** (attempt + 2)))
                 moved = self._moved(head, whole)
                 if moved is None:
                     raise

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO, cast
 
 from gauntlet.errors import InputError
 from gauntlet.ingest.formats import FORMATS, Format, detect_format, reader_for
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
+from gauntlet.ingest.redact import MaskWatch, redact_finding
 from gauntlet.models import Finding
 
 __all__ = ["FORMATS", "Format", "Limits", "ingest_file", "ingest_paths"]
@@ -36,7 +38,15 @@ def ingest_file(
         if fmt == "auto":
             fmt = detect_format(stream.read(64 * 1024))
             stream.seek(0)
-        yield from reader_for(fmt, root=str(root.resolve()) if root else None)(stream, str(path), limits)
+        # Every finding leaves redacted, with the masks the whole file registered (DESIGN §6): findings
+        # are held until the end, so a value masked below a finding is hidden in it too (at most
+        # ``max_findings`` of them are kept anyway).
+        watch = MaskWatch(stream)
+        reader = reader_for(fmt, root=str(root.resolve()) if root else None)
+        found = list(reader(cast(BinaryIO, watch), str(path), limits))
+        watch.finish()
+    for finding in found:
+        yield redact_finding(finding, watch.masks)
 
 
 def ingest_paths(paths: Iterable[Path], fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS) -> list[Finding]:

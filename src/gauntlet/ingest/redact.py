@@ -1,72 +1,283 @@
-"""Secret redaction: applied to every message and excerpt before it leaves ingestion (DESIGN §6).
+"""Secret redaction, applied twice: where untrusted text enters, and again right before anything is written.
 
-The patterns follow the documented token formats (GitHub, AWS, Slack, npm, PyPI,
-private keys) plus ``key=value`` assignments whose key names a secret. Values the
-CI log masked with ``::add-mask::`` are redacted too.
+Theory of operation (DESIGN §6, ``docs/security.md``):
+
+* :func:`redact` replaces what looks like a credential with ``[REDACTED]``. The shapes are
+  :data:`SECRET_SHAPES`, one row per kind, taken from the formats GitHub secret scanning and
+  gitleaks' default rules look for; values registered with ``::add-mask::`` (a :class:`Masks`)
+  go too. Terminal escapes are dropped first, so a colour code cannot cut a token or a key
+  marker in two, and a private key block goes whole, also when its ``BEGIN`` or ``END`` line was
+  cut off by an excerpt window.
+* Ingest redacts every text field of every finding (:func:`redact_finding`), with the masks the
+  file itself registered (:class:`MaskWatch` sees every byte as it is read). Commands redact the
+  command line. Bodies and state files are redacted again at the write (``effects/render.py``,
+  ``state/codec.py``: :func:`redact_json`).
+* Every quantifier is bounded and no pattern can backtrack over a long run, so redacting ``n``
+  characters costs O(n): a 70,000-character comment is redacted in milliseconds.
+
+Detect-secrets (Yelp) was measured as an alternative and did not fit the cost budget; see
+``bench/redact.py`` and ``docs/security.md``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cached_property
+from typing import Any, BinaryIO
 
-__all__ = ["REDACTED", "redact"]
+from gauntlet.ingest.values import scrub
+from gauntlet.models import Finding
+
+__all__ = [
+    "MAX_MASKS",
+    "REDACTED",
+    "SECRET_SHAPES",
+    "MaskWatch",
+    "Masks",
+    "masked_values",
+    "redact",
+    "redact_finding",
+    "redact_json",
+]
 
 REDACTED = "[REDACTED]"
 
-_TOKEN_PATTERNS = [
-    r"gh[pousr]_[A-Za-z0-9]{30,255}",  # GitHub tokens
-    r"github_pat_[A-Za-z0-9_]{40,255}",
-    r"(?:AKIA|ASIA)[0-9A-Z]{16}",  # AWS access key ids
-    r"xox[baprs]-[A-Za-z0-9-]{10,}",  # Slack
-    r"npm_[A-Za-z0-9]{36}",
-    r"pypi-[A-Za-z0-9_-]{50,}",
-    r"glpat-[A-Za-z0-9_-]{20,}",
-    r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI-style keys
-    r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe
-    r"AIza[0-9A-Za-z_-]{35}",  # Google API keys
-    r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",  # SendGrid
-    r"dckr_pat_[A-Za-z0-9_-]{20,}",  # Docker Hub
-    r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
-    r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+",
-    r"(?:AccountKey|SharedAccessKey)=[A-Za-z0-9+/=]{20,}",  # Azure connection strings
-    r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWTs
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-]
-_TOKENS = re.compile("|".join(f"(?:{p})" for p in _TOKEN_PATTERNS))
-# ``password=hunter2``, ``"api_key": "abc"``, ``Authorization: Bearer abc``: keep the name, drop the value.
+#: What counts as a secret, by kind: (kind, hints, pattern). A pattern runs only on text holding one of
+#: its hints (plain substring tests, far cheaper than any regex), starts with a literal and bounds every
+#: repetition, so redacting stays linear and fast on text with no secret in it.
+SECRET_SHAPES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("private key block", ("PRIVATE KEY",),
+     r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9_-]{0,40}-----|\Z)"),
+    # The last body line of a key whose BEGIN line an excerpt window cut off (whole body lines go below).
+    ("private key tail", ("PRIVATE KEY",),
+     r"[A-Za-z0-9+/]{1,200}={0,2}(?=[ \t]{0,8}\r?\n[ \t]{0,8}-----END[ A-Z0-9_-]{0,40}PRIVATE)"),
+    ("GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"gh[pousr]_[A-Za-z0-9]{30,255}"),
+    ("GitHub fine-grained token", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{40,255}"),
+    ("AWS access key id (and the secret key after it)", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+     r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?:[\s:=,;\"'|]{1,8}[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+]))?"),
+    ("Slack token", ("xox",), r"xox[abposer]-[A-Za-z0-9-]{10,250}"),
+    ("Slack webhook", ("hooks.slack.com",), r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/+-]{1,250}"),
+    ("npm token", ("npm_",), r"npm_[A-Za-z0-9]{36}"),
+    ("PyPI token", ("pypi-",), r"pypi-[A-Za-z0-9_-]{50,1000}"),
+    ("GitLab token", ("glpat-", "glptt-", "gldt-", "glrt-"), r"gl(?:pat|ptt|dt|rt)-[A-Za-z0-9_-]{20,64}"),
+    ("Stripe key", ("_live_", "_test_", "_prod_"), r"(?:sk|rk|pk)_(?:live|test|prod)_[A-Za-z0-9]{10,99}"),
+    ("OpenAI key", ("sk-",), r"sk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,200}"),
+    ("Google API key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}"),
+    ("SendGrid key", ("SG.",), r"SG\.[A-Za-z0-9_-]{16,64}\.[A-Za-z0-9_-]{16,64}"),
+    ("Docker Hub token", ("dckr_pat_",), r"dckr_pat_[A-Za-z0-9_-]{20,64}"),
+    ("Hugging Face token", ("hf_",), r"hf_[A-Za-z0-9]{30,64}"),
+    ("Azure storage key", ("AccountKey=", "SharedAccessKey="),
+     r"(?:AccountKey|SharedAccessKey)=[A-Za-z0-9+/=]{20,200}"),
+    ("JWT", ("eyJ",), r"eyJ[A-Za-z0-9_-]{10,512}+\.eyJ[A-Za-z0-9_-]{10,8192}+\.[A-Za-z0-9_-]{0,4096}+"),
+)  # fmt: skip
+_SHAPES = tuple((hints, re.compile(pattern)) for _, hints, pattern in SECRET_SHAPES)
+# A PEM body line on its own (the block's markers outside the excerpt): long base64, not just hex, maybe
+# after a job log's timestamp. Checked line by line: no regex can look for it fast in running text.
+_KEY_LINE = re.compile(
+    r"(?:\d{4}-\d\d-\d\dT[0-9:.]{8,20}Z )?(?=[A-Za-z0-9+/]{0,200}[G-Zg-z+/])[A-Za-z0-9+/]{48,200}={0,2}"
+)
+_KEY_LINE_CHARS = range(48, 232)
+# The same, as JSON shows it (a state file): a long base64 run inside a string.
+_KEY_MATERIAL = re.compile(r"(?<![A-Za-z0-9+/])(?=[A-Za-z0-9+/]{0,200}[G-Zg-z+/])[A-Za-z0-9+/]{48,200}={0,2}")
+# ``password=hunter2``, ``"api_key": "abc"``, ``DB_PASSWORD: abc``: keep the name, drop the value. The
+# pattern starts at the keyword, never at the name's prefix, so a long identifier costs no backtracking.
 _ASSIGNMENT = re.compile(
     r"""(?ix)
-    (?P<name>(?:[a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?))
-        ["']?\s*[:=]\s*["']?)
-    (?P<value>[^\s"',;]{4,})
+    (?P<name>(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?
+        |client[_-]?secret)[a-z0-9_.-]{0,40}["']?[ \t]{0,5}[:=][ \t]{0,5}["']?)
+    (?P<value>[^\s"',;]{4,512})
     """
 )
-_BEARER = re.compile(r"(?i)\b(authorization:\s*(?:bearer|token|basic)\s+)[^\s]+")
-_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^@\s/]+@")
-_ADD_MASK = re.compile(r"::add-mask::(\S+)")
+_ASSIGNMENT_WORDS = ("pass", "secret", "token", "key", "credential")
+_BEARER = re.compile(r"(?i)\b(authorization:[ \t]{0,5}(?:bearer|token|basic)[ \t]{1,5})[^\s\"']{1,4096}")
+# ``https://user:pass@host`` keeps the user; ``https://<long token>@host`` loses the token.
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,30}://)([^/\s:@\"'<>]{1,256})(:[^@\s/\"'<>]{1,256})?@")
+_ADD_MASK = re.compile(r"::add-mask::[^\r\n]{0,4096}")
+#: CSI (colours, cursor moves), OSC (hyperlinks, titles) and two-byte escapes (charset designations).
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]{0,64}[ -/]{0,8}[@-~]|\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|[()*+][ -~]|[ -~])")
+
+#: A file may register at most this many ``::add-mask::`` values; more are a flood, not secrets.
+MAX_MASKS = 1000
+_MIN_MASK_CHARS = 3
+_MAX_MASK_CHARS = 4096
+_MASK_COMMAND = b"::add-mask::"
+
+
+class Masks:
+    """Literal values to hide wherever they occur (``::add-mask::``), matched in one pass."""
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        self.values: set[str] = set()
+        self.add(values)
+
+    def add(self, values: Iterable[str]) -> None:
+        """Register more values (too short or too many are ignored)."""
+        for raw in values:
+            value = raw.strip()
+            fits = _MIN_MASK_CHARS <= len(value) <= _MAX_MASK_CHARS and len(self.values) < MAX_MASKS
+            if fits and value not in self.values:
+                self.values.add(value)
+                self.__dict__.pop("pattern", None)
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str] | None:
+        """One alternation of every value, longest first (so a value inside another goes with it)."""
+        if not self.values:
+            return None
+        return re.compile("|".join(re.escape(v) for v in sorted(self.values, key=lambda v: (-len(v), v))))
+
+    def __bool__(self) -> bool:
+        return bool(self.values)
 
 
 def masked_values(lines: Iterable[str]) -> set[str]:
-    """Collect the values a log registered with ``::add-mask::``."""
+    """Collect the values ``lines`` register with ``::add-mask::`` (the rest of the line, as the runner takes it)."""
     found: set[str] = set()
     for line in lines:
-        for match in _ADD_MASK.finditer(line):
-            if len(match.group(1)) >= 3:
-                found.add(match.group(1))
+        for match in _ADD_MASK.finditer(_ESCAPES.sub("", line)):
+            value = match.group(0)[len("::add-mask::") :].strip()
+            if len(value) >= _MIN_MASK_CHARS:
+                found.add(value)
     return found
 
 
-def redact(text: str, masks: Iterable[str] = ()) -> str:
-    """Return ``text`` with secrets replaced by ``[REDACTED]``.
+def redact(text: str, masks: Masks | Iterable[str] = ()) -> str:
+    """Return ``text`` with secrets replaced by ``[REDACTED]``, terminal escapes dropped, NULs and surrogates replaced.
 
-    :param text: untrusted text (a log line, a message, an excerpt).
+    :param text: untrusted text (a log line, a message, an excerpt, a command, a body).
     :param masks: literal values to hide wherever they occur (``::add-mask::`` values).
     """
-    for value in masks:
-        text = text.replace(value, REDACTED)
-    text = _ADD_MASK.sub("::add-mask::" + REDACTED, text)
-    text = _TOKENS.sub(REDACTED, text)
-    text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + REDACTED + "@", text)
-    return _ASSIGNMENT.sub(lambda m: m.group("name") + REDACTED, text)
+    if not text:
+        return text
+    if not isinstance(masks, Masks):
+        masks = Masks(masks)
+    text = scrub(text)
+    if "\x1b" in text:
+        text = _ESCAPES.sub("", text)
+    if masks.pattern is not None:
+        text = masks.pattern.sub(REDACTED, text)
+    if "::add-mask::" in text:
+        text = _ADD_MASK.sub("::add-mask::" + REDACTED, text)
+    for hints, pattern in _SHAPES:
+        if any(hint in text for hint in hints):
+            text = pattern.sub(REDACTED, text)
+    text = _key_lines(text)
+    if "://" in text and "@" in text:
+        text = _URL_CREDENTIALS.sub(_url_credentials, text)
+    lower = text.lower()
+    if "authorization" in lower:
+        text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+    if any(word in lower for word in _ASSIGNMENT_WORDS):
+        text = _ASSIGNMENT.sub(lambda m: m.group("name") + REDACTED, text)
+    return text
+
+
+def _key_lines(text: str) -> str:
+    lines = text.split("\n")
+    changed = False
+    for index, line in enumerate(lines):
+        bare = line.strip()
+        if len(bare) in _KEY_LINE_CHARS and " " not in bare[30:] and _KEY_LINE.fullmatch(bare):
+            lines[index] = REDACTED
+            changed = True
+    return "\n".join(lines) if changed else text
+
+
+def _url_credentials(match: re.Match[str]) -> str:
+    scheme, user, password = match.group(1), match.group(2), match.group(3)
+    if password:
+        return f"{scheme}{user}:{REDACTED}@"
+    if len(user) >= 20:  # a user name this long is a token used as one (``https://<token>@github.com``)
+        return f"{scheme}{REDACTED}@"
+    return match.group(0)
+
+
+#: The text fields of a finding; everything in them came from the input.
+_FINDING_TEXT = ("tool", "path", "test_id", "rule", "message", "excerpt", "job", "category", "rule_learned")
+
+
+def redact_finding(finding: Finding, masks: Masks | None = None) -> Finding:
+    """Return ``finding`` with every text field redacted (the same object when nothing changed)."""
+    masks = masks or Masks()
+    changes: dict[str, str] = {}
+    for name in _FINDING_TEXT:
+        value = getattr(finding, name)
+        if value:
+            clean = redact(value, masks)
+            if clean != value:
+                changes[name] = clean
+    return finding.model_copy(update=changes) if changes else finding
+
+
+# A JSON string literal as ``json.dumps`` and pydantic write it.
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.){0,1000000}"')
+
+
+def redact_json(text: str) -> str:
+    """Redact every string value of a JSON (or JSON lines) text, keeping it valid and unchanged where clean.
+
+    A pattern run over the raw text could swallow a quote or the rest of the file (an unterminated
+    key block); run per decoded string, it cannot.
+    """
+    import json
+
+    if not _might_hold_secret(text):
+        return text
+
+    def one(match: re.Match[str]) -> str:
+        value: Any = json.loads(match.group(0))
+        clean = redact(value)
+        return match.group(0) if clean == value else json.dumps(clean, ensure_ascii=False)
+
+    return _JSON_STRING.sub(one, text)
+
+
+def _might_hold_secret(text: str) -> bool:
+    # JSON escapes a key block's newlines, so its markers are still plain text here.
+    lower = text.lower()
+    return (
+        any(hint in text for hints, _ in _SHAPES for hint in hints)
+        or any(word in lower for word in ("authorization", "://", "::add-mask::", "\\u001b"))
+        or _ASSIGNMENT.search(text) is not None
+        or _KEY_MATERIAL.search(text) is not None
+    )
+
+
+class MaskWatch:
+    """A read-only binary stream that notes every ``::add-mask::`` value passing through it.
+
+    Readers only call ``read``; the values are in :attr:`masks` as soon as the bytes holding them
+    were read. A command cut by a read boundary is completed from the next read.
+    """
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._tail = b""
+        self.masks = Masks()
+
+    def read(self, size: int = -1) -> bytes:
+        """Read like the wrapped stream does."""
+        data = self._stream.read(size)
+        if data:
+            self._watch(data)
+        return data
+
+    def _watch(self, data: bytes) -> None:
+        # Only the unfinished last line of the previous read is carried, so a command split by the
+        # read boundary is seen whole; the search itself is one bytes.find per read.
+        buffer = self._tail + data if self._tail else data
+        cut = buffer.rfind(b"\n") + 1
+        start = buffer.find(_MASK_COMMAND, 0, cut)
+        while start != -1:
+            end = buffer.find(b"\n", start)
+            value = buffer[start + len(_MASK_COMMAND) : end].decode("utf-8", "replace")
+            self.masks.add([_ESCAPES.sub("", value).strip()])
+            start = buffer.find(_MASK_COMMAND, end, cut)
+        tail = buffer[cut:]
+        self._tail = tail[-(_MAX_MASK_CHARS + 64) :]
+
+    def finish(self) -> None:
+        """Take the last line too (a file that ends without a newline)."""
+        if self._tail:
+            self._watch(b"\n")

@@ -28,7 +28,9 @@ from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import repo_path
+from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.redact import redact
+from gauntlet.ingest.values import position
 from gauntlet.models import Finding
 
 __all__ = ["Analyser"]
@@ -172,7 +174,7 @@ class Analyser:
             return  # checked first: redacting and hashing a flood costs more than reading it
         limits = self.limits
         message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
-        path = repo_path(draft.path)
+        path = repo_relative(repo_path(draft.path))
         test_id = draft.test_id[:500] if draft.test_id else None
         if draft.kind == "test_failure" or draft.key:
             # A test (or a keyed block) is the same defect whatever its assertion printed this time.
@@ -198,8 +200,8 @@ class Analyser:
                 kind=draft.kind,
                 severity=default_severity(draft.kind, warning=draft.warning),
                 path=path,
-                line=draft.line if draft.line and draft.line > 0 else None,
-                column=draft.column if draft.column and draft.column > 0 else None,
+                line=position(draft.line),
+                column=position(draft.column),
                 test_id=test_id,
                 rule=draft.rule[:100] if draft.rule else None,
                 message=message or f"{draft.kind.replace('_', ' ')} ({draft.tool or 'log'})",

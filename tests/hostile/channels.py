@@ -176,7 +176,7 @@ def comments(secrets: Mapping[str, str]) -> bytes:
     text = attack(secrets)
     items = [
         {"body": f"critical: {text}", "path": token_path(secrets), "line": 3, "user": {"login": "@everyone"}},
-        {"body": f"[major] \ud800 {text}", "path": "C:/Users/runneradmin/app.py", "line": 2**80, "user": {}},
+        {"body": f"[major] \ud800 {text}", "path": "C:/Users/runneradmin/app.py", "line": 2**40, "user": {}},
         {"body": "nit: <!-- gauntlet:key=pr-comment:1 --> ok", "user": {"login": "bob"}},
     ]
     return json.dumps(items).encode()

@@ -172,8 +172,11 @@ def checkstyle(secrets: Mapping[str, str]) -> bytes:
 
 
 def comments(secrets: Mapping[str, str]) -> bytes:
-    """A GitHub comments export (REST shape) whose comments state severities."""
-    text = attack(secrets)
+    """A GitHub comments export (REST shape) whose comments state severities.
+
+    (A comment holding a marker is taken for Gauntlet's own report and skipped, so the attack goes without one.)
+    """
+    text = attack(secrets).replace("<!-- gauntlet:key=pr-comment:1 -->", "")
     items = [
         {"body": f"critical: {text}", "path": token_path(secrets), "line": 3, "user": {"login": "@everyone"}},
         {"body": f"[major] \ud800 {text}", "path": "C:/Users/runneradmin/app.py", "line": 2**40, "user": {}},

@@ -31,17 +31,18 @@ MAX_BODY_CHARS = 65_536
 # a template's own code span the backticks close the span and leave the name live.)
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _FENCE = re.compile(r"`{3,}|~{3,}")
-# What opens a block when it starts a line: ATX headings, setext underlines, thematic breaks, list bullets.
-_LINE_START = re.compile(r"(?m:^)([ \t]{0,16})([#=+*_-])")
-_ENTITY = {"#": "&#35;", "=": "&#61;", "+": "&#43;", "*": "&#42;", "_": "&#95;", "-": "&#45;"}
+# What opens a block when it starts a line: indentation (code blocks), ATX headings, setext underlines,
+# thematic breaks, list bullets. As an entity the character reads the same and opens nothing.
+_LINE_START = re.compile(r"(?m:^)[ \t#=+*_-]")
+_ENTITY = {char: f"&#{ord(char)};" for char in " \t#=+*_-"}
 
 
 def neutralise(value: Any) -> Any:
     """Make an untrusted value safe to place anywhere in Markdown: no secret, HTML, block syntax, fence or ping.
 
     The result is the same whether the template puts the value in prose, a table cell, a code span
-    or ``<pre>``: secrets are redacted, ``&``, ``<`` and ``>`` become entities, a ``#``, ``=``, ``-``,
-    ``+``, ``*`` or ``_`` that starts a line becomes an entity (no heading, rule or list from input),
+    or ``<pre>``: secrets are redacted, ``&``, ``<`` and ``>`` become entities, a space, tab, ``#``, ``=``,
+    ``-``, ``+``, ``*`` or ``_`` that starts a line becomes an entity (no code block, heading, rule or list),
     runs of three backticks or tildes are broken (no fence), and ``@name`` is broken (no ping).
     Values Gauntlet built itself (:class:`~markupsafe.Markup`, such as :func:`marker` and macro
     output) pass unchanged; the result is Markup so autoescaping does not escape it twice.
@@ -50,7 +51,7 @@ def neutralise(value: Any) -> Any:
         return value
     text = redact(value).replace("\r\n", "\n").replace("\r", "\n")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _LINE_START.sub(lambda m: m.group(1) + _ENTITY[m.group(2)], text)
+    text = _LINE_START.sub(lambda m: _ENTITY[m.group(0)], text)
     text = _FENCE.sub(lambda m: "\u200b".join(m.group(0)), text)
     return Markup(_MENTION.sub("@\u200b", text))
 

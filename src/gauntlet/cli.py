@@ -144,8 +144,8 @@ def _run(args: argparse.Namespace) -> int:
 def _run_action(args: argparse.Namespace) -> int:
     import time
 
-    from gauntlet.github.action import run_action
-    from gauntlet.github.events import Clock
+    from gauntlet.action.clock import Clock
+    from gauntlet.action.entry import run_action
 
     clock = Clock(now=args.now or datetime.now(UTC), sleep=time.sleep, monotonic=time.monotonic)
     return run_action(os.environ, clock, sys.stdout)

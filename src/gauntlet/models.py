@@ -175,7 +175,7 @@ Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
 
 
 class CommentFact(BaseModel):
-    """An ``issue_comment`` as the command step needs it (built at the edge: ``github/commands_edge.py``).
+    """An ``issue_comment`` as the command step needs it (built at the edge: ``observe/issue_comment.py``).
 
     ``body`` is untrusted text: it is parsed for commands and never rendered as a template.
     """

@@ -20,9 +20,9 @@ from gauntlet.effects.base import Backend, EffectResult, apply
 from gauntlet.engine.decide import decide, scope_of
 from gauntlet.engine.results import record_results
 from gauntlet.errors import InputError, StateConflict
-from gauntlet.event import event_facts
 from gauntlet.ingest import ingest_file
 from gauntlet.models import Finding, Observation
+from gauntlet.observe.payload import event_facts
 from gauntlet.report import RunReport
 from gauntlet.settings import Settings
 from gauntlet.state.store import StateStore

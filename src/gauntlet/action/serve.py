@@ -1,4 +1,4 @@
-"""The handlers :mod:`gauntlet.github.routing` routes to: one gauntlet iteration, a closed PR, a comment, a scan.
+"""The handlers :mod:`gauntlet.action.routing` routes to: one gauntlet iteration, a closed PR, a comment, a scan.
 
 Each loads state, lets the pure engine decide, applies the plan and commits
 with compare-and-swap retries (:func:`gauntlet.pipeline.commit_with_retry`).
@@ -7,20 +7,21 @@ with compare-and-swap retries (:func:`gauntlet.pipeline.commit_with_retry`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
+from gauntlet.action.clock import Clock
+from gauntlet.action.downloads import download_artifacts, download_failed_logs
+from gauntlet.action.inputs import ActionSettings
 from gauntlet.config import Config
 from gauntlet.effects.base import Backend
 from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError
-from gauntlet.event import event_facts
 from gauntlet.github.client import GitHubClient
-from gauntlet.github.inputs import ActionSettings
-from gauntlet.github.logs import download_artifacts, download_failed_logs
+from gauntlet.github.hub import Hub
+from gauntlet.github.reverts import revert_pr_facts
 from gauntlet.models import CommitFact, Observation
+from gauntlet.observe.payload import event_facts
 from gauntlet.pipeline import commit_with_retry, observe, run, run_scan
 from gauntlet.report import RunReport
 from gauntlet.state.base import keep_last
@@ -32,12 +33,10 @@ from gauntlet.state.store import StateStore
 __all__ = [
     "ATTEMPTS_KEPT_WHEN_CLOSED",
     "HISTORY",
-    "Clock",
     "EventContext",
     "close_pr",
     "compact_pr",
     "iterate",
-    "nothing_known",
     "observe_iteration",
     "scan",
 ]
@@ -47,19 +46,6 @@ HISTORY = 10
 
 #: A closed PR keeps its latest iteration and this many attempts (the iteration counter stays).
 ATTEMPTS_KEPT_WHEN_CLOSED = 3
-
-
-@dataclass(frozen=True)
-class Clock:
-    """Time, passed in: the run's ``now``, and sleeping and a monotonic clock for the commit retries.
-
-    :param throttle: space writes and honour GitHub's waits (off in tests).
-    """
-
-    now: datetime
-    sleep: Callable[[float], None]
-    monotonic: Callable[[], float]
-    throttle: bool = True
 
 
 @dataclass(frozen=True)
@@ -131,8 +117,6 @@ def _head_files(context: EventContext, client: GitHubClient, observation: Observ
 
 def _branch_facts(context: EventContext, client: GitHubClient, head: str) -> dict[str, object]:
     """What the revert safety needs on the default branch: first-parent history and Gauntlet's revert PRs."""
-    from gauntlet.github.backend import Hub
-    from gauntlet.github.reverts import revert_pr_facts
 
     commits: list[CommitFact] = []
     sha: str | None = head
@@ -143,15 +127,8 @@ def _branch_facts(context: EventContext, client: GitHubClient, head: str) -> dic
         client=client,
         repo=client.repo(context.repository),
         bot_login=context.settings.bot_login,
-        known=nothing_known,
     )
     return {"commits": tuple(commits), "revert_prs": revert_pr_facts(hub)}
-
-
-def nothing_known(key: str) -> int | None:
-    """An index that knows nothing (state in a folder, or no state): effects are found by listing."""
-    del key
-    return None
 
 
 def _pull_of(client: GitHubClient, repository: str, sha: str) -> int | None:

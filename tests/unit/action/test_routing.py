@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gauntlet.github.routing import payload_action, route
+from gauntlet.action.routing import payload_action, route
 
 
 @pytest.mark.parametrize(

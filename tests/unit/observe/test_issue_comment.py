@@ -10,8 +10,8 @@ import pytest
 
 from gauntlet.errors import InputError
 from gauntlet.github.client import GitHubClient
-from gauntlet.github.commands_edge import comment_fact, comment_observation, permission_of
 from gauntlet.models import Permission
+from gauntlet.observe.issue_comment import comment_fact, comment_observation, permission_of
 from gauntlet.sandbox import Sandbox
 
 REPO = "octo/app"

@@ -18,22 +18,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from gauntlet.action import serve
+from gauntlet.action.clock import Clock
+from gauntlet.action.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
+from gauntlet.action.outputs import annotation_commands, output_values, write_outputs, write_summary
+from gauntlet.action.routing import Route, payload_action, route
 from gauntlet.config import Config, load_config
 from gauntlet.effects.base import Backend, EffectResult, Existing
 from gauntlet.effects.dryrun import DryRunBackend
 from gauntlet.effects.models import Effect, SetCheck
 from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError
-from gauntlet.github import events
-from gauntlet.github.backend import GitHubBackend, Hub
+from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
-from gauntlet.github.commands_edge import comment_observation
-from gauntlet.github.events import Clock
-from gauntlet.github.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
-from gauntlet.github.outputs import annotation_commands, output_values, write_outputs
-from gauntlet.github.routing import Route, payload_action, route
-from gauntlet.github.state_branch import BranchStore
-from gauntlet.github.summary import write_summary
+from gauntlet.github.gitstore import BranchStore
+from gauntlet.github.hub import Hub, nothing_known
+from gauntlet.observe.issue_comment import comment_observation
 from gauntlet.report import RunReport
 from gauntlet.state.local import LocalStore
 from gauntlet.state.store import StateStore
@@ -119,26 +119,26 @@ def _serve(
     out: TextIO,
 ) -> tuple[RunReport, _EdgeBackend | None]:
     store = _store(settings, client)
-    context = events.EventContext(
+    context = serve.EventContext(
         settings=settings, config=config, client=client, clock=clock, store=store, payload=payload
     )
     if handler == "close_pr":
-        return events.close_pr(context), None
+        return serve.close_pr(context), None
     edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
-    if handler == "comment":  # /gauntlet commands (github/commands_edge.py, engine/comment_command.py)
+    if handler == "comment":  # /gauntlet commands (observe/issue_comment.py, engine/comment_command.py)
         observation = comment_observation(payload, client, context.repository, settings.bot_login)
-        return events.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
+        return serve.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
     if handler == "scan":
-        return events.scan(context, edge), edge
+        return serve.scan(context, edge), edge
     with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as downloads:
-        observation = events.observe_iteration(context, Path(downloads))
+        observation = serve.observe_iteration(context, Path(downloads))
     try:
-        return events.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
+        return serve.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
     except ReadOnlyToken:
         # The state could not be committed either: report what this run saw and write nothing.
         out.write(f"::notice title=Gauntlet::{READ_ONLY_NOTICE}\n")
         edge = _edge(settings, client, store, read_only=True)
-        report = events.iterate(context, observation, edge, commit=False)
+        report = serve.iterate(context, observation, edge, commit=False)
         if settings.summary_path is not None:
             with settings.summary_path.open("a", encoding="utf-8") as summary:
                 summary.write(f"\n> [!NOTE]\n> {READ_ONLY_NOTICE}\n")
@@ -157,7 +157,7 @@ def _edge(
     if settings.run.dry_run or read_only or client is None or settings.run.repository is None:
         inner = DryRunBackend()
     else:
-        known = store.known if isinstance(store, BranchStore) else events.nothing_known
+        known = store.known if isinstance(store, BranchStore) else nothing_known
         hub = Hub(
             client=client,
             repo=client.repo(settings.run.repository),

@@ -13,7 +13,7 @@ from typing import BinaryIO, cast
 from gauntlet.errors import InputError
 from gauntlet.ingest.formats import FORMATS, Format, detect_format, reader_for
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
-from gauntlet.ingest.redact import MaskWatch, redact_finding
+from gauntlet.ingest.redact import Masks, MaskWatch, redact_finding
 from gauntlet.models import Finding
 
 __all__ = ["FORMATS", "Format", "Limits", "ingest_file", "ingest_paths"]
@@ -41,12 +41,19 @@ def ingest_file(
         # Every finding leaves redacted, with the masks the whole file registered (DESIGN §6): findings
         # are held until the end, so a value masked below a finding is hidden in it too (at most
         # ``max_findings`` of them are kept anyway).
-        watch = MaskWatch(stream)
-        reader = reader_for(fmt, root=str(root.resolve()) if root else None)
-        found = list(reader(cast(BinaryIO, watch), str(path), limits))
-        watch.finish()
+        masks = Masks()
+        if fmt == "log":
+            from gauntlet.ingest.log import read_log  # lazily, as reader_for does: it pulls every parser
+
+            # the scanner takes ``::add-mask::`` lines from its prefilter pass, at no extra cost
+            found = list(read_log(stream, str(path), limits, masks=masks))
+        else:
+            watch = MaskWatch(stream, masks)
+            reader = reader_for(fmt, root=str(root.resolve()) if root else None)
+            found = list(reader(cast(BinaryIO, watch), str(path), limits))
+            watch.finish()
     for finding in found:
-        yield redact_finding(finding, watch.masks)
+        yield redact_finding(finding, masks)
 
 
 def ingest_paths(paths: Iterable[Path], fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS) -> list[Finding]:

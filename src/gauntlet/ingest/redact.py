@@ -9,7 +9,10 @@ Theory of operation (DESIGN §6, ``docs/security.md``):
   marker in two, and a private key block goes whole, also when its ``BEGIN`` or ``END`` line was
   cut off by an excerpt window.
 * Ingest redacts every text field of every finding (:func:`redact_finding`), with the masks the
-  file itself registered (:class:`MaskWatch` sees every byte as it is read). Commands redact the
+  whole file registered: a log's ``::add-mask::`` lines are an anchor of the scanner's prefilter
+  (found in the pass it makes anyway), and a structured file passes a :class:`MaskWatch` as it is
+  read. Findings are held until the file ends, so a value masked below a finding is hidden in it
+  too. Commands redact the
   command line. Bodies and state files are redacted again at the write (``effects/render.py``,
   ``state/codec.py``: :func:`redact_json`).
 * Every quantifier is bounded and no pattern can backtrack over a long run, so redacting ``n``
@@ -251,10 +254,10 @@ class MaskWatch:
     were read. A command cut by a read boundary is completed from the next read.
     """
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: BinaryIO, masks: Masks | None = None) -> None:
         self._stream = stream
         self._tail = b""
-        self.masks = Masks()
+        self.masks = masks if masks is not None else Masks()
 
     def read(self, size: int = -1) -> bytes:
         """Read like the wrapped stream does."""

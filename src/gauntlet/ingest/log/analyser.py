@@ -20,7 +20,7 @@ verdict: without an ``##[error]`` line the job passed, and nothing is reported.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
@@ -29,7 +29,7 @@ from gauntlet.ingest.log.draft import Draft, Line, Parser
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import repo_path
 from gauntlet.ingest.paths import repo_relative
-from gauntlet.ingest.redact import redact
+from gauntlet.ingest.redact import Masks, redact
 from gauntlet.ingest.values import position
 from gauntlet.models import Finding
 
@@ -49,12 +49,13 @@ _CAPPED_KINDS = frozenset({"build_error", "lint", "type_error"})
 class Analyser:
     """Stateful consumer of cleaned lines; collect findings from :attr:`found`."""
 
-    def __init__(self, parsers: Sequence[Parser], limits: Limits, masks: Iterable[str] = ()) -> None:
+    def __init__(self, parsers: Sequence[Parser], limits: Limits, masks: Masks | None = None) -> None:
         self.parsers = list(parsers)
         # Parsers whose ``active`` is a plain False never hold a block: no need to ask them after each line.
         self._stateful = [p for p in self.parsers if isinstance(getattr(type(p), "active", None), property)]
         self.limits = limits
-        self.masks = set(masks)
+        #: ``::add-mask::`` values seen so far (the scanner adds them; shared with the caller).
+        self.masks = masks if masks is not None else Masks()
         self.ring: deque[Line] = deque(maxlen=RING_LINES)
         self.found: deque[Finding] = deque()
         self.count = 0

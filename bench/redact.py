@@ -2,7 +2,11 @@
 
 Usage::
 
-    .venv/bin/python bench/redact.py [--size-mb 200] [--runs 3] [--sample-lines 2000]
+    .venv/bin/python bench/redact.py [--size-mb 200] [--runs 3] [--sample-lines 2000] [--baseline SRC]
+
+    # the scan before redaction was added, to compare with (any commit before it):
+    mkdir -p /tmp/base && git archive e642304 src | tar -x -C /tmp/base
+    .venv/bin/python bench/redact.py --baseline /tmp/base/src
 
 Redaction happens on what ingest keeps, never on every line: a log's ``::add-mask::`` lines are
 one more anchor of the scanner's prefilter (so they cost no pass of their own), and each finding's
@@ -18,6 +22,9 @@ detect-secrets``), its ``scan_line`` on the same findings' text and on a sample 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ingest import write_log
+from ingest import SCAN, write_log
 
 from gauntlet.ingest import ingest_file
 from gauntlet.ingest.limits import DEFAULT_LIMITS
@@ -87,12 +94,32 @@ def detect_secrets_time(lines: list[str]) -> float | None:
         return time.perf_counter() - start
 
 
+def against_baseline(log: Path, baseline: Path, runs: int) -> None:
+    """Run bench/ingest.py's scan on ``log`` with ``baseline`` (a ``src`` folder) and with this checkout.
+
+    Runs alternate and the least CPU time of each side is kept: on a shared machine CPU time
+    moves far less than wall time.
+    """
+    sides = {"baseline": {**os.environ, "PYTHONPATH": str(baseline)}, "this checkout": dict(os.environ)}
+    cpu: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(runs):
+        for name, env in sides.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-c", SCAN, str(log)], check=True, env=env, capture_output=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    base, ours = min(cpu["baseline"]), min(cpu["this checkout"])
+    print(f"bench/ingest.py scan process, CPU seconds (least of {runs}): baseline {base:.3f}, this checkout {ours:.3f}")
+    print(f"                {100 * (ours - base) / base:+.2f}% (budget +5%)")
+
+
 def main() -> int:
     """Write the log, time each part, print the figures."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sample-lines", type=int, default=2000, help="log lines to time detect-secrets on")
+    parser.add_argument("--baseline", type=Path, help="a src folder without the redaction, to compare the scan with")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="gauntlet-bench-redact-"))
     log = folder / "job.log"
@@ -110,6 +137,8 @@ def main() -> int:
         ours_lines_s, _ = best(args.runs, lambda: [redact(line) for line in sample])
         theirs_fields_s = detect_secrets_time(fields)
         theirs_lines_s = detect_secrets_time(sample)
+        if args.baseline is not None:
+            against_baseline(log, args.baseline, max(args.runs, 5))
     finally:
         log.unlink()
         folder.rmdir()

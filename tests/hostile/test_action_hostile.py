@@ -104,7 +104,9 @@ def annotations(world: ActionWorld) -> list[dict[str, Any]]:
 def test_the_attack_on_every_channel_leaves_no_secret_no_ping_and_no_crash(world: tuple[ActionWorld, Posted]) -> None:
     action, posted = world
     secrets = make_secrets(2026)
-    hostile_subject = attack(secrets, multiline=False)[:400]
+    # Commit facts keep 200 characters of a subject: the secrets go first.
+    reason = in_context(secrets)
+    hostile_subject = " ".join(reason[k] for k in ("github ghp", "npm", "password in url")) + " @everyone <b>x</b>"
     branch = f"feature/@everyone-{secrets['github ghp']}"
     number, sha = action.open_pr(branch, {"src/app.py": "x = 3\n"})
     action.sandbox.commit(REPO, {"src/app.py": "x = 4\n"}, hostile_subject + "\n\n" + attack(secrets), branch=branch)
@@ -127,7 +129,6 @@ def test_the_attack_on_every_channel_leaves_no_secret_no_ping_and_no_crash(world
     assert first.code in (0, 1), first.error
     assert int(first.outputs["criticals"]) >= 1, "the attack's findings were reported"
 
-    reason = in_context(secrets)
     comments = [
         "/gauntlet accept-risk all "
         + " ".join(reason[k] for k in ("github ghu", "aws secret access key", "slack", "npm"))

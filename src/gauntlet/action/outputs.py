@@ -25,6 +25,7 @@ from pathlib import Path
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import CheckAnnotation, Effect, WriteSummary
+from gauntlet.ingest.redact import redact_json
 from gauntlet.report import RunReport
 
 __all__ = [
@@ -95,7 +96,7 @@ def output_values(report: RunReport, *, comment_url: str = "", revert_pr: str = 
         "comment_url": comment_url,
         "revert_pr": revert_pr,
         "issues": issues,
-        "report": report.model_dump_json(),
+        "report": redact_json(report.model_dump_json()),  # outputs show in logs: redacted like state (DESIGN §6)
     }
 
 

@@ -170,3 +170,28 @@ def test_the_attack_on_every_channel_leaves_no_secret_no_ping_and_no_crash(world
         assert live_mentions(body) == [], (live_mentions(body), body[:300])
         assert foreign_html(body) == [], foreign_html(body)
         assert blocks_with(body, SENTINEL) == [], blocks_with(body, SENTINEL)
+
+
+@pytest.mark.parametrize(
+    ("event", "payload"),
+    [
+        ("pull_request", {"action": "opened", "number": "9" * 5000, "pull_request": {"number": 10**30}}),
+        ("pull_request", {"action": "opened", "pull_request": {"head": {"sha": "\ud800" * 40, "ref": None}}}),
+        ("issue_comment", {"action": "created", "comment": {"body": ["not", "text"], "user": "x"}, "issue": 5}),
+        ("issue_comment", {"action": "created", "comment": {"id": 2**70, "body": "/gauntlet status \ud800",
+                           "user": {"login": "@everyone"}}, "issue": {"number": -1, "pull_request": {}}}),
+        ("push", {"ref": "refs/heads/main", "after": "<script>", "before": "9" * 5000, "commits": "x"}),
+        ("workflow_run", {"action": "completed", "workflow_run": {"id": "1e999", "pull_requests": [None, 7]}}),
+    ],
+)  # fmt: skip
+def test_a_hostile_event_payload_gets_a_clear_answer(
+    world: tuple[ActionWorld, Posted], event: str, payload: dict[str, Any]
+) -> None:
+    action, posted = world
+    payload = {**payload, "repository": {"full_name": REPO, "default_branch": "main"}}
+
+    outcome = action.run(event, payload, files={})
+
+    assert outcome.code in (0, 2), outcome.error
+    assert "Traceback" not in outcome.error and "\n" not in outcome.error.strip()
+    assert all(markers(body) <= 1 and live_mentions(body) == [] for body in posted.bodies())

@@ -7,13 +7,16 @@ until proven otherwise. See https://docs.github.com/webhooks/webhook-events-and-
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from gauntlet.errors import InputError
+from gauntlet.ingest.values import position, scrub
 
 __all__ = ["EventFacts", "event_facts"]
 
 EventFacts = dict[str, Any]
+_SHA = re.compile(r"[0-9a-fA-F]{7,64}")
 
 
 def _get(payload: Any, *path: str) -> Any:
@@ -69,4 +72,10 @@ def event_facts(event_name: str, payload: bytes, origin: str = "event payload") 
     facts = {k: v for k, v in facts.items() if v is not None}
     if not isinstance(facts.get("head_sha", ""), str) or ("pr" in facts and not isinstance(facts["pr"], int)):
         raise InputError(f"{origin}: unexpected types in the {event_name} payload")
-    return facts
+    # What becomes an API path must be what GitHub sends (DESIGN §6): a SHA is hex, a number a number.
+    for key in ("head_sha", "base_sha"):
+        if key in facts and not (isinstance(facts[key], str) and _SHA.fullmatch(facts[key])):
+            raise InputError(f"{origin}: {key} is not a commit SHA")
+    if "pr" in facts and position(facts["pr"]) is None:
+        raise InputError(f"{origin}: {facts['pr']!r:.40} is not a pull request number")
+    return {k: scrub(v) if isinstance(v, str) else v for k, v in facts.items()}

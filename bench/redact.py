@@ -38,8 +38,9 @@ from ingest import SCAN, write_log
 from gauntlet.ingest import ingest_file
 from gauntlet.ingest.limits import DEFAULT_LIMITS
 from gauntlet.ingest.log import read_log
-from gauntlet.ingest.redact import MaskWatch, redact, redact_finding
+from gauntlet.ingest.redact import MaskWatch, redact_finding
 from gauntlet.models import Finding
+from gauntlet.untrusted import redact
 
 _TEXT_FIELDS = ("tool", "path", "test_id", "rule", "message", "excerpt", "job", "category", "rule_learned")
 

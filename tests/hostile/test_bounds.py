@@ -17,7 +17,8 @@ from gauntlet.cli import main
 from gauntlet.engine.commands import MAX_COMMENT_CHARS, parse_commands
 from gauntlet.ingest.log import scan
 from gauntlet.ingest.paths import repo_relative
-from gauntlet.ingest.values import MAX_POSITION, json_position, position, scrub, xml_position
+from gauntlet.ingest.values import MAX_POSITION, json_position, position, xml_position
+from gauntlet.untrusted import scrub
 
 STAMP = b"2026-11-29T12:00:00.0000000Z "
 

@@ -28,8 +28,8 @@ from gauntlet.effects.models import (
 )
 from gauntlet.effects.render import neutralise
 from gauntlet.effects.views import IssueView, ProposalView, ReplyView, RevertView, RunView
-from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
 from gauntlet.state.pr import AcceptedRisk, Attempt, FindingRecord
+from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
 
 #: Where templates put values: prose, a list item, a quote, a table cell, a code span, ``<pre>``.
 CONTEXTS = (

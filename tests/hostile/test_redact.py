@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 from secrets_kit import MAKERS, in_context, leaked, make_secrets
 
 from gauntlet.effects.render import render
-from gauntlet.ingest.redact import REDACTED, SECRET_SHAPES, Masks, MaskWatch, redact, redact_finding, redact_json
+from gauntlet.ingest.redact import MaskWatch, redact_finding
 from gauntlet.models import Finding
 from gauntlet.state.codec import encode_events, encode_file
 from gauntlet.state.events import Event
 from gauntlet.state.pr import AcceptedRisk, PRRecord
+from gauntlet.untrusted import REDACTED, SECRET_SHAPES, Masks, redact, redact_json
 
 SECRETS = make_secrets(7)
 

@@ -22,10 +22,10 @@ from typing import Any
 import github
 import pytest
 
-from gauntlet.action.clock import Clock
 from gauntlet.action.entry import run_action
 from gauntlet.demo.runner import StepFiles, step_env
 from gauntlet.errors import GauntletError
+from gauntlet.pipeline import Clock
 from gauntlet.sandbox import Sandbox
 from gauntlet.state.pr import PRRecord
 

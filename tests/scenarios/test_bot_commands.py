@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from gauntlet.action.clock import Clock
 from gauntlet.action.entry import run_action
 from gauntlet.errors import GitHubUnavailable
+from gauntlet.pipeline import Clock
 from gauntlet.sandbox import JobSeed, Sandbox
 from gauntlet.sandbox.contract import ContractRecorder
 

@@ -2,8 +2,11 @@
 
 One run, in order::
 
-    inputs + GITHUB_*  ->  route (event, action)  ->  observe (files, downloads)  ->  pipeline.run
+    inputs + GITHUB_*  ->  route (observe/routing.py)  ->  downloads (paths)  ->  observe  ->  pipeline.serve
     (state branch or state_dir; effects on GitHub, or planned in a dry run)  ->  outputs, annotations
+
+The routing table and the observation are the command line's too; what is the Action's
+alone is here: inputs, downloads, the GitHub backend and state branch, outputs.
 
 A read-only token (a fork PR's) cannot write: effects are skipped, the state is
 not committed, and the run still reports through the job summary and workflow
@@ -14,29 +17,32 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from gauntlet.action import serve
-from gauntlet.action.clock import Clock
+from gauntlet.action.downloads import download_artifacts, download_failed_logs
 from gauntlet.action.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
 from gauntlet.action.outputs import annotation_commands, output_values, write_outputs, write_summary
-from gauntlet.action.routing import Route, payload_action, route
 from gauntlet.config import Config, load_config
 from gauntlet.effects.base import Backend, EffectResult, Existing
 from gauntlet.effects.dryrun import DryRunBackend
 from gauntlet.effects.models import Effect, SetCheck
-from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError
 from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
 from gauntlet.github.gitstore import BranchStore
 from gauntlet.github.hub import Hub, nothing_known
-from gauntlet.observe.issue_comment import comment_observation
+from gauntlet.models import evolve
+from gauntlet.observe.github_facts import Remote
+from gauntlet.observe.observation import Downloads, observe
+from gauntlet.observe.payload import Delivery, event_facts, read_delivery
+from gauntlet.observe.routing import Route, route_of
+from gauntlet.pipeline import Clock, serve
 from gauntlet.report import RunReport
 from gauntlet.state.local import LocalStore
 from gauntlet.state.store import StateStore
+from gauntlet.vocabulary import HealthVerdict, RecoveryVerdict
 
 __all__ = ["READ_ONLY_NOTICE", "Clock", "run_action"]
 
@@ -58,8 +64,6 @@ class _EdgeBackend:
     summary_path: Path | None
     check: SetCheck | None = None
     check_landed: bool = False
-    #: The latest result per effect key (a state conflict makes the pipeline apply the plan again).
-    results: dict[str, EffectResult] = field(default_factory=dict)
 
     def find(self, effect: Effect) -> Existing | None:
         """The inner backend's lookup; a summary is written fresh every run."""
@@ -76,7 +80,6 @@ class _EdgeBackend:
         if isinstance(effect, SetCheck):
             self.check = effect
             self.check_landed = result.status in ("created", "updated", "unchanged")
-        self.results[effect.key] = result
         return result
 
 
@@ -89,8 +92,8 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     :raises GauntletError: bad inputs (exit 2), GitHub down after retries (exit 3).
     """
     settings = from_env(env)
-    payload = _payload(settings)
-    handler = route(settings.run.event_name, payload_action(payload))
+    delivery = read_delivery(settings.run.event_name, settings.run.event_path)
+    handler = route_of(delivery)
     if handler is None:
         out.write(f"gauntlet: ignored event {settings.run.event_name or '(none)'} (nothing to do for it)\n")
         report = RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict())
@@ -99,11 +102,11 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     config = _config(settings)
     client = _client(settings, clock)
     if settings.bot_login == AUTO_LOGIN:
-        settings = settings.model_copy(update={"bot_login": _own_login(client, out)})
-    report, edge = _serve(handler, settings, config, client, clock, payload, out)
+        settings = evolve(settings, bot_login=_own_login(client, out))
+    report, edge = _serve(handler, delivery, settings, config, client, clock, out)
     cost = "no API calls"
     if client is not None:
-        report = report.model_copy(update={"api_calls": client.calls})
+        report = evolve(report, api_calls=client.calls)
         cost = client.quota()
     _finish(settings, report, edge, out, cost)
     return 1 if report.check_failed and settings.run.fail_step else 0
@@ -111,38 +114,69 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
 
 def _serve(
     handler: Route,
+    delivery: Delivery,
     settings: ActionSettings,
     config: Config,
     client: GitHubClient | None,
     clock: Clock,
-    payload: bytes,
     out: TextIO,
 ) -> tuple[RunReport, _EdgeBackend | None]:
     store = _store(settings, client)
-    context = serve.EventContext(
-        settings=settings, config=config, client=client, clock=clock, store=store, payload=payload
-    )
+    remote = None
+    if client is not None and settings.run.repository is not None:
+        remote = Remote(client=client, repository=settings.run.repository, bot_login=settings.bot_login)
+    elif handler == "comment":
+        _repository(settings)  # a command needs to know where it is
+    commit = not settings.run.dry_run
+    with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as folder:
+        downloads = Downloads()
+        if handler == "iteration" and remote is not None:
+            downloads = _download(settings, delivery, remote, Path(folder))
+        observation = observe(
+            handler, delivery, settings.run, config, downloads=downloads, remote=remote, bot_login=settings.bot_login
+        )
     if handler == "close_pr":
-        return serve.close_pr(context), None
-    edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
-    if handler == "comment":  # /gauntlet commands (observe/issue_comment.py, engine/comment_command.py)
-        observation = comment_observation(payload, client, context.repository, settings.bot_login)
-        return serve.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
+        return serve(handler, observation, config, store, DryRunBackend(), clock, commit=commit), None
     if handler == "scan":
-        return serve.scan(context, edge), edge
-    with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as downloads:
-        observation = serve.observe_iteration(context, Path(downloads))
+        _repository(settings)
+    edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
+    if handler != "iteration":
+        return serve(handler, observation, config, store, edge, clock, commit=commit), edge
     try:
-        return serve.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
+        return serve(handler, observation, config, store, edge, clock, commit=commit), edge
     except ReadOnlyToken:
         # The state could not be committed either: report what this run saw and write nothing.
         out.write(f"::notice title=Gauntlet::{READ_ONLY_NOTICE}\n")
         edge = _edge(settings, client, store, read_only=True)
-        report = serve.iterate(context, observation, edge, commit=False)
+        report = serve(handler, observation, config, store, edge, clock, commit=False)
         if settings.summary_path is not None:
             with settings.summary_path.open("a", encoding="utf-8") as summary:
                 summary.write(f"\n> [!NOTE]\n> {READ_ONLY_NOTICE}\n")
         return report, edge
+
+
+def _repository(settings: ActionSettings) -> str:
+    if settings.run.repository is None:
+        raise InputError("GITHUB_REPOSITORY is not set")
+    return settings.run.repository
+
+
+def _download(settings: ActionSettings, delivery: Delivery, remote: Remote, folder: Path) -> Downloads:
+    """The failed jobs' logs and the chosen artifacts of the run the event reports on, as paths."""
+    raw_run = event_facts(delivery).run_id or settings.run.run_id or "0"
+    run_id = int(raw_run) if raw_run.isdigit() else 0  # the payload is untrusted
+    if not run_id:
+        return Downloads()
+    logs: list[Path] = []
+    found: list[Path] = []
+    if settings.download_logs:
+        logs = download_failed_logs(remote.client, remote.repository, run_id, folder / "logs")
+    if settings.download_artifacts:
+        found = download_artifacts(
+            remote.client, remote.repository, run_id, settings.download_artifacts, folder / "artifacts"
+        )
+    # In name order, as a listing of the folder would give them.
+    return Downloads(logs=tuple(sorted(logs, key=str)), findings=tuple(sorted(found, key=str)))
 
 
 def _edge(
@@ -200,16 +234,7 @@ def _config(settings: ActionSettings) -> Config:
     config = load_config(settings.run.config)
     if settings.fail_on is None:
         return config
-    return config.model_copy(update={"gauntlet": config.gauntlet.model_copy(update={"fail_on": settings.fail_on})})
-
-
-def _payload(settings: ActionSettings) -> bytes:
-    if settings.run.event_path is None:
-        return b"{}"
-    try:
-        return settings.run.event_path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{settings.run.event_path}: cannot read the event payload: {exc.strerror}") from exc
+    return evolve(config, gauntlet=evolve(config.gauntlet, fail_on=settings.fail_on))
 
 
 def _finish(
@@ -219,17 +244,8 @@ def _finish(
     if edge is not None and edge.check is not None and not edge.check_landed:
         out.writelines(line + "\n" for line in annotation_commands(edge.check.annotations))
     if settings.output_path is not None:
-        results = list(edge.results.values()) if edge is not None else []
-        write_outputs(settings.output_path, output_values(report, **_linked(results)))
+        write_outputs(settings.output_path, output_values(report))
     out.write(f"{_account(report)}; {cost}\n")
-
-
-def _linked(results: list[EffectResult]) -> dict[str, str]:
-    """``comment_url``, ``revert_pr`` and ``issues`` outputs from the effects' results."""
-    comment = next((r.url for r in results if r.type == "upsert_comment" and r.url), "")
-    revert = next((str(r.number) for r in results if r.type == "open_revert_pr" and r.number), "")
-    issues = ",".join(str(r.number) for r in results if r.type == "file_issue" and r.number)
-    return {"comment_url": comment or "", "revert_pr": revert, "issues": issues}
 
 
 def _account(report: RunReport) -> str:

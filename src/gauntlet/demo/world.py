@@ -24,10 +24,10 @@ from typing import Any, Literal
 import github
 from github.Repository import Repository
 
-from gauntlet.action.clock import Clock
 from gauntlet.action.entry import run_action
 from gauntlet.demo.runner import StepFiles, step_env
 from gauntlet.errors import InputError
+from gauntlet.pipeline import Clock
 from gauntlet.sandbox import JobSeed, Sandbox
 
 __all__ = ["BOT", "DATA", "DEVELOPER", "MAINTAINER", "REPOSITORY", "ActionRun", "Conclusion", "World"]

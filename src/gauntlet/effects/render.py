@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from gauntlet.ingest.redact import redact
+from gauntlet.untrusted import redact
+from gauntlet.vocabulary import marker_text
 
 if TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment
@@ -58,7 +59,7 @@ def neutralise(value: Any) -> Any:
 
 def marker(kind: str, ident: str) -> Markup:
     """The hidden marker that lets Gauntlet find a body it wrote (DESIGN §5, contract)."""
-    return Markup(f"<!-- gauntlet:key={kind}:{ident} -->")
+    return Markup(marker_text(f"{kind}:{ident}"))
 
 
 def templates_dir() -> Path:

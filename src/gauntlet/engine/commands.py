@@ -26,8 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gauntlet.ingest.redact import redact
-from gauntlet.ingest.values import scrub
+from gauntlet.untrusted import redact, scrub
 
 __all__ = [
     "COMMAND_NAMES",

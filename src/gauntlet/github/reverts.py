@@ -31,8 +31,8 @@ from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.hub import is_ours, paged
 from gauntlet.github.issues import file_issue
 from gauntlet.github.pulls import FoundPull, find_pull, is_pull_ours, open_pull, push_branch
-from gauntlet.ingest.redact import redact
 from gauntlet.models import RevertPRFact, RevertPRState
+from gauntlet.untrusted import redact
 
 if TYPE_CHECKING:
     from gauntlet.github.hub import Hub

@@ -13,8 +13,9 @@ from typing import BinaryIO, cast
 from gauntlet.errors import InputError
 from gauntlet.ingest.formats import FORMATS, Format, detect_format, reader_for
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
-from gauntlet.ingest.redact import Masks, MaskWatch, redact_finding
+from gauntlet.ingest.redact import MaskWatch, redact_finding
 from gauntlet.models import Finding
+from gauntlet.untrusted import Masks
 
 __all__ = ["FORMATS", "Format", "Limits", "ingest_file", "ingest_paths"]
 

@@ -11,19 +11,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["MAX_POSITION", "as_text", "json_index", "json_position", "position", "scrub", "xml_position"]
+from gauntlet.untrusted import scrub
+
+__all__ = ["MAX_POSITION", "as_text", "json_index", "json_position", "position", "xml_position"]
 
 #: Line and column numbers are 1-based and fit in 31 bits; anything else is not a position.
 MAX_POSITION = 2**31 - 1
 _LIMIT = MAX_POSITION + 1
 # At most ten ASCII digits (``str.isdigit`` also takes ``²`` and other digits ``int`` refuses).
 _DIGITS = re.compile(r"\s*\+?0*([0-9]{1,10})\s*")
-_UNSAFE = re.compile("[\x00\ud800-\udfff]")
-
-
-def scrub(text: str) -> str:
-    """``text`` with NULs and lone surrogates replaced by U+FFFD, so it encodes as UTF-8 and stays one string."""
-    return _UNSAFE.sub("\ufffd", text) if _UNSAFE.search(text) else text
 
 
 def as_text(value: Any) -> str | None:

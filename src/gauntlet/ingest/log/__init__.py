@@ -40,8 +40,8 @@ from gauntlet.ingest.log.ruby import Minitest, Rspec, RubyError
 from gauntlet.ingest.log.rust import Rust
 from gauntlet.ingest.log.scanner import iter_blocks, scan_blocks
 from gauntlet.ingest.log.shell import Shell
-from gauntlet.ingest.redact import Masks
 from gauntlet.models import Finding
+from gauntlet.untrusted import Masks
 
 __all__ = ["make_parsers", "read_log", "scan"]
 

@@ -29,9 +29,9 @@ from gauntlet.ingest.log.draft import Draft, Line, Parser
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import repo_path
 from gauntlet.ingest.paths import repo_relative
-from gauntlet.ingest.redact import Masks, redact
 from gauntlet.ingest.values import position
 from gauntlet.models import Finding
+from gauntlet.untrusted import Masks, redact
 
 __all__ = ["Analyser"]
 

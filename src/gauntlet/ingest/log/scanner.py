@@ -20,8 +20,8 @@ from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
 from gauntlet.ingest.log.prefilter import candidate_offsets, is_trigger
 from gauntlet.ingest.log.text import clean_line
-from gauntlet.ingest.redact import masked_values
 from gauntlet.models import Finding
+from gauntlet.untrusted import masked_values
 
 __all__ = ["BLOCK_BYTES", "CONTEXT_BEFORE", "NUMPY_AFTER", "count_newlines", "iter_blocks", "scan_blocks"]
 

@@ -5,7 +5,7 @@ Usage::
     .venv/bin/python bench/redact.py [--size-mb 200] [--runs 3] [--sample-lines 2000] [--baseline SRC]
 
     # the scan before redaction was added, to compare with (any commit before it):
-    mkdir -p /tmp/base && git archive e642304 src | tar -x -C /tmp/base
+    mkdir -p /tmp/base && git archive 820dcb2 src | tar -x -C /tmp/base
     .venv/bin/python bench/redact.py --baseline /tmp/base/src
 
 Redaction happens on what ingest keeps, never on every line: a log's ``::add-mask::`` lines are

@@ -21,6 +21,7 @@ A module of its own, below every layer, because every layer that writes needs it
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from functools import cached_property
@@ -197,8 +198,6 @@ def redact_json(text: str) -> str:
     A pattern run over the raw text could swallow a quote or the rest of the file (an unterminated
     key block); run per decoded string, it cannot.
     """
-    import json
-
     if not _might_hold_secret(text):
         return text
 

@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "classify": {"config", "models"},
     "ingest": {"classify", "errors", "models", "untrusted"},
     "effects": {"config", "errors", "models", "state", "untrusted", "vocabulary"},
-    "report": {"effects", "vocabulary"},
+    "report": {"effects", "models", "vocabulary"},
     "engine": {
         "classify",
         "config",
@@ -55,6 +55,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "pipeline": {"config", "effects", "engine", "errors", "models", "observe", "report", "state", "vocabulary"},
     "status": {"errors", "state", "vocabulary"},
+    "dashboard": {"effects", "errors", "state", "vocabulary"},
     "sandbox": {"errors"},
     "action": {
         "config",
@@ -71,10 +72,11 @@ ALLOWED: dict[str, set[str]] = {
         "untrusted",
         "vocabulary",
     },
-    "demo": {"action", "errors", "github", "models", "pipeline", "sandbox", "state", "vocabulary"},
+    "demo": {"action", "dashboard", "errors", "github", "models", "pipeline", "sandbox", "state", "vocabulary"},
     "cli": {
         "action",
         "config",
+        "dashboard",
         "demo",
         "effects",
         "engine",

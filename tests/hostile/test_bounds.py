@@ -100,7 +100,7 @@ def test_surrogates_and_nuls_in_a_command_never_reach_a_reply() -> None:
     command.reason.encode("utf-8")
 
 
-def test_a_json_number_past_what_yajl_holds_is_a_clear_error(
+def test_a_json_number_of_thousands_of_digits_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "review.json"

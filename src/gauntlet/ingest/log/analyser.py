@@ -26,8 +26,9 @@ from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser
+from gauntlet.ingest.log.locator import WINDOW, Located, last_lines, locate
 from gauntlet.ingest.log.prefilter import may_start
-from gauntlet.ingest.log.text import repo_path
+from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.redact import redact
 from gauntlet.models import Finding
 
@@ -68,6 +69,11 @@ class Analyser:
         self._held: list[Finding] = []
         #: True while some parser is inside a block and needs the following lines (only parsing changes it).
         self.active = False
+        #: Where the scanner is: its block, the offset and number of the line being fed (the locator's window).
+        self.place: tuple[bytes, int, int] = (b"", 0, 1)
+        #: The last lines of the block before, numbered, for a window that reaches back into it.
+        self.carry: list[tuple[int, bytes]] = []
+        self._exits = 0
 
     # -- the Sink protocol -------------------------------------------------------------------------
 
@@ -148,21 +154,42 @@ class Analyser:
         failed_job = self._runner_error or not self._github
         if failed_job and any(d.fails for d in self._fallbacks):
             self._close_scope(None)
+        elif not self._github and not self._exits and not self.count:
+            # A plain log with no framing and no verdict of its own: its end explains it, if it is error-shaped.
+            located = self._locate(self.place[2])
+            if located is not None and located.score >= STRONG_SCORE:
+                self._report(_located_draft(located, None))
         self._held.clear()
 
     # -- internals ---------------------------------------------------------------------------------
 
     def _close_scope(self, terminal: Draft | None) -> None:
-        if not self._explained:
+        if terminal is not None:
+            self._exits += 1
+        if terminal is not None and not terminal.fails:
+            pass  # a step that passed: what it printed explains no failure
+        elif not self._explained:
             candidates = [d for d in self._fallbacks if d.fails or terminal is not None]
             best = max(candidates, key=lambda d: d.rank, default=None)
             if best is not None and terminal is not None and terminal.rank > best.rank:
                 best = terminal
-            chosen = best or terminal
+            located = self._locate(terminal.end if terminal is not None else self.place[2])
+            chosen = _choose(best, terminal, located)
             if chosen is not None:
                 self._report(chosen)
         self._explained = False
         self._fallbacks.clear()
+
+    def _locate(self, before: int) -> Located | None:
+        """The locator's block for the step that ends just before line ``before`` (see :mod:`.locator`)."""
+        block, offset, number = self.place
+        if number != before:
+            return None  # the scanner is elsewhere (a parser's report about an earlier line)
+        raw = last_lines(block, 0, offset, number, WINDOW)
+        if len(raw) < WINDOW and self.carry and (not raw or self.carry[-1][0] == raw[0][0] - 1):
+            raw = self.carry[len(raw) - WINDOW :] + raw
+        cap = self.limits.max_line_bytes
+        return locate([(line_number, clean_line(text[:cap])) for line_number, text in raw])
 
     def _report(self, draft: Draft) -> None:
         if self.count >= self.limits.max_findings:
@@ -217,3 +244,31 @@ class Analyser:
             lines = [*lines[:half], "…", *lines[-(limits.max_excerpt_lines - half - 1) :]]
         text = "\n".join(line[:300] for line in lines)
         return redact(text, self.masks)[: limits.max_excerpt_chars]
+
+
+#: A plain log's end explains a failure only with failure words (``error``, ``FAILED``), not just odd ones.
+STRONG_SCORE = 4.0
+#: Fallbacks of this rank name a cause by themselves (a timeout, a refused connection): they beat any block.
+_CAUSE_RANK = 3
+
+
+def _located_draft(located: Located, hint: Draft | None) -> Draft:
+    """The locator's finding: its block and kind, else the hint's kind; it never names a path."""
+    kind = located.kind if located.kind != "unknown" or hint is None else hint.kind
+    return Draft(None, kind, located.message, located.start, located.end, role="fallback")
+
+
+def _choose(best: Draft | None, terminal: Draft | None, located: Located | None) -> Draft | None:
+    """What explains a failed step no parser explained: a fallback, the locator's block or the exit line.
+
+    A fallback that names a cause wins; a fallback inside the located block gives it its tool and kind;
+    otherwise an error-shaped block beats a driver line (``make: *** Error 1``) and the bare exit.
+    """
+    if located is None or (best is not None and best is not terminal and best.rank >= _CAUSE_RANK):
+        return best or terminal
+    if best is not None and best is not terminal and located.start <= best.start <= located.end:
+        best.start, best.end = located.start, max(located.end, best.end)
+        return best
+    if best is not None and best is not terminal and not located.score:
+        return best
+    return _located_draft(located, best or terminal)

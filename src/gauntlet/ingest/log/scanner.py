@@ -18,15 +18,25 @@ from typing import BinaryIO
 
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
+from gauntlet.ingest.log.locator import WINDOW, last_lines
 from gauntlet.ingest.log.prefilter import candidate_offsets, is_trigger
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
 
-__all__ = ["BLOCK_BYTES", "CONTEXT_BEFORE", "NUMPY_AFTER", "count_newlines", "iter_blocks", "scan_blocks"]
+__all__ = [
+    "BLOCK_BYTES",
+    "CONTEXT_BEFORE",
+    "NUMPY_AFTER",
+    "count_newlines",
+    "iter_blocks",
+    "scan_blocks",
+]
 
 BLOCK_BYTES = 4 << 20
 _NEWLINE = ord("\n")
 CONTEXT_BEFORE = 30
+#: Of each line carried over to the next block only its head is kept: a window of long lines stays small.
+CARRY_BYTES = 4096
 
 
 def iter_blocks(source: BinaryIO | Iterable[bytes], limits: Limits) -> Iterator[tuple[bytes, int]]:
@@ -111,6 +121,7 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
                     continue
                 hit_number = number + count_newlines(block, cursor, offset, big=big)
                 _feed_context(block, cursor, offset, hit_number, fed_through, carry, analyser, cap)
+                analyser.place = (block, offset, hit_number)
                 analyser.feed(hit_number, text, confirmed=True)
                 cursor = end + 1 if end != -1 else limit
                 number = hit_number + 1
@@ -122,7 +133,10 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
         if analyser.fed > MAX_FED:
             break  # hostile input: bounded time matters more than the rest of it
         first_line = number + count_newlines(block, cursor, limit, big=big)
-        carry = [(n, raw[:cap]) for n, raw in _last_lines(block, cursor, limit, first_line, CONTEXT_BEFORE)]
+        # The last lines of the block, for context and for the locator's window of a step that spans blocks.
+        carry = [(n, raw[:CARRY_BYTES]) for n, raw in last_lines(block, 0, limit, first_line, WINDOW)]
+        analyser.carry = carry
+        analyser.place = (block, limit, first_line)
     analyser.finish()
     yield from _drain(analyser)
 
@@ -153,6 +167,7 @@ def _drain(analyser: Analyser) -> Iterator[Finding]:
 def _feed_next(block: bytes, cursor: int, number: int, analyser: Analyser, cap: int) -> tuple[int, int]:
     end = block.find(b"\n", cursor)
     stop = end if end != -1 else len(block)
+    analyser.place = (block, cursor, number)
     analyser.feed(number, clean_line(block[cursor : min(stop, cursor + cap)]))
     return stop + 1, number + 1
 
@@ -168,31 +183,10 @@ def _feed_context(
     cap: int,
 ) -> None:
     """Feed the lines before a hit that were not fed yet, from this block and the previous one."""
-    lines = _last_lines(block, cursor, offset, hit_number, CONTEXT_BEFORE)
+    lines = last_lines(block, cursor, offset, hit_number, CONTEXT_BEFORE)
     wanted = CONTEXT_BEFORE - len(lines)
     if wanted > 0 and cursor == 0:
         lines = carry[-wanted:] + lines
     for line_number, raw in lines:
         if line_number > fed_through:
             analyser.feed(line_number, clean_line(raw[:cap]))
-
-
-def _last_lines(block: bytes, floor: int, end: int, next_number: int, count: int) -> list[tuple[int, bytes]]:
-    """The last ``count`` complete lines of ``block[floor:end]``, numbered.
-
-    ``end`` is a line start (or the end of the block); ``next_number`` is the number of the line there.
-    """
-    lines: list[tuple[int, bytes]] = []
-    if end <= floor:
-        return lines
-    # block ends with "\n" (or is a prefix ending just before a line start)
-    position = end - 1
-    number = next_number - 1
-    while len(lines) < count and position >= floor:
-        start = block.rfind(b"\n", floor, position) + 1
-        start = max(start, floor)
-        lines.append((number, block[start:position]))
-        number -= 1
-        position = start - 1
-    lines.reverse()
-    return lines

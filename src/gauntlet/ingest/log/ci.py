@@ -24,7 +24,7 @@ _EXIT = re.compile(
   | ^ERROR:\ Job\ failed:\ (?:.*?\ )?exit\ (?:code|status)\ (?P<code3>\d+)
   | ^ERROR:\ script\ returned\ exit\ code\ (?P<code4>\d+)
   | ^Exited\ with\ code\ (?:exit\ status\ )?(?P<code5>\d+)
-  | ^The\ command\ ".*"\ exited\ with\ (?P<code6>\d+)\.
+  | ^(?:The\ command\ ")?.*"\ exited\ with\ (?P<code6>\d+)\.$  # the command may span lines
   | ^\W*Error:\ The\ command\ exited\ with\ status\ (?P<code7>-?\d+)
   | ^(?:\#\#\[error\])?(?:Error:\ )?The\ process\ '.*'\ failed\ with\ exit\ code\ (?P<code8>\d+)
     """

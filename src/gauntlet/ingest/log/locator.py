@@ -49,6 +49,9 @@ COMMON = 8
 #: The step's last non-blank lines, and what they weigh more: the cause is usually printed last.
 TAIL = 10
 TAIL_BONUS = 2.0
+#: Error-shaped lines at most this far apart are one cascade; a block never spans more than MAX_BLOCK lines.
+CASCADE_GAP = 3
+MAX_BLOCK = 40
 #: A line scoring below this is not error-shaped (the vocabulary weighs 1 to 4).
 THRESHOLD = 3.0
 
@@ -89,11 +92,12 @@ _PASSING = re.compile(
     | \bwarn(?:ing)?s?\b | \bdeprecat | \bskipped\b | \bxfail | \bignored\b
     """
 )
+_WARNINGS_HEADER = re.compile(r"(?i)\bwarnings?\b[^:]*:\s*$")
 # Lines that frame steps: never part of an explanation.
 _FRAMING = re.compile(
     r"""(?x)
     ^(?:\$\ |travis_(?:fold|time)|\#\#\[|section_(?:start|end):|\[Pipeline\]|\+\ |\[command\])
-    | ^The\ command\ ".*"\ exited\ with | ^Done\.\ Your\ build\ exited\ with | ^Process\ completed\ with
+    | ^The\ command\ " | "\ exited\ with\ \d+\.$ | ^Done\.\ Your\ build\ exited\ with | ^Process\ completed\ with
     | ^(?:make|gmake)(?:\[\d+\])?:\ (?:Entering|Leaving)\ directory
     """
 )
@@ -101,7 +105,7 @@ _FRAMING = re.compile(
 _STEP_START = re.compile(
     r"""(?x)
     ^\#\#\[group\]Run\  | ^\$\  | ^travis_fold:start | ^section_start: | ^\[Pipeline\]\ (?:sh|bat|powershell)
-    | ^The\ command\ ".*"\ exited\ with | ^\#\#\[(?:error|endgroup)\].*exit\ code
+    | "\ exited\ with\ \d+\.$ | ^\#\#\[(?:error|endgroup)\].*exit\ code
     """
 )
 # A test framework's summary: the failure it counts is explained above it.
@@ -210,6 +214,10 @@ def locate(lines: Sequence[Line]) -> Located | None:
         return None
     shapes = Counter(_shape(text) for _, text in step)
     scores = [score_line(text) for _, text in step]
+    for index in range(1, len(step)):
+        # What a warnings header (``Summary of warnings:``) lists is warnings, whatever their words.
+        if scores[index] and _WARNINGS_HEADER.search(step[index - 1][1]):
+            scores[index] = 0.0
     for index, (_, text) in enumerate(step):
         if scores[index]:
             repeats = shapes[_shape(text)]
@@ -235,8 +243,18 @@ def locate(lines: Sequence[Line]) -> Located | None:
     # A block printed again (a retry, a summary that repeats it) folds into its first copy.
     shape = _shape(step[best][1])
     best = next(index for index in range(best + 1) if scores[index] and _shape(step[index][1]) == shape)
-    first, last = _paragraph(step, best, scores)
-    return Located(step[first][0], step[last][0], step[best][1].strip(), _kind(step, first, last), scores[best])
+    # Errors cascade (a cause, then each driver that gave up: ``make[2]: *** Error 1``, ``make: *** Error 2``):
+    # the cascade's first line is the cause.
+    cause = best
+    while True:
+        earlier = [index for index in range(max(0, cause - CASCADE_GAP), cause) if scores[index] >= THRESHOLD]
+        if not earlier or best - earlier[0] >= MAX_BLOCK:
+            break
+        cause = earlier[0]
+    first, _ = _paragraph(step, cause, scores)
+    _, last = _paragraph(step, best, scores)
+    last = min(last, first + MAX_BLOCK - 1)
+    return Located(step[first][0], step[last][0], step[cause][1].strip(), _kind(step, first, last), scores[best])
 
 
 def _paragraph(step: Sequence[Line], anchor: int, scores: Sequence[float]) -> tuple[int, int]:

@@ -26,7 +26,7 @@ from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser
-from gauntlet.ingest.log.locator import WINDOW, Located, last_lines, locate
+from gauntlet.ingest.log.locator import WINDOW, Located, is_crash, last_lines, locate
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.redact import redact
@@ -74,6 +74,9 @@ class Analyser:
         #: The last lines of the block before, numbered, for a window that reaches back into it.
         self.carry: list[tuple[int, bytes]] = []
         self._exits = 0
+        #: The first crash report of the current scope (a sanitizer's, a segfault), and whether one was reported.
+        self._crash: Line | None = None
+        self._crash_reported = False
 
     # -- the Sink protocol -------------------------------------------------------------------------
 
@@ -140,6 +143,8 @@ class Analyser:
         self.ring.append(line)
         if not (confirmed or self.active or may_start(text)):
             return
+        if confirmed and self._crash is None and is_crash(text):
+            self._crash = line
         for parser in self.parsers:
             if parser.feed(line, self):
                 break
@@ -177,8 +182,14 @@ class Analyser:
             chosen = _choose(best, terminal, located)
             if chosen is not None:
                 self._report(chosen)
+        if self._crash is not None and not self._crash_reported and (terminal is None or terminal.fails):
+            # A crash anywhere in a failed step explains it better than the summary that counted it, even
+            # where a harness quoted the report in a form no parser reads (``= ==123==ERROR: AddressSanitizer``).
+            number, text = self._crash
+            self._report(Draft(None, "crash", text.strip(" =|"), number, number, role="fallback"))
         self._explained = False
         self._fallbacks.clear()
+        self._crash, self._crash_reported = None, False
 
     def _locate(self, before: int) -> Located | None:
         """The locator's block for the step that ends just before line ``before`` (see :mod:`.locator`)."""
@@ -210,6 +221,7 @@ class Analyser:
         if identity in self._seen:
             return
         self._seen.add(identity)
+        self._crash_reported = self._crash_reported or draft.kind == "crash"
         if draft.kind in _CAPPED_KINDS:
             self._per_tool[group] = self._per_tool.get(group, 0) + 1
         start, end = sorted((max(1, draft.start), max(1, draft.end)))

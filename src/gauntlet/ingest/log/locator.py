@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from gauntlet.ingest.log.draft import Line
 from gauntlet.models import Kind
 
-__all__ = ["BEFORE", "WINDOW", "Located", "last_lines", "locate", "score_line", "step_lines"]
+__all__ = ["BEFORE", "WINDOW", "Located", "is_crash", "last_lines", "locate", "score_line", "step_lines"]
 
 #: Lines before a step's exit that are read for its explanation.
 WINDOW = 1000
@@ -163,6 +163,18 @@ class Located:
     kind: Kind
     #: The best line's score: 0 when no line was error-shaped and the step's last lines stand in.
     score: float
+
+
+_CRASH = re.compile(
+    r"==\d+==\s*ERROR: \w*Sanitizer|\bSegmentation fault\b|\(core dumped\)|\bSIG(?:SEGV|ABRT|BUS|ILL)\b"
+)
+
+
+def is_crash(text: str) -> bool:
+    """True for a line that reports a crash (a sanitizer's report, a segfault, a fatal signal)."""
+    return ("anitizer" in text or "SIG" in text or "egmentation" in text or "core dumped" in text) and bool(
+        _CRASH.search(text)
+    )
 
 
 def score_line(text: str) -> float:

@@ -18,7 +18,8 @@ _TIMESTAMP = re.compile(
     r"^\ufeff?(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?(?: \d\d[OE]\+?(?=\S| ))?"
     r"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\])(?: |$)?"
 )
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+# CSI (colours, cursor moves), OSC (hyperlinks, titles), charset designations (``ESC ( B``), other escapes.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[()*+][0-~]|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # BuildKit plain progress: ``#8 1.234 <output>``.
 _BUILDKIT = re.compile(r"^#\d+ \d+\.\d+ ")

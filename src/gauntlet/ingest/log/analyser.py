@@ -26,7 +26,7 @@ from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser
-from gauntlet.ingest.log.locator import WINDOW, Located, is_crash, last_lines, locate
+from gauntlet.ingest.log.locator import WINDOW, Located, Span, is_crash, last_lines, locate, previous_lines
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.redact import redact
@@ -70,9 +70,9 @@ class Analyser:
         #: True while some parser is inside a block and needs the following lines (only parsing changes it).
         self.active = False
         #: Where the scanner is: its block, the offset and number of the line being fed (the locator's window).
-        self.place: tuple[bytes, int, int] = (b"", 0, 1)
-        #: The last lines of the block before, numbered, for a window that reaches back into it.
-        self.carry: list[tuple[int, bytes]] = []
+        self.place: Span = (b"", 0, 1)
+        #: The block before, its end and the number of the line after it: a window may reach back into it.
+        self.previous: Span = (b"", 0, 1)
         self._exits = 0
         #: The first crash report of the current scope (a sanitizer's, a segfault), and whether one was reported.
         self._crash: Line | None = None
@@ -197,8 +197,8 @@ class Analyser:
         if number != before:
             return None  # the scanner is elsewhere (a parser's report about an earlier line)
         raw = last_lines(block, 0, offset, number, WINDOW)
-        if len(raw) < WINDOW and self.carry and (not raw or self.carry[-1][0] == raw[0][0] - 1):
-            raw = self.carry[len(raw) - WINDOW :] + raw
+        if len(raw) < WINDOW and self.previous[2] == (raw[0][0] if raw else number):
+            raw = previous_lines(self.previous, WINDOW - len(raw)) + raw
         cap = self.limits.max_line_bytes
         return locate([(line_number, clean_line(text[:cap])) for line_number, text in raw])
 

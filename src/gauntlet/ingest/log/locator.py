@@ -35,7 +35,18 @@ from dataclasses import dataclass
 from gauntlet.ingest.log.draft import Line
 from gauntlet.models import Kind
 
-__all__ = ["BEFORE", "WINDOW", "Located", "is_crash", "last_lines", "locate", "score_line", "step_lines"]
+__all__ = [
+    "BEFORE",
+    "WINDOW",
+    "Located",
+    "Span",
+    "is_crash",
+    "last_lines",
+    "locate",
+    "previous_lines",
+    "score_line",
+    "step_lines",
+]
 
 #: Lines before a step's exit that are read for its explanation.
 WINDOW = 1000
@@ -150,6 +161,11 @@ _KINDS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         "build_error",
     ),
 )
+#: A place in the input: a block, an offset in it (a line start) and the number of the line there.
+Span = tuple[bytes, int, int]
+#: Of each line read back from the block before only its head is kept: a window of long lines stays small.
+CARRY_BYTES = 4096
+
 _SHAPE = re.compile(r"0x[0-9a-fA-F]+|[0-9a-f]{7,}|\d+|\S*/\S*")
 
 
@@ -334,3 +350,9 @@ def last_lines(block: bytes, floor: int, end: int, next_number: int, count: int)
         position = start - 1
     lines.reverse()
     return lines
+
+
+def previous_lines(previous: Span, count: int) -> list[tuple[int, bytes]]:
+    """The last ``count`` lines (numbered, heads only) of the block before, which ends at ``previous``."""
+    block, end, next_number = previous
+    return [(number, raw[:CARRY_BYTES]) for number, raw in last_lines(block, 0, end, next_number, count)]

@@ -53,7 +53,8 @@ ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (re.compile(rb"\.py:\d"),)
 _AT_START = re.compile(
     "|".join(
         (
-            r"\#\#\[|::error|E:\ |e:\ |CMake\ Error|\#\ \S+$|----\ |={3,}\ |Error\b|Exception\ in\ thread",
+            r"\#\#\[|::error|E:\ |e:\ |CMake\ Error|\#\ \S+$|----\ |={3,}\ (?!RUN|PAUSE|CONT|NAME)|Error\b",
+            r"Exception\ in\ thread",
             r"Failures:|Failed\ examples|npm\ (?:ERR!|error)|error\ |\[ERROR\]|Terminated$|timeout:\ ",
             r"would\ reformat\ |\[warn\]\ Code\ style|Jest:\ .*coverage\ threshold|Fatal\ Python\ error",
             r"thread\ '|panic:\ |rspec\ \./|Could\ not\ find\ gem|Bundler|Your\ bundle|Gem::|\S+\.(?:py|pyi):\d",
@@ -85,9 +86,19 @@ _HINT = re.compile(
 )
 
 
+# A count of nothing (``0 failed``, ``Failures: 0``) is what passing summaries print; such a line is a trigger
+# only if a failure word is left once the zero counts are taken out.
+_ZERO_COUNT = re.compile(r"\b0 (?:failed|failures?|errors?)\b|\b(?:[Ff]ailures|[Ee]rrors|[Ff]ailed): 0\b")
+
+
 def is_trigger(text: str) -> bool:
     """True when a cleaned line that contains an anchor looks like a failure line worth parsing."""
-    return _AT_START.match(text) is not None or _ANYWHERE.search(text) is not None
+    if _AT_START.match(text) is not None:
+        return True
+    match = _ANYWHERE.search(text)
+    if match is None:
+        return False
+    return _ZERO_COUNT.search(text) is None or _ANYWHERE.search(_ZERO_COUNT.sub("", text)) is not None
 
 
 def may_start(text: str) -> bool:

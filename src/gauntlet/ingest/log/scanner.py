@@ -18,7 +18,7 @@ from typing import BinaryIO
 
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
-from gauntlet.ingest.log.locator import WINDOW, last_lines
+from gauntlet.ingest.log.locator import Span, last_lines, previous_lines
 from gauntlet.ingest.log.prefilter import candidate_offsets, is_trigger
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
@@ -35,8 +35,6 @@ __all__ = [
 BLOCK_BYTES = 4 << 20
 _NEWLINE = ord("\n")
 CONTEXT_BEFORE = 30
-#: Of each line carried over to the next block only its head is kept: a window of long lines stays small.
-CARRY_BYTES = 4096
 
 
 def iter_blocks(source: BinaryIO | Iterable[bytes], limits: Limits) -> Iterator[tuple[bytes, int]]:
@@ -94,7 +92,7 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
     cap = analyser.limits.max_line_bytes
     first_line = 1  # number of the first line of the current block
     fed_through = 0  # highest line number already fed
-    carry: list[tuple[int, bytes]] = []  # last lines of the previous block, for context
+    previous: Span = (b"", 0, 1)  # the block before, for context and windows that reach back into it
     read = 0  # bytes read so far: past NUMPY_AFTER, newlines are counted with numpy
     for block, limit in blocks:
         big = read >= NUMPY_AFTER
@@ -120,12 +118,16 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
                 if not is_trigger(text):
                     continue
                 hit_number = number + count_newlines(block, cursor, offset, big=big)
-                _feed_context(block, cursor, offset, hit_number, fed_through, carry, analyser, cap)
+                if not text.startswith("##[") or text.startswith("##[error]"):
+                    # A runner's step marker needs no context: what stands before it ended with the last step.
+                    _feed_context(block, cursor, offset, hit_number, fed_through, previous, analyser, cap)
                 analyser.place = (block, offset, hit_number)
                 analyser.feed(hit_number, text, confirmed=True)
                 cursor = end + 1 if end != -1 else limit
                 number = hit_number + 1
                 fed_through = hit_number
+                if analyser.active and text.startswith("##[group]Run "):
+                    cursor, number = _skip_header(block, cursor, number, limit, big=big)
             else:
                 break
             if analyser.found:
@@ -133,10 +135,8 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
         if analyser.fed > MAX_FED:
             break  # hostile input: bounded time matters more than the rest of it
         first_line = number + count_newlines(block, cursor, limit, big=big)
-        # The last lines of the block, for context and for the locator's window of a step that spans blocks.
-        carry = [(n, raw[:CARRY_BYTES]) for n, raw in last_lines(block, 0, limit, first_line, WINDOW)]
-        analyser.carry = carry
-        analyser.place = (block, limit, first_line)
+        # Kept whole (no copy) for the lines before the next block's first hits and the locator's window.
+        previous = analyser.previous = analyser.place = (block, limit, first_line)
     analyser.finish()
     yield from _drain(analyser)
 
@@ -159,6 +159,22 @@ def count_newlines(block: bytes, start: int, end: int, *, big: bool = False) -> 
 NUMPY_AFTER = 32 << 20
 
 
+#: A step header (the script GitHub echoes) longer than this is read line by line.
+HEADER_BYTES = 16 << 10
+
+
+def _skip_header(block: bytes, cursor: int, number: int, limit: int, *, big: bool) -> tuple[int, int]:
+    """Jump to the ``##[endgroup]`` line that ends a step's header; the lines between are its script.
+
+    The runner parser claims every header line anyway (a script is no output), so they need no reading.
+    """
+    close = block.find(b"##[endgroup]", cursor, min(limit, cursor + HEADER_BYTES))
+    if close == -1:
+        return cursor, number
+    start = block.rfind(b"\n", cursor, close) + 1 or cursor
+    return start, number + count_newlines(block, cursor, start, big=big)
+
+
 def _drain(analyser: Analyser) -> Iterator[Finding]:
     while analyser.found:
         yield analyser.found.popleft()
@@ -178,7 +194,7 @@ def _feed_context(
     offset: int,
     hit_number: int,
     fed_through: int,
-    carry: list[tuple[int, bytes]],
+    previous: Span,
     analyser: Analyser,
     cap: int,
 ) -> None:
@@ -186,7 +202,7 @@ def _feed_context(
     lines = last_lines(block, cursor, offset, hit_number, CONTEXT_BEFORE)
     wanted = CONTEXT_BEFORE - len(lines)
     if wanted > 0 and cursor == 0:
-        lines = carry[-wanted:] + lines
+        lines = previous_lines(previous, wanted) + lines
     for line_number, raw in lines:
         if line_number > fed_through:
             analyser.feed(line_number, clean_line(raw[:cap]))

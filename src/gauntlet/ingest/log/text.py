@@ -28,7 +28,9 @@ _BUILDKIT = re.compile(r"^#\d+ \d+\.\d+ ")
 def clean_line(raw: bytes) -> str:
     """Decode a raw line and strip timestamps, ANSI codes, ``\\r`` redraws and control bytes."""
     text = raw.decode("utf-8", "replace").rstrip("\r\n")
-    if text[:1].isdigit() or text[:1] in ("[", "\ufeff"):
+    if text[27:29] == "Z " and text[10:11] == "T" and text[:4].isdigit():
+        text = text[29:]  # GitHub's own stamp, on nearly every line it serves: no regex needed
+    elif text[:1].isdigit() or text[:1] in ("[", "\ufeff"):
         text = _TIMESTAMP.sub("", text, count=1)
     if "\x1b" in text:
         text = _ANSI.sub("", text)

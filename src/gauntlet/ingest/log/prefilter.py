@@ -55,7 +55,7 @@ _AT_START = re.compile(
         (
             r"\#\#\[|::error|E:\ |e:\ |CMake\ Error|\#\ \S+$|----\ |={3,}\ (?!RUN|PAUSE|CONT|NAME)|Error\b",
             r"Exception\ in\ thread",
-            r"Failures:|Failed\ examples|npm\ (?:ERR!|error)|error\ |\[ERROR\]|Terminated$|timeout:\ ",
+            r"Failures:$|Failed\ examples|npm\ (?:ERR!|error)|error\ |\[ERROR\]|Terminated$|timeout:\ ",
             r"would\ reformat\ |\[warn\]\ Code\ style|Jest:\ .*coverage\ threshold|Fatal\ Python\ error",
             r"thread\ '|panic:\ |rspec\ \./|Could\ not\ find\ gem|Bundler|Your\ bundle|Gem::|\S+\.(?:py|pyi):\d",
             r"\s*(?:[●×✕]\ |\d+\)\ |not\ ok\ |\d+/\d+\ Test\ |\d+\ -\ )|\*\*\ \(|\[error\]\ \S+\.scala:",
@@ -111,11 +111,13 @@ def may_start(text: str) -> bool:
 # ``_ANSI`` lets colour codes sit between a word and its punctuation (``error[E0425]\x1b[0m:``).
 _ANSI_GAP = rb"(?:\x1b\[[0-9;]*[A-Za-z])*"
 HYPERSCAN_PATTERNS: tuple[bytes, ...] = (
-    rb"\berror" + _ANSI_GAP + rb"(?:[:\[\] !]|\r?$)",
+    rb"(?:\b|\x1b\[[0-9;]*[A-Za-z])error" + _ANSI_GAP + rb"(?:[:\[\] !]|\r?$)",  # colour may lead the word
     rb"Error" + _ANSI_GAP + rb"(?:[:\[ .)]|\r?$)",
     rb"ERR",
     rb"FAIL",
-    rb"[Ff]ail(?:ed|ing|ure[^s]|ure\r?$|ures:(?: [1-9]|\r?$)|\b)",
+    # ``failed`` but not a count of none (``0 failed``); ``Failure`` as a word, not in ``TestRetryOnFailure_3``.
+    rb"(?:^|[^ ]|[^0] |\d0 )[Ff]ailed",
+    rb"\b[Ff]ail(?:ing|ure(?:[^s\w]|Type|\r?$)|ures:(?: [1-9]|\r?$)|\b)",
     rb"panic",
     rb"Traceback",
     rb"[Ee]xit(?:ed)? (?:with|code|status)",

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import github
 
+from gauntlet.action.entry import run_action
 from gauntlet.errors import GauntletError
-from gauntlet.github.action import run_action
-from gauntlet.github.events import Clock
+from gauntlet.pipeline import Clock
 from gauntlet.sandbox import Sandbox
 from gauntlet.state.pr import PRRecord
 

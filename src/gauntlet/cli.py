@@ -144,37 +144,45 @@ def _run(args: argparse.Namespace) -> int:
 def _run_action(args: argparse.Namespace) -> int:
     import time
 
-    from gauntlet.github.action import run_action
-    from gauntlet.github.events import Clock
+    from gauntlet.action.entry import run_action
+    from gauntlet.pipeline import Clock
 
     clock = Clock(now=args.now or datetime.now(UTC), sleep=time.sleep, monotonic=time.monotonic)
     return run_action(os.environ, clock, sys.stdout)
 
 
 def _run_local(settings: Settings, *, as_json: bool) -> int:
+    """A run on the command line: routed by the same table as the Action, on a local state folder."""
     import time
 
     from gauntlet.config import load_config
     from gauntlet.effects.base import Backend
     from gauntlet.effects.dryrun import DryRunBackend
     from gauntlet.effects.local import LocalBackend
-    from gauntlet.pipeline import observe, run
+    from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
+    from gauntlet.observe.observation import observe
+    from gauntlet.observe.payload import read_delivery
+    from gauntlet.observe.routing import route_of
+    from gauntlet.pipeline import Clock, serve
+    from gauntlet.report import RunReport
     from gauntlet.state.local import LocalStore
 
-    config = load_config(settings.config)
-    observation = observe(settings, config)
-    state_dir = settings.state_dir or Path(".gauntlet")
-    backend: Backend = DryRunBackend() if settings.dry_run else LocalBackend(state_dir / "out")
-    report = run(
-        observation,
-        config,
-        LocalStore(state_dir),
-        backend,
-        now=settings.now or datetime.now(UTC),
-        commit=not settings.dry_run,
-        sleep=time.sleep,
-        clock=time.monotonic,
-    )
+    # An event file without a name is a CI step's own pull_request payload (and no event at all, files alone).
+    delivery = read_delivery(settings.event_name or "pull_request", settings.event_path)
+    route = route_of(delivery)
+    if route is None:
+        print(
+            f"gauntlet: ignored event {delivery.name} (nothing to do for it)",
+            file=sys.stderr if as_json else sys.stdout,
+        )
+        report = RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict())
+    else:
+        config = load_config(settings.config)
+        observation = observe(route, delivery, settings, config)
+        state_dir = settings.state_dir or Path(".gauntlet")
+        backend: Backend = DryRunBackend() if settings.dry_run else LocalBackend(state_dir / "out")
+        clock = Clock(now=settings.now or datetime.now(UTC), sleep=time.sleep, monotonic=time.monotonic)
+        report = serve(route, observation, config, LocalStore(state_dir), backend, clock, commit=not settings.dry_run)
     if as_json:
         print(report.model_dump_json())
     else:

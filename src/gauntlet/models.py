@@ -18,13 +18,16 @@ __all__ = [
     "SEVERITY_ORDER",
     "CommentFact",
     "CommitFact",
+    "EventFacts",
     "Finding",
+    "GitHubFacts",
     "Kind",
     "Observation",
     "Permission",
     "Priority",
     "RevertPRFact",
     "RevertPRState",
+    "RunIdentity",
     "Severity",
     "Source",
 ]
@@ -175,7 +178,7 @@ Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
 
 
 class CommentFact(BaseModel):
-    """An ``issue_comment`` as the command step needs it (built at the edge: ``github/commands_edge.py``).
+    """An ``issue_comment`` as the command step needs it (built at the edge: ``observe/issue_comment.py``).
 
     ``body`` is untrusted text: it is parsed for commands and never rendered as a template.
     """
@@ -193,6 +196,55 @@ class CommentFact(BaseModel):
     is_pull_request: bool = False
     #: The login Gauntlet itself writes as (input ``bot_login``): its own comments are never commands.
     gauntlet_login: str = "github-actions[bot]"
+
+
+class EventFacts(BaseModel):
+    """What an event payload says about the run (``observe/payload.py`` reads it; every field optional).
+
+    The payload is untrusted (DESIGN §6): a field is ``None`` when the payload left it out.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    event: str
+    action: str | None = None
+    repository: str | None = None
+    default_branch: str | None = None
+    pr: int | None = None
+    pr_author: str | None = None
+    head_sha: str | None = None
+    base_sha: str | None = None
+    branch: str | None = None
+    run_id: str | None = None
+    run_attempt: str | None = None
+    workflow: str | None = None
+
+
+class GitHubFacts(BaseModel):
+    """What the run read from GitHub's API before deciding (``observe/github_facts.py``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: The open PR whose head is the run's commit, when the payload named none (a fork's ``workflow_run``).
+    pr: int | None = None
+    #: The files the PR's head commit changed.
+    changed_files: tuple[str, ...] = ()
+    #: Default branch only: first-parent history, newest first.
+    commits: tuple[CommitFact, ...] = ()
+    #: Default branch only: the revert PRs Gauntlet opened earlier.
+    revert_prs: tuple[RevertPRFact, ...] = ()
+
+
+class RunIdentity(BaseModel):
+    """Who is running: the repository and run the runner names (``GITHUB_*``), used where the payload is silent."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repository: str | None = None
+    sha: str | None = None
+    run_id: str = "0"
+    run_attempt: str = "1"
+    job: str = ""
 
 
 class Observation(BaseModel):
@@ -225,6 +277,59 @@ class Observation(BaseModel):
 
     #: Set for an ``issue_comment`` event: the comment that may carry ``/gauntlet`` commands.
     comment: CommentFact | None = None
+
+    @classmethod
+    def from_event(
+        cls,
+        event: EventFacts,
+        run: RunIdentity,
+        *,
+        findings: tuple[Finding, ...] = (),
+        github: GitHubFacts | None = None,
+        comment: CommentFact | None = None,
+    ) -> Observation:
+        """The observation of one delivered event: the one constructor the command line and the Action share.
+
+        The payload's facts win over the runner's (a ``workflow_run`` names the run it reports on); a comment
+        is identified by its id, so it carries no run identity and no head commit.
+
+        :param event: what the payload says.
+        :param run: what the runner says (``GITHUB_REPOSITORY``, ``GITHUB_SHA``, run id and attempt, job).
+        :param findings: the classified findings of the run's files.
+        :param github: what was read from GitHub's API.
+        :param comment: the ``issue_comment`` that may carry ``/gauntlet`` commands.
+        """
+        facts = github or GitHubFacts()
+        default_branch = event.default_branch or "main"
+        repository = event.repository or run.repository or "local/repository"
+        if comment is not None:
+            return cls(
+                repository=run.repository or repository,
+                event=event.event,
+                pr=comment.issue_number if comment.is_pull_request else None,
+                pr_author=event.pr_author,
+                default_branch=default_branch,
+                head_sha="",
+                comment=comment,
+            )
+        return cls(
+            repository=repository,
+            event=event.event,
+            pr=event.pr if event.pr is not None else facts.pr,
+            pr_author=event.pr_author,
+            branch=event.branch,
+            default_branch=default_branch,
+            head_sha=event.head_sha or run.sha or "",
+            base_sha=event.base_sha,
+            run_id=event.run_id or run.run_id,
+            run_attempt=event.run_attempt or run.run_attempt,
+            job=run.job,
+            workflow=event.workflow or "",
+            findings=findings,
+            changed_files=facts.changed_files,
+            commits=facts.commits,
+            revert_prs=facts.revert_prs,
+        )
 
     @property
     def id(self) -> str:

@@ -1,4 +1,9 @@
-"""One run, end to end: ingest -> classify -> engine -> apply -> commit state (DESIGN §2).
+"""One run, end to end: observation -> engine -> apply -> commit state (DESIGN §2).
+
+:func:`serve` takes a routed observation (``gauntlet.observe``) to the step that
+handles it: an iteration or a command (:func:`run`), the scheduled scan
+(:func:`run_scan`), or a closed PR (:func:`run_close`). The command line and the
+Action both call it, with their own store and backend.
 
 The commit is compare-and-swap: on a conflict the run re-reads the state, runs
 the engine again on the fresh state, re-applies the plan (idempotent) and tries
@@ -7,79 +12,105 @@ again with jitter until it succeeds or the deadline passes.
 
 from __future__ import annotations
 
-import glob
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from gauntlet.classify import classify
 from gauntlet.config import Config
 from gauntlet.effects.base import Backend, EffectResult, apply
 from gauntlet.engine.decide import decide, scope_of
 from gauntlet.engine.results import record_results
+from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError, StateConflict
-from gauntlet.event import event_facts
-from gauntlet.ingest import ingest_file
-from gauntlet.models import Finding, Observation
+from gauntlet.models import Observation
+from gauntlet.observe.routing import Route
 from gauntlet.report import RunReport
-from gauntlet.settings import Settings
+from gauntlet.state.base import keep_last
+from gauntlet.state.events import Event
+from gauntlet.state.models import Scope
+from gauntlet.state.pr import PRRecord
 from gauntlet.state.store import StateStore
 
 if TYPE_CHECKING:
     from gauntlet.engine.scan import ScanOutcome
 
-__all__ = ["COMMIT_DEADLINE_SECONDS", "commit_with_retry", "expand", "observe", "run", "run_scan"]
+__all__ = [
+    "ATTEMPTS_KEPT_WHEN_CLOSED",
+    "COMMIT_DEADLINE_SECONDS",
+    "Clock",
+    "commit_with_retry",
+    "compact_pr",
+    "run",
+    "run_close",
+    "run_scan",
+    "serve",
+]
 
 COMMIT_DEADLINE_SECONDS = 120.0
 
-Outcome = TypeVar("Outcome")
+#: A closed PR keeps its latest iteration and this many attempts (the iteration counter stays).
+ATTEMPTS_KEPT_WHEN_CLOSED = 3
 
 
-def expand(patterns: Iterable[str], root: Path) -> list[Path]:
-    """Files matching the globs (relative to ``root``), sorted, each once."""
-    found: dict[Path, None] = {}
-    for pattern in patterns:
-        for match in sorted(glob.glob(pattern, root_dir=root, recursive=True)):
-            path = root / match
-            if path.is_file():
-                found[path] = None
-    return list(found)
+@dataclass(frozen=True)
+class Clock:
+    """Time, passed in: the run's ``now``, and sleeping and a monotonic clock for the commit retries.
 
-
-def observe(settings: Settings, config: Config) -> Observation:
-    """Read the event and every input file into one observation (ingest and classify).
-
-    :raises InputError: an input file or the event payload is unusable.
+    :param throttle: space writes and honour GitHub's waits (off in tests).
     """
-    facts: dict[str, object] = {}
-    if settings.event_path is not None:
-        try:
-            payload = settings.event_path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"{settings.event_path}: cannot read event: {exc.strerror}") from exc
-        facts = event_facts(settings.event_name or "pull_request", payload, str(settings.event_path))
-    findings: list[Finding] = []
-    for path in expand(settings.logs, settings.workspace):
-        findings.extend(ingest_file(path, "log", root=settings.workspace))
-    for path in expand(settings.findings, settings.workspace):
-        findings.extend(ingest_file(path, "auto", root=settings.workspace))
-    head_sha = facts.pop("head_sha", None) or settings.sha
-    if not head_sha:
-        raise InputError("no head SHA: pass --event-path with a pull_request or push event")
-    observation = Observation.model_validate(
-        {
-            "repository": settings.repository or "local/repository",
-            "run_id": settings.run_id,
-            "run_attempt": settings.run_attempt,
-            "job": settings.job,
-            **facts,
-            "head_sha": head_sha,
-        }
+
+    now: datetime
+    sleep: Callable[[float], None]
+    monotonic: Callable[[], float]
+    throttle: bool = True
+
+
+def serve(
+    route: Route,
+    observation: Observation,
+    config: Config,
+    store: StateStore,
+    backend: Backend,
+    clock: Clock,
+    *,
+    commit: bool,
+) -> RunReport:
+    """Take a routed observation through the pipeline; return the run report.
+
+    :param route: what the routing table made of the event (``gauntlet.observe.routing``).
+    :param commit: write the new state (``False`` in a dry run).
+    :raises InputError: the event lacks what its route needs.
+    """
+    if route == "close_pr":
+        return run_close(observation, store, clock, commit=commit)
+    if route == "scan":
+        outcome, results = run_scan(
+            config,
+            store,
+            backend,
+            repository=observation.repository,
+            base=observation.default_branch,
+            now=clock.now,
+            commit=commit,
+            sleep=clock.sleep,
+            clock=clock.monotonic,
+        )
+        return RunReport.of(outcome.plan, results)
+    return run(
+        observation,
+        config,
+        store,
+        backend,
+        now=clock.now,
+        commit=commit,
+        sleep=clock.sleep,
+        clock=clock.monotonic,
     )
-    on_default = observation.on_default_branch
-    return observation.model_copy(update={"findings": tuple(classify(findings, config, on_default_branch=on_default))})
+
+
+Outcome = TypeVar("Outcome")
 
 
 def run(
@@ -94,7 +125,7 @@ def run(
     clock: Callable[[], float],
 ) -> RunReport:
     """Decide, apply and commit for one observation; return the report."""
-    seed = int.from_bytes(hashlib.sha256(observation.id.encode()).digest()[:8], "big")
+    seed = _seed(observation.id)
 
     def attempt() -> RunReport:
         import numpy as np
@@ -127,7 +158,6 @@ def run_scan(
     :param base: the default branch, whose record the scan reads and which proposal PRs target.
     """
     from gauntlet.engine.scan import scan
-    from gauntlet.state.models import Scope
 
     def attempt() -> tuple[ScanOutcome, list[EffectResult]]:
         snapshot = store.load(Scope(branch=base))
@@ -137,8 +167,48 @@ def run_scan(
             store.save(snapshot, record_results(outcome.state, results), "gauntlet: scheduled scan")
         return outcome, results
 
-    seed = int.from_bytes(hashlib.sha256(f"scan:{repository}:{now.isoformat()}".encode()).digest()[:8], "big")
+    seed = _seed(f"scan:{repository}:{now.isoformat()}")
     return commit_with_retry(attempt, sleep=sleep, clock=clock, seed=seed)
+
+
+def compact_pr(record: PRRecord) -> PRRecord:
+    """A closed PR's record: marked closed, with its latest iteration and last few attempts only."""
+    return record.model_copy(
+        update={
+            "closed": True,
+            "iterations": record.iterations[-1:],
+            "attempts": keep_last(record.attempts, ATTEMPTS_KEPT_WHEN_CLOSED),
+        }
+    )
+
+
+def run_close(observation: Observation, store: StateStore, clock: Clock, *, commit: bool) -> RunReport:
+    """``pull_request`` ``closed``: compact the PR's record (nothing is posted).
+
+    :raises InputError: the payload names no pull request.
+    """
+    number = observation.pr
+    if number is None:
+        raise InputError("pull_request closed: the payload names no pull request")
+
+    def attempt() -> RunReport:
+        snapshot = store.load(Scope(pr=number))
+        record = snapshot.state.pr
+        if record is not None and snapshot.stored.get(f"v1/prs/{number}.json") is not None and not record.closed:
+            event = Event(at=clock.now, kind="pr_closed", key=f"pr:{number}")
+            new = snapshot.state.model_copy(
+                update={"pr": compact_pr(record), "events": [*snapshot.state.events, event]}
+            )
+            if commit:
+                store.save(snapshot, new, f"gauntlet: compact closed PR #{number}")
+        return RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict())
+
+    return commit_with_retry(attempt, sleep=clock.sleep, clock=clock.monotonic, seed=_seed(f"closed:{number}"))
+
+
+def _seed(text: str) -> int:
+    """A seed for the run's generator and the retry jitter, stable for the same run."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
 def commit_with_retry(

@@ -2,7 +2,7 @@
 
 ``ActionWorld.run`` builds the environment GitHub Actions would give the Docker
 action (``INPUT_*``, ``GITHUB_*``, an event payload file, a workspace with the
-CI's log and findings files), calls :func:`gauntlet.github.action.run_action`
+CI's log and findings files), calls :func:`gauntlet.action.entry.run_action`
 in-process with real PyGithub over HTTP, and maps errors to exit codes as
 ``gauntlet.cli.main`` does. Each run has its own environment, so runs can go in
 threads at once. (A plain module: the test folders are not packages.)
@@ -22,10 +22,10 @@ from typing import Any
 import github
 import pytest
 
+from gauntlet.action.entry import run_action
 from gauntlet.demo.runner import StepFiles, step_env
 from gauntlet.errors import GauntletError
-from gauntlet.github.action import run_action
-from gauntlet.github.events import Clock
+from gauntlet.pipeline import Clock
 from gauntlet.sandbox import Sandbox
 from gauntlet.state.pr import PRRecord
 

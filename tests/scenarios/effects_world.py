@@ -20,8 +20,9 @@ import pytest
 from gauntlet.effects.base import EffectResult, apply
 from gauntlet.effects.models import Effect
 from gauntlet.engine.results import record_results
-from gauntlet.github.backend import GitHubBackend, Hub
+from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient
+from gauntlet.github.hub import Hub
 from gauntlet.sandbox import Sandbox
 from gauntlet.sandbox.contract import ContractRecorder
 from gauntlet.state.models import State

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
+from gauntlet.action.entry import run_action
 from gauntlet.errors import GitHubUnavailable
-from gauntlet.github.action import run_action
-from gauntlet.github.events import Clock
+from gauntlet.pipeline import Clock
 from gauntlet.sandbox import JobSeed, Sandbox
 from gauntlet.sandbox.contract import ContractRecorder
 

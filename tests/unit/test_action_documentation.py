@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gauntlet.github.inputs import from_env
+from gauntlet.action.inputs import from_env
 
 REPO = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))

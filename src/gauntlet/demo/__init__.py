@@ -19,7 +19,7 @@ from gauntlet.demo.printing import Narrator, Tally
 from gauntlet.demo.story import STEPS, Story
 from gauntlet.demo.tally import count
 from gauntlet.demo.world import REPOSITORY, World
-from gauntlet.github.state_branch import DEFAULT_STATE_BRANCH as STATE_BRANCH
+from gauntlet.github.gitstore import DEFAULT_STATE_BRANCH as STATE_BRANCH
 from gauntlet.sandbox import Sandbox
 
 __all__ = ["play", "tell"]

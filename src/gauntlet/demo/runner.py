@@ -1,7 +1,7 @@
 """The runner's side of an action step: the files it hands the step, the environment it sets, and reading
 ``$GITHUB_OUTPUT`` back.
 
-The demo and the end-to-end tests both start :func:`gauntlet.github.action.run_action` the way a GitHub
+The demo and the end-to-end tests both start :func:`gauntlet.action.entry.run_action` the way a GitHub
 Actions runner starts the Docker action; what the runner provides is spelled out here once, so the two
 cannot drift apart.
 """

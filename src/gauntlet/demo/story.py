@@ -20,7 +20,7 @@ from github.PullRequest import PullRequest
 from gauntlet.demo.payloads import comment_event, pull_request_event, schedule_event, workflow_run_event
 from gauntlet.demo.printing import Narrator
 from gauntlet.demo.world import BOT, DATA, DEVELOPER, MAINTAINER, REPOSITORY, ActionRun, Conclusion, World
-from gauntlet.github.state_branch import DEFAULT_STATE_BRANCH as STATE_BRANCH
+from gauntlet.github.gitstore import DEFAULT_STATE_BRANCH as STATE_BRANCH
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import PRRecord
 from gauntlet.state.shared import ProposalBook

@@ -2,7 +2,7 @@
 
 People (the maintainer, a developer) act through PyGithub with their own tokens
 (on the sandbox the token's text is the login) and push with ``git`` over HTTP.
-Gauntlet runs through :func:`gauntlet.github.action.run_action`, the action's own
+Gauntlet runs through :func:`gauntlet.action.entry.run_action`, the action's own
 entry, with an environment of ``INPUT_*`` and ``GITHUB_*`` variables pointing
 ``GITHUB_API_URL`` at the sandbox, so every step takes the production code path.
 """
@@ -24,10 +24,10 @@ from typing import Any, Literal
 import github
 from github.Repository import Repository
 
+from gauntlet.action.entry import run_action
 from gauntlet.demo.runner import StepFiles, step_env
 from gauntlet.errors import InputError
-from gauntlet.github.action import run_action
-from gauntlet.github.events import Clock
+from gauntlet.pipeline import Clock
 from gauntlet.sandbox import JobSeed, Sandbox
 
 __all__ = ["BOT", "DATA", "DEVELOPER", "MAINTAINER", "REPOSITORY", "ActionRun", "Conclusion", "World"]

@@ -12,7 +12,7 @@ even when a stranger comments, so every command is checked here before it acts:
   unless ``commands.allow_self_approval`` is on: nobody waives their own findings.
 
 The permission itself comes from the collaborator permission API, read at the edge
-(``github/commands_edge.py``); nothing here trusts what a comment says about its author.
+(``observe/issue_comment.py``); nothing here trusts what a comment says about its author.
 """
 
 from __future__ import annotations

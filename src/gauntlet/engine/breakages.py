@@ -1,6 +1,6 @@
 """Breakages of the default branch: one red spell of one job, from its first red run until it is green again.
 
-The bookkeeping :mod:`gauntlet.engine.branch` relies on: record a run, fold in
+The bookkeeping :mod:`gauntlet.engine.branch_run` relies on: record a run, fold in
 what GitHub says about revert PRs, open, extend, supersede and resolve
 breakages. Pure functions from a :class:`~gauntlet.state.branch.BranchRecord`
 to a new one; :mod:`gauntlet.engine.revert` decides on what they collect.

@@ -8,7 +8,7 @@ import numpy as np
 
 from gauntlet.config import Config
 from gauntlet.effects.models import Plan
-from gauntlet.engine.branch import step_branch
+from gauntlet.engine.branch_run import step_branch
 from gauntlet.engine.comment_command import step_comment
 from gauntlet.engine.pull_request import step_pull_request
 from gauntlet.models import Observation

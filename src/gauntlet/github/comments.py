@@ -4,6 +4,12 @@ A comment is Gauntlet's only if it carries the effect's hidden marker *and* was
 written by Gauntlet's own identity: anyone can type a marker into a comment.
 Lookup order: the id the state index remembers (one call), then the issue's
 comments page by page (100 a page).
+
+``react``: an emoji reaction on a command comment (👀 on receipt, then 🚀 or 😕).
+
+GitHub answers a repeated reaction with the existing one (200 instead of 201), so
+creating is safe to repeat; the lookup only lets the report say ``unchanged``.
+See https://docs.github.com/rest/reactions/reactions#create-reaction-for-an-issue-comment
 """
 
 from __future__ import annotations
@@ -15,12 +21,12 @@ from typing import Any
 
 from gauntlet.effects.base import EffectResult, Existing
 from gauntlet.effects.bodies import body_of
-from gauntlet.effects.models import Effect, ReplyToComment, UpsertComment
-from gauntlet.github.backend import Hub
+from gauntlet.effects.models import Effect, React, ReplyToComment, UpsertComment
 from gauntlet.github.client import NotFound
-from gauntlet.github.listing import paged
+from gauntlet.github.hub import Hub, find_earlier, paged
 
-__all__ = ["Reply", "StickyComment", "find_marked_comment", "marker_in"]
+__all__ = ["ReactionHandler", "Reply", "StickyComment", "find_marked_comment", "marker_in"]
+
 
 _MARKER = re.compile(r"<!-- gauntlet:key=[^\s>]+ -->")
 
@@ -47,20 +53,18 @@ def _existing(comment: dict[str, Any]) -> Existing:
 
 
 def find_marked_comment(hub: Hub, issue_number: int, marker: str, known: int | None) -> Existing | None:
-    """Gauntlet's comment carrying ``marker`` on an issue or PR, or ``None``.
+    """Gauntlet's comment carrying ``marker`` on an issue or PR (the oldest), or ``None``.
 
     :param known: the comment id the state index holds, tried first.
     """
     prefix = f"/repos/{hub.repo.full_name}/issues"
-    if known is not None:
-        try:
-            comment = hub.client.request("GET", f"{prefix}/comments/{known}")
-        except NotFound:
-            comment = None
-        if isinstance(comment, dict) and _authored(hub, comment, marker):
-            return _existing(comment)
-    first = next(_marked(hub, issue_number, marker), None)
-    return None if first is None else _existing(first)
+    found = find_earlier(
+        hub,
+        None if known is None else f"{prefix}/comments/{known}",
+        (f"{prefix}/{issue_number}/comments", {}),
+        lambda comment: _authored(hub, comment, marker),
+    )
+    return None if found is None else _existing(found[0])
 
 
 def _marked(hub: Hub, issue_number: int, marker: str) -> Iterator[dict[str, Any]]:
@@ -151,3 +155,27 @@ class Reply:
         """Post the reply, or bring the earlier one up to date."""
         assert isinstance(effect, ReplyToComment)
         return _write(hub, effect, effect.issue_number, body_of(effect), existing)
+
+
+class ReactionHandler:
+    """Adds Gauntlet's reaction to a comment once."""
+
+    def _path(self, hub: Hub, effect: React) -> str:
+        return f"/repos/{hub.repo.full_name}/issues/comments/{effect.comment_id}/reactions"
+
+    def find(self, hub: Hub, effect: Effect) -> Existing | None:
+        """Gauntlet's reaction of this kind on the comment, if it is there (one call)."""
+        assert isinstance(effect, React)
+        reactions = hub.client.request("GET", self._path(hub, effect), params={"content": effect.content})
+        for reaction in reactions:
+            if str((reaction.get("user") or {}).get("login", "")).lower() == hub.bot_login.lower():
+                return Existing(number=int(reaction["id"]))
+        return None
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """React, unless the reaction is already there."""
+        assert isinstance(effect, React)
+        if existing is not None:
+            return EffectResult(type=effect.type, key=effect.key, status="unchanged")
+        hub.client.request("POST", self._path(hub, effect), body={"content": effect.content})
+        return EffectResult(type=effect.type, key=effect.key, status="created")

@@ -7,6 +7,11 @@ anyone can type ``<!-- gauntlet:key=... -->`` into an issue. A recurrence commen
 reopening it only when Gauntlet closed it (a person's close is a decision to respect), and never files a second
 one. Every comment is posted once: an identical comment by Gauntlet already on the issue is not repeated, so a run
 killed half-way and run again adds nothing.
+
+Labels Gauntlet puts on what it files, created before use (DESIGN §5).
+
+Creating an issue with a label that does not exist makes GitHub invent it with a grey colour and no
+description; Gauntlet creates its labels first so they are recognisable and documented.
 """
 
 from __future__ import annotations
@@ -14,21 +19,23 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from gauntlet.effects.base import EffectResult, Existing, Status
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import CloseIssue, Effect, FileIssue
 from gauntlet.effects.render import render
-from gauntlet.github.client import NotFound
+from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.codeowners import CODEOWNERS_PATHS, assignable, owners_for, parse_codeowners
-from gauntlet.github.labels import BOT_LABEL, ensure_labels, issue_labels
-from gauntlet.github.listing import paged
+from gauntlet.github.hub import find_earlier, has_marker, is_ours, paged
 
 if TYPE_CHECKING:
-    from gauntlet.github.backend import Hub
+    from gauntlet.github.hub import Hub
 
 __all__ = [
+    "BOT_LABEL",
+    "LABELS",
     "MAX_ASSIGNEES",
     "MAX_TITLE_CHARS",
     "CloseIssueHandler",
@@ -36,12 +43,14 @@ __all__ = [
     "FoundIssue",
     "code_owners",
     "comment_once",
+    "ensure_labels",
     "file_issue",
     "find_issue",
-    "has_marker",
-    "is_ours",
+    "issue_labels",
     "issue_title",
+    "severity_label",
 ]
+
 
 #: Titles are one line and short enough to read in a list (GitHub allows 256).
 MAX_TITLE_CHARS = 120
@@ -57,16 +66,6 @@ class FoundIssue(Existing):
 
     state: str = "open"
     closed_by: str | None = None
-
-
-def has_marker(body: str | None, key: str) -> bool:
-    """True when ``body`` carries the marker of ``key`` (DESIGN §5, contract)."""
-    return body is not None and f"<!-- gauntlet:key={key} -->" in body
-
-
-def is_ours(login: str | None, bot_login: str) -> bool:
-    """True when ``login`` is Gauntlet's own identity: the only author whose markers count."""
-    return login is not None and login.lower() == bot_login.lower()
 
 
 def _login(item: dict[str, Any], field: str = "user") -> str | None:
@@ -109,19 +108,19 @@ def find_issue(hub: Hub, key: str) -> FoundIssue | None:
     """
     prefix = f"/repos/{hub.repo.full_name}/issues"
     number = hub.known(key)
-    if number is not None:
-        try:
-            issue = hub.client.request("GET", f"{prefix}/{number}")
-        except NotFound:
-            issue = None  # deleted or transferred since it was recorded: look for it by label
-        if isinstance(issue, dict) and "pull_request" not in issue and is_ours(_login(issue), hub.bot_login):
-            return _found(hub, issue, listed=False)
-    for issue in paged(hub, prefix, {"state": "all", "labels": BOT_LABEL}):
-        if "pull_request" in issue or not is_ours(_login(issue), hub.bot_login):
-            continue
-        if has_marker(issue.get("body"), key):
-            return _found(hub, issue, listed=True)
-    return None
+
+    def ours(issue: dict[str, Any]) -> bool:
+        # The issues endpoints also return pull requests.
+        return "pull_request" not in issue and is_ours(_login(issue), hub.bot_login)
+
+    found = find_earlier(
+        hub,
+        None if number is None else f"{prefix}/{number}",
+        (prefix, {"state": "all", "labels": BOT_LABEL}),
+        ours,
+        marked=lambda issue: has_marker(issue.get("body"), key),
+    )
+    return None if found is None else _found(hub, found[0], listed=found[1])
 
 
 def code_owners(hub: Hub, path: str) -> tuple[str, ...]:
@@ -234,3 +233,56 @@ class CloseIssueHandler:
             body={"state": "closed", "state_reason": "completed"},
         )
         return _result(effect, "updated", existing, "closed")
+
+
+#: Every issue Gauntlet files carries this label; issues are found again by listing it.
+BOT_LABEL = "gauntlet"
+
+#: Name → (colour, description) of the labels Gauntlet uses.
+LABELS: dict[str, tuple[str, str]] = {
+    BOT_LABEL: ("5319e7", "Filed by Gauntlet"),
+    "accepted-risk": ("fbca04", "A finding accepted as a risk with /gauntlet accept-risk"),
+    "needs-human": ("d93f0b", "Gauntlet cannot resolve this on its own"),
+    "severity:critical": ("b60205", "Gauntlet severity: critical"),
+    "severity:major": ("d93f0b", "Gauntlet severity: major"),
+    "severity:minor": ("fbca04", "Gauntlet severity: minor"),
+    "severity:nitpick": ("c2e0c6", "Gauntlet severity: nitpick"),
+}
+
+_KIND_LABEL = {"risk": "accepted-risk", "needs-human": "needs-human"}
+
+
+def severity_label(severity: str) -> str:
+    """The label for a severity (``severity:<x>``)."""
+    return f"severity:{severity.strip().lower()}"
+
+
+def issue_labels(kind: str, severity: str | None, extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """The labels of an issue of ``kind``: ``gauntlet``, the kind's label, the severity's and ``extra``, once each."""
+    names = [BOT_LABEL, _KIND_LABEL[kind]]
+    if severity:
+        names.append(severity_label(severity))
+    # A bare severity name among the extras ("critical") means the severity label, not a label of its own.
+    names.extend(severity_label(name) if f"severity:{name.lower()}" in LABELS else name for name in extra)
+    return tuple(dict.fromkeys(names))
+
+
+def ensure_labels(hub: Hub, names: Iterable[str]) -> list[str]:
+    """Create whichever of ``names`` the repository lacks; return the ones created.
+
+    One listing call, then one call per missing label. A label created meanwhile by a concurrent run
+    (422 ``already_exists``) counts as present.
+    """
+    path = f"/repos/{hub.repo.full_name}/labels"
+    have = {str(label["name"]).lower() for label in paged(hub, path)}
+    created: list[str] = []
+    for name in dict.fromkeys(names):
+        if name.lower() in have:
+            continue
+        colour, description = LABELS.get(name, ("ededed", "Used by Gauntlet"))
+        try:
+            hub.client.request("POST", path, body={"name": name, "color": colour, "description": description})
+        except Rejected:
+            continue  # created meanwhile by a concurrent run
+        created.append(name)
+    return created

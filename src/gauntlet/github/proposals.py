@@ -30,7 +30,7 @@ from gauntlet.github.reverts import build_revert, not_built, revert_title
 from gauntlet.github.rules_file import DEFAULT_RULES_FILE, RULES_FILES, RulesFileError, missing_rules, with_rules
 
 if TYPE_CHECKING:
-    from gauntlet.github.backend import Hub
+    from gauntlet.github.hub import Hub
 
 __all__ = ["ProposalHandler", "proposal_branch", "proposal_title", "read_rules_file"]
 

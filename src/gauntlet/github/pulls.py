@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from gauntlet.effects.base import Existing
-from gauntlet.github.client import NotFound, Rejected
-from gauntlet.github.issues import is_ours
-from gauntlet.github.listing import paged
+from gauntlet.github.client import Rejected
+from gauntlet.github.hub import find_earlier, is_ours
 
 if TYPE_CHECKING:
-    from gauntlet.github.backend import Hub
+    from gauntlet.github.hub import Hub
 
 __all__ = [
     "MAX_PR_TITLE_CHARS",
@@ -88,17 +87,13 @@ def find_pull(hub: Hub, key: str, branch: str) -> FoundPull | None:
     """
     prefix = f"/repos/{hub.repo.full_name}/pulls"
     number = hub.known(key)
-    if number is not None:
-        try:
-            pull = hub.client.request("GET", f"{prefix}/{number}")
-        except NotFound:
-            pull = None
-        if isinstance(pull, dict) and is_pull_ours(hub, pull, branch):
-            return _found(pull)
-    for pull in paged(hub, prefix, {"state": "all", "head": f"{_owner(hub)}:{branch}"}):
-        if is_pull_ours(hub, pull, branch):
-            return _found(pull)
-    return None
+    found = find_earlier(
+        hub,
+        None if number is None else f"{prefix}/{number}",
+        (prefix, {"state": "all", "head": f"{_owner(hub)}:{branch}"}),
+        lambda pull: is_pull_ours(hub, pull, branch),
+    )
+    return None if found is None else _found(found[0])
 
 
 def push_branch(hub: Hub, branch: str, sha: str) -> None:

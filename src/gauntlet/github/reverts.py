@@ -28,13 +28,13 @@ from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import Effect, FileIssue, OpenRevertPR
 from gauntlet.effects.views import IssueView
 from gauntlet.github.client import NotFound, Rejected
-from gauntlet.github.issues import file_issue, is_ours
-from gauntlet.github.listing import paged
+from gauntlet.github.hub import is_ours, paged
+from gauntlet.github.issues import file_issue
 from gauntlet.github.pulls import FoundPull, find_pull, is_pull_ours, open_pull, push_branch
 from gauntlet.models import RevertPRFact, RevertPRState
 
 if TYPE_CHECKING:
-    from gauntlet.github.backend import Hub
+    from gauntlet.github.hub import Hub
 
 __all__ = [
     "SHORT_SHA",

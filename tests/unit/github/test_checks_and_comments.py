@@ -10,8 +10,9 @@ from gauntlet.effects.base import apply
 from gauntlet.effects.models import CheckAnnotation, SetCheck, UpsertComment
 from gauntlet.effects.views import RunView
 from gauntlet.engine.verdicts import Decision
-from gauntlet.github.backend import CommentMode, GitHubBackend, Hub
+from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient
+from gauntlet.github.hub import CommentMode, Hub
 from gauntlet.sandbox import Sandbox
 
 REPO = "octo/app"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import FileIssue
 from gauntlet.effects.views import IssueView
-from gauntlet.github.issues import MAX_TITLE_CHARS, has_marker, is_ours, issue_title
-from gauntlet.github.labels import issue_labels
+from gauntlet.github.hub import has_marker, is_ours
+from gauntlet.github.issues import MAX_TITLE_CHARS, issue_labels, issue_title
 
 
 def issue(title: str, severity: str | None = "critical", kind: str = "needs-human") -> FileIssue:

@@ -7,6 +7,13 @@ other outputs. Workflow commands escape ``%``, CR and LF in messages, and also
 notice annotations per step; more would be dropped silently, so they are capped
 here with a count of what was left out.
 See https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions
+
+``write_summary``: the job summary, written to ``$GITHUB_STEP_SUMMARY`` (not an API call).
+
+The file belongs to this step alone, so it is overwritten, not appended to: a
+run that retries its state commit re-applies its plan and must not repeat the
+summary. GitHub refuses summaries over 1 MiB; the text is cut below that.
+See https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary
 """
 
 from __future__ import annotations
@@ -15,17 +22,23 @@ import secrets
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from gauntlet.effects.models import CheckAnnotation
+from gauntlet.effects.base import EffectResult
+from gauntlet.effects.bodies import body_of
+from gauntlet.effects.models import CheckAnnotation, Effect, WriteSummary
 from gauntlet.report import RunReport
 
 __all__ = [
     "ANNOTATIONS_PER_LEVEL",
+    "MAX_SUMMARY_BYTES",
     "annotation_commands",
+    "cap_summary",
     "escape_data",
     "escape_property",
     "output_values",
     "write_outputs",
+    "write_summary",
 ]
+
 
 ANNOTATIONS_PER_LEVEL = 10
 
@@ -99,3 +112,27 @@ def write_outputs(path: Path, values: Mapping[str, str]) -> None:
             chunks.append(f"{name}={value}\n")
     with path.open("a", encoding="utf-8") as handle:
         handle.write("".join(chunks))
+
+
+#: GitHub's limit is 1 MiB per step; keep clear of it.
+MAX_SUMMARY_BYTES = 1024 * 1024 - 1024
+
+_CUT = "\n\n…(cut: the job summary is limited to 1 MiB)\n"
+
+
+def cap_summary(text: str) -> str:
+    """``text`` cut on a character boundary so its UTF-8 encoding stays under :data:`MAX_SUMMARY_BYTES`."""
+    data = text.encode()
+    if len(data) <= MAX_SUMMARY_BYTES:
+        return text
+    room = MAX_SUMMARY_BYTES - len(_CUT.encode())
+    return data[:room].decode(errors="ignore") + _CUT
+
+
+def write_summary(path: Path | None, effect: Effect) -> EffectResult:
+    """Write the rendered summary to the step's summary file (skipped outside GitHub Actions)."""
+    assert isinstance(effect, WriteSummary)
+    if path is None:
+        return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="no $GITHUB_STEP_SUMMARY")
+    path.write_text(cap_summary(body_of(effect)), encoding="utf-8")
+    return EffectResult(type=effect.type, key=effect.key, status="created", url=str(path))

@@ -1,4 +1,4 @@
-"""The GitHub edge of ``/gauntlet`` commands: an ``issue_comment`` payload -> an observation with a comment fact.
+"""The ``issue_comment`` reader of ``/gauntlet`` commands: a payload -> a :class:`~gauntlet.models.CommentFact`.
 
 The payload is untrusted JSON and says nothing trustworthy about the commenter's
 rights (``author_association`` is a hint, not an authority), so the permission is
@@ -10,19 +10,18 @@ https://docs.github.com/rest/collaborators/collaborators#get-repository-permissi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, get_args
 
 from gauntlet.engine.authorise import ignored_because
 from gauntlet.errors import InputError
 from gauntlet.github.client import NotFound
-from gauntlet.models import CommentFact, Observation, Permission
+from gauntlet.models import CommentFact, Permission
 
 if TYPE_CHECKING:
     from gauntlet.github.client import GitHubClient
 
-__all__ = ["comment_fact", "comment_observation", "permission_of"]
+__all__ = ["comment_fact", "permission_of"]
 
 _LEVELS: tuple[Permission, ...] = get_args(Permission)
 #: A comment longer than GitHub allows is not a real comment; cut it before anything reads it.
@@ -79,39 +78,6 @@ def comment_fact(
     if "/gauntlet" in fact.body and fact.author and ignored_because(fact) is None:
         fact = fact.model_copy(update={"author_permission": permission(fact.author)})
     return fact
-
-
-def comment_observation(
-    payload: bytes, client: GitHubClient | None, repository: str, gauntlet_login: str
-) -> Observation:
-    """The observation of an ``issue_comment`` event, ready for the pipeline.
-
-    Without a client (dry run, no token) nobody has a permission above ``none``.
-
-    :raises InputError: the payload is not an ``issue_comment`` payload.
-    :raises GitHubUnavailable: the permission lookup kept failing.
-    """
-    try:
-        data = json.loads(payload)
-    except (ValueError, RecursionError) as exc:
-        raise InputError(f"issue_comment payload is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise InputError("issue_comment payload: expected a JSON object")
-
-    def lookup(login: str) -> Permission:
-        return "none" if client is None else permission_of(client, repository, login)
-
-    fact = comment_fact(data, lookup, gauntlet_login)
-    author = _text(_optional(_object(data, "issue"), "user"), "login")
-    return Observation(
-        repository=repository,
-        event="issue_comment",
-        pr=fact.issue_number if fact.is_pull_request else None,
-        pr_author=author or None,
-        default_branch=_text(_optional(data, "repository"), "default_branch") or "main",
-        head_sha="",
-        comment=fact,
-    )
 
 
 def _object(payload: Mapping[str, Any], name: str) -> Mapping[str, Any]:

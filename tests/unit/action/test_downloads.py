@@ -6,7 +6,7 @@ import io
 import zipfile
 from pathlib import Path
 
-from gauntlet.github.logs import _unpack
+from gauntlet.action.downloads import _unpack
 
 
 def archive(members: dict[str, bytes]) -> bytes:

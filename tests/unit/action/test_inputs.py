@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from gauntlet.action.inputs import from_env, split_globs
 from gauntlet.errors import ConfigError
-from gauntlet.github.inputs import from_env, split_globs
 
 
 def env(**inputs: str) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gauntlet.github.summary import MAX_SUMMARY_BYTES, cap_summary
+from gauntlet.action.outputs import MAX_SUMMARY_BYTES, cap_summary
 
 
 def test_a_short_summary_is_unchanged() -> None:

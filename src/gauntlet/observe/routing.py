@@ -1,5 +1,7 @@
 """Which handler serves which GitHub event: a table of ``(event, action)`` like gidgethub's ``routing.Router``.
 
+The command line (``gauntlet run --event-name``) and the Action route by this one table.
+
 An event with no row is reported as ignored (never an error): a workflow may
 trigger Gauntlet on more events than it acts on.
 
@@ -15,10 +17,12 @@ trigger Gauntlet on more events than it acts on.
 
 from __future__ import annotations
 
-import json
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["ROUTES", "Route", "payload_action", "route"]
+if TYPE_CHECKING:
+    from gauntlet.observe.payload import Delivery
+
+__all__ = ["ROUTES", "Route", "route", "route_of"]
 
 Route = Literal["iteration", "close_pr", "comment", "scan"]
 
@@ -41,17 +45,6 @@ ROUTES: dict[tuple[str, str | None], Route] = {
 }
 
 
-def payload_action(payload: Any) -> str | None:
-    """The ``action`` field of an event payload (``None`` for events without one, or bad JSON)."""
-    if isinstance(payload, bytes | str):
-        try:
-            payload = json.loads(payload)
-        except ValueError:
-            return None
-    action = payload.get("action") if isinstance(payload, dict) else None
-    return action if isinstance(action, str) else None
-
-
 def route(event: str | None, action: str | None) -> Route | None:
     """The handler for ``event`` and its payload's ``action``; ``None`` when the event is ignored.
 
@@ -67,3 +60,8 @@ def route(event: str | None, action: str | None) -> Route | None:
     if action is None and event in ("pull_request", "pull_request_target"):
         return "iteration"
     return None
+
+
+def route_of(delivery: Delivery) -> Route | None:
+    """The handler for a delivered event: the one table the command line and the Action both route by."""
+    return route(delivery.name, delivery.action)

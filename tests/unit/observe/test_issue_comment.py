@@ -8,11 +8,15 @@ from typing import Any
 
 import pytest
 
+from gauntlet.config import Config
 from gauntlet.errors import InputError
 from gauntlet.github.client import GitHubClient
-from gauntlet.github.commands_edge import comment_fact, comment_observation, permission_of
-from gauntlet.models import Permission
+from gauntlet.models import Observation, Permission
+from gauntlet.observe.issue_comment import comment_fact, permission_of
+from gauntlet.observe.observation import observe
+from gauntlet.observe.payload import Delivery
 from gauntlet.sandbox import Sandbox
+from gauntlet.settings import Settings
 
 REPO = "octo/app"
 BOT = "github-actions[bot]"
@@ -96,8 +100,14 @@ def test_bodies_longer_than_github_allows_are_cut() -> None:
     assert len(fact.body) == 65_536
 
 
+def comment_observation(raw: bytes) -> Observation:
+    """The observation the command line and the Action make of an ``issue_comment`` (no GitHub to ask)."""
+    delivery = Delivery.of("issue_comment", raw)
+    return observe("comment", delivery, Settings(repository=REPO), Config(), bot_login=BOT)
+
+
 def test_the_observation_names_the_pr_its_author_and_the_default_branch() -> None:
-    obs = comment_observation(json.dumps(payload()).encode(), None, REPO, BOT)
+    obs = comment_observation(json.dumps(payload()).encode())
     assert (obs.event, obs.pr, obs.pr_author, obs.default_branch) == ("issue_comment", 7, "pat", "trunk")
     assert obs.comment is not None
     assert obs.comment.author_permission == "none"  # no client: nobody is trusted
@@ -107,7 +117,7 @@ def test_the_observation_names_the_pr_its_author_and_the_default_branch() -> Non
 def test_garbage_payloads_are_input_errors() -> None:
     for raw in (b"not json", b"[1]", b"{}"):
         with pytest.raises(InputError):
-            comment_observation(raw, None, REPO, BOT)
+            comment_observation(raw)
 
 
 @pytest.fixture

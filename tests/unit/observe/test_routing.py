@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gauntlet.github.routing import payload_action, route
+from gauntlet.errors import InputError
+from gauntlet.observe.payload import Delivery, event_facts
+from gauntlet.observe.routing import route, route_of
 
 
 @pytest.mark.parametrize(
@@ -30,8 +32,17 @@ def test_routes(event: str | None, action: str | None, expected: str | None) -> 
     assert route(event, action) == expected
 
 
-def test_payload_action_reads_untrusted_json() -> None:
-    assert payload_action(b'{"action": "closed"}') == "closed"
-    assert payload_action(b'{"action": 3}') is None
-    assert payload_action(b"[1, 2]") is None
-    assert payload_action(b"not json") is None
+def test_the_action_of_an_untrusted_payload() -> None:
+    assert Delivery.of("pull_request", b'{"action": "closed"}').action == "closed"
+    assert Delivery.of("pull_request", b'{"action": 3}').action is None
+    assert Delivery.of("pull_request", b"[1, 2]").action is None
+    assert Delivery.of("pull_request", b"not json").action is None
+
+
+def test_an_ignored_event_is_ignored_whatever_its_payload() -> None:
+    assert route_of(Delivery.of("release", b"not json")) is None
+
+
+def test_a_bad_payload_is_an_error_once_read() -> None:
+    with pytest.raises(InputError, match="not valid JSON"):
+        event_facts(Delivery.of("push", b"not json"))

@@ -2,8 +2,11 @@
 
 One run, in order::
 
-    inputs + GITHUB_*  ->  route (event, action)  ->  observe (files, downloads)  ->  pipeline.run
+    inputs + GITHUB_*  ->  route (observe/routing.py)  ->  downloads (paths)  ->  observe  ->  pipeline.serve
     (state branch or state_dir; effects on GitHub, or planned in a dry run)  ->  outputs, annotations
+
+The routing table and the observation are the command line's too; what is the Action's
+alone is here: inputs, downloads, the GitHub backend and state branch, outputs.
 
 A read-only token (a fork PR's) cannot write: effects are skipped, the state is
 not committed, and the run still reports through the job summary and workflow
@@ -18,22 +21,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from gauntlet.action.downloads import download_artifacts, download_failed_logs
+from gauntlet.action.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
+from gauntlet.action.outputs import annotation_commands, output_values, write_outputs, write_summary
 from gauntlet.config import Config, load_config
 from gauntlet.effects.base import Backend, EffectResult, Existing
 from gauntlet.effects.dryrun import DryRunBackend
 from gauntlet.effects.models import Effect, SetCheck
 from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError
-from gauntlet.github import events
-from gauntlet.github.backend import GitHubBackend, Hub
+from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
-from gauntlet.github.commands_edge import comment_observation
-from gauntlet.github.events import Clock
-from gauntlet.github.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
-from gauntlet.github.outputs import annotation_commands, output_values, write_outputs
-from gauntlet.github.routing import Route, payload_action, route
-from gauntlet.github.state_branch import BranchStore
-from gauntlet.github.summary import write_summary
+from gauntlet.github.gitstore import BranchStore
+from gauntlet.github.hub import Hub, nothing_known
+from gauntlet.observe.github_facts import Remote
+from gauntlet.observe.observation import Downloads, observe
+from gauntlet.observe.payload import Delivery, event_facts, read_delivery
+from gauntlet.observe.routing import Route, route_of
+from gauntlet.pipeline import Clock, serve
 from gauntlet.report import RunReport
 from gauntlet.state.local import LocalStore
 from gauntlet.state.store import StateStore
@@ -89,8 +94,8 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     :raises GauntletError: bad inputs (exit 2), GitHub down after retries (exit 3).
     """
     settings = from_env(env)
-    payload = _payload(settings)
-    handler = route(settings.run.event_name, payload_action(payload))
+    delivery = read_delivery(settings.run.event_name, settings.run.event_path)
+    handler = route_of(delivery)
     if handler is None:
         out.write(f"gauntlet: ignored event {settings.run.event_name or '(none)'} (nothing to do for it)\n")
         report = RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict())
@@ -100,7 +105,7 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     client = _client(settings, clock)
     if settings.bot_login == AUTO_LOGIN:
         settings = settings.model_copy(update={"bot_login": _own_login(client, out)})
-    report, edge = _serve(handler, settings, config, client, clock, payload, out)
+    report, edge = _serve(handler, delivery, settings, config, client, clock, out)
     cost = "no API calls"
     if client is not None:
         report = report.model_copy(update={"api_calls": client.calls})
@@ -111,38 +116,69 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
 
 def _serve(
     handler: Route,
+    delivery: Delivery,
     settings: ActionSettings,
     config: Config,
     client: GitHubClient | None,
     clock: Clock,
-    payload: bytes,
     out: TextIO,
 ) -> tuple[RunReport, _EdgeBackend | None]:
     store = _store(settings, client)
-    context = events.EventContext(
-        settings=settings, config=config, client=client, clock=clock, store=store, payload=payload
-    )
+    remote = None
+    if client is not None and settings.run.repository is not None:
+        remote = Remote(client=client, repository=settings.run.repository, bot_login=settings.bot_login)
+    elif handler == "comment":
+        _repository(settings)  # a command needs to know where it is
+    commit = not settings.run.dry_run
+    with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as folder:
+        downloads = Downloads()
+        if handler == "iteration" and remote is not None:
+            downloads = _download(settings, delivery, remote, Path(folder))
+        observation = observe(
+            handler, delivery, settings.run, config, downloads=downloads, remote=remote, bot_login=settings.bot_login
+        )
     if handler == "close_pr":
-        return events.close_pr(context), None
-    edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
-    if handler == "comment":  # /gauntlet commands (github/commands_edge.py, engine/comment_command.py)
-        observation = comment_observation(payload, client, context.repository, settings.bot_login)
-        return events.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
+        return serve(handler, observation, config, store, DryRunBackend(), clock, commit=commit), None
     if handler == "scan":
-        return events.scan(context, edge), edge
-    with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as downloads:
-        observation = events.observe_iteration(context, Path(downloads))
+        _repository(settings)
+    edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
+    if handler != "iteration":
+        return serve(handler, observation, config, store, edge, clock, commit=commit), edge
     try:
-        return events.iterate(context, observation, edge, commit=not settings.run.dry_run), edge
+        return serve(handler, observation, config, store, edge, clock, commit=commit), edge
     except ReadOnlyToken:
         # The state could not be committed either: report what this run saw and write nothing.
         out.write(f"::notice title=Gauntlet::{READ_ONLY_NOTICE}\n")
         edge = _edge(settings, client, store, read_only=True)
-        report = events.iterate(context, observation, edge, commit=False)
+        report = serve(handler, observation, config, store, edge, clock, commit=False)
         if settings.summary_path is not None:
             with settings.summary_path.open("a", encoding="utf-8") as summary:
                 summary.write(f"\n> [!NOTE]\n> {READ_ONLY_NOTICE}\n")
         return report, edge
+
+
+def _repository(settings: ActionSettings) -> str:
+    if settings.run.repository is None:
+        raise InputError("GITHUB_REPOSITORY is not set")
+    return settings.run.repository
+
+
+def _download(settings: ActionSettings, delivery: Delivery, remote: Remote, folder: Path) -> Downloads:
+    """The failed jobs' logs and the chosen artifacts of the run the event reports on, as paths."""
+    raw_run = event_facts(delivery).run_id or settings.run.run_id or "0"
+    run_id = int(raw_run) if raw_run.isdigit() else 0  # the payload is untrusted
+    if not run_id:
+        return Downloads()
+    logs: list[Path] = []
+    found: list[Path] = []
+    if settings.download_logs:
+        logs = download_failed_logs(remote.client, remote.repository, run_id, folder / "logs")
+    if settings.download_artifacts:
+        found = download_artifacts(
+            remote.client, remote.repository, run_id, settings.download_artifacts, folder / "artifacts"
+        )
+    # In name order, as a listing of the folder would give them.
+    return Downloads(logs=tuple(sorted(logs, key=str)), findings=tuple(sorted(found, key=str)))
 
 
 def _edge(
@@ -157,7 +193,7 @@ def _edge(
     if settings.run.dry_run or read_only or client is None or settings.run.repository is None:
         inner = DryRunBackend()
     else:
-        known = store.known if isinstance(store, BranchStore) else events.nothing_known
+        known = store.known if isinstance(store, BranchStore) else nothing_known
         hub = Hub(
             client=client,
             repo=client.repo(settings.run.repository),
@@ -201,15 +237,6 @@ def _config(settings: ActionSettings) -> Config:
     if settings.fail_on is None:
         return config
     return config.model_copy(update={"gauntlet": config.gauntlet.model_copy(update={"fail_on": settings.fail_on})})
-
-
-def _payload(settings: ActionSettings) -> bytes:
-    if settings.run.event_path is None:
-        return b"{}"
-    try:
-        return settings.run.event_path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{settings.run.event_path}: cannot read the event payload: {exc.strerror}") from exc
 
 
 def _finish(

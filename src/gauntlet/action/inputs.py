@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, SecretStr
 
 from gauntlet.config import FailOn
 from gauntlet.errors import ConfigError
-from gauntlet.github.backend import CommentMode
 from gauntlet.github.client import DEFAULT_API_URL
-from gauntlet.github.state_branch import DEFAULT_STATE_BRANCH
+from gauntlet.github.gitstore import DEFAULT_STATE_BRANCH
+from gauntlet.github.hub import CommentMode
 from gauntlet.settings import Settings
 
 __all__ = ["AUTO_LOGIN", "DEFAULT_BOT_LOGIN", "ActionSettings", "from_env", "input_value", "split_globs"]

@@ -7,10 +7,10 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gauntlet.action.outputs import annotation_commands, escape_data, escape_property, output_values, write_outputs
 from gauntlet.demo.runner import parse_outputs
 from gauntlet.effects.models import CheckAnnotation
 from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
-from gauntlet.github.outputs import annotation_commands, escape_data, escape_property, output_values, write_outputs
 from gauntlet.report import RunReport
 
 

@@ -4,6 +4,12 @@ GitHub takes at most 50 annotations per request and *appends* annotations on
 every update, so a run sends only the annotations the check does not have yet:
 a repeated run leaves the check as it is.
 See https://docs.github.com/rest/checks/runs#update-a-check-run
+
+``rerun_failed_jobs``: rerun the failed jobs of a workflow run, once per attempt.
+
+A rerun raises the run's ``run_attempt``; seeing a newer attempt than the one the
+effect was planned for means the rerun already happened.
+See https://docs.github.com/rest/actions/workflow-runs#re-run-failed-jobs-from-a-workflow-run
 """
 
 from __future__ import annotations
@@ -12,10 +18,11 @@ from typing import Any
 
 from gauntlet.effects.base import EffectResult, Existing
 from gauntlet.effects.bodies import body_of
-from gauntlet.effects.models import CheckAnnotation, Effect, SetCheck
-from gauntlet.github.backend import Hub
+from gauntlet.effects.models import CheckAnnotation, Effect, RerunFailedJobs, SetCheck
+from gauntlet.github.hub import Hub
 
-__all__ = ["ANNOTATIONS_PER_REQUEST", "CheckFound", "CheckRunHandler"]
+__all__ = ["ANNOTATIONS_PER_REQUEST", "CheckFound", "CheckRunHandler", "RerunHandler"]
+
 
 ANNOTATIONS_PER_REQUEST = 50
 #: GitHub's limit on a check run's summary.
@@ -100,3 +107,23 @@ def _payload(effect: SetCheck, summary: str, annotations: list[CheckAnnotation])
     if annotations:
         output["annotations"] = [annotation.model_dump() for annotation in annotations]
     return {"status": "completed", "conclusion": effect.conclusion, "output": output}
+
+
+class RerunHandler:
+    """Asks GitHub to rerun the failed jobs, unless a later attempt exists."""
+
+    def find(self, hub: Hub, effect: Effect) -> Existing | None:
+        """The run, when its attempt is already past the one the effect names (one call)."""
+        assert isinstance(effect, RerunFailedJobs)
+        run = hub.client.request("GET", f"/repos/{hub.repo.full_name}/actions/runs/{effect.run_id}")
+        if int(run.get("run_attempt") or 1) > effect.attempt:
+            return Existing(number=int(run["id"]), url=run.get("html_url"))
+        return None
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """Request the rerun (idempotent on GitHub's side while the rerun is queued)."""
+        assert isinstance(effect, RerunFailedJobs)
+        if existing is not None:
+            return EffectResult(type=effect.type, key=effect.key, status="unchanged", url=existing.url)
+        hub.client.request("POST", f"/repos/{hub.repo.full_name}/actions/runs/{effect.run_id}/rerun-failed-jobs")
+        return EffectResult(type=effect.type, key=effect.key, status="created")

@@ -9,7 +9,7 @@ import pytest
 
 from gauntlet.errors import StateConflict
 from gauntlet.github.client import GitHubClient
-from gauntlet.github.state_branch import BranchStore
+from gauntlet.github.gitstore import BranchStore
 from gauntlet.sandbox import Sandbox
 from gauntlet.state.events import EVENT_PART_BYTES, Event
 from gauntlet.state.models import Scope

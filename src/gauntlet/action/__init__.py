@@ -1,0 +1,1 @@
+"""The GitHub Action above the pipeline: inputs, routing, downloads, one routed run, outputs and summary."""

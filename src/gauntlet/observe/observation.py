@@ -1,0 +1,104 @@
+"""One observation per delivered event, the same way on the command line and in the Action (DESIGN §2).
+
+Theory of operation::
+
+    Delivery (payload)  -> EventFacts            (observe/payload.py)
+    input files + downloaded paths -> findings   (observe/files.py, then classify)
+    GitHub's API (where the run may read it) -> GitHubFacts   (observe/github_facts.py)
+    ------------------------------------------------------------------------------
+    Observation.from_event(event, run, findings=, github=, comment=)
+
+Everything is read once, before the pipeline runs; nothing is patched in afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gauntlet.classify import classify
+from gauntlet.config import Config
+from gauntlet.errors import InputError
+from gauntlet.models import Observation, Permission, RunIdentity
+from gauntlet.observe.files import expand, read_findings
+from gauntlet.observe.github_facts import Remote, github_facts
+from gauntlet.observe.issue_comment import comment_fact, permission_of
+from gauntlet.observe.payload import Delivery, event_facts
+from gauntlet.observe.routing import Route
+from gauntlet.settings import Settings
+
+__all__ = ["DEFAULT_BOT_LOGIN", "Downloads", "observe"]
+
+DEFAULT_BOT_LOGIN = "github-actions[bot]"
+
+
+@dataclass(frozen=True)
+class Downloads:
+    """Files the Action downloaded for this run (failed jobs' logs, artifacts), passed as paths."""
+
+    logs: Sequence[Path] = ()
+    findings: Sequence[Path] = ()
+
+
+def observe(
+    route: Route,
+    delivery: Delivery,
+    settings: Settings,
+    config: Config,
+    *,
+    downloads: Downloads = Downloads(),
+    remote: Remote | None = None,
+    bot_login: str = DEFAULT_BOT_LOGIN,
+) -> Observation:
+    """The observation of one routed event.
+
+    :param route: what the routing table made of the event.
+    :param delivery: the decoded payload.
+    :param settings: the run's options (input file globs, workspace, the runner's ``GITHUB_*``).
+    :param downloads: files the Action downloaded, read after the input globs.
+    :param remote: GitHub, when the run may read it (no token, or a run on files: ``None``).
+    :param bot_login: Gauntlet's own login: its comments are never commands.
+    :raises InputError: an input file or the payload is unusable, or an iteration has no head SHA.
+    :raises GitHubUnavailable: GitHub kept failing.
+    """
+    event = event_facts(delivery)
+    run = RunIdentity(
+        repository=settings.repository,
+        sha=settings.sha,
+        run_id=settings.run_id,
+        run_attempt=settings.run_attempt,
+        job=settings.job,
+    )
+    if route == "comment":
+
+        def permission(login: str) -> Permission:
+            # Without GitHub (a dry run, no token) nobody has a permission above "none".
+            return "none" if remote is None else permission_of(remote.client, remote.repository, login)
+
+        comment = comment_fact(delivery.checked(), permission, bot_login)
+        return Observation.from_event(event, run, comment=comment)
+    if route != "iteration":
+        return Observation.from_event(event, run)
+    head_sha = event.head_sha or settings.sha
+    if not head_sha:
+        raise InputError("no head SHA: pass --event-path with a pull_request or push event")
+    found = read_findings(
+        [*expand(settings.logs, settings.workspace), *downloads.logs],
+        [*expand(settings.findings, settings.workspace), *downloads.findings],
+        settings.workspace,
+    )
+    github = None
+    if remote is not None:
+        github = github_facts(
+            remote,
+            event=event.event,
+            head_sha=head_sha,
+            pr=event.pr,
+            branch=event.branch,
+            default_branch=event.default_branch or "main",
+        )
+    # Classification depends on where the run is (a critical on the default branch is P0).
+    where = Observation.from_event(event, run, github=github)
+    findings = tuple(classify(found, config, on_default_branch=where.on_default_branch))
+    return Observation.from_event(event, run, findings=findings, github=github)

@@ -279,6 +279,8 @@ def _choose(best: Draft | None, terminal: Draft | None, located: Located | None)
     if located is None or (best is not None and best is not terminal and best.rank >= _CAUSE_RANK):
         return best or terminal
     if best is not None and best is not terminal and located.start <= best.start <= located.end:
+        if located.score and located.line < best.start:
+            best.message = located.message  # the cause above the driver's line says more than the driver
         best.start, best.end = located.start, max(located.end, best.end)
         return best
     if best is not None and best is not terminal and not located.score:

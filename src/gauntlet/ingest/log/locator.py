@@ -175,6 +175,8 @@ class Located:
 
     start: int
     end: int
+    #: The line that explains the failure best (the first of a cascade) and what it says.
+    line: int
     message: str
     kind: Kind
     #: The best line's score: 0 when no line was error-shaped and the step's last lines stand in.
@@ -282,7 +284,8 @@ def locate(lines: Sequence[Line]) -> Located | None:
     first, _ = _paragraph(step, cause, scores)
     _, last = _paragraph(step, best, scores)
     last = min(last, first + MAX_BLOCK - 1)
-    return Located(step[first][0], step[last][0], step[cause][1].strip(), _kind(step, first, last), scores[best])
+    kind = _kind(step, first, last)
+    return Located(step[first][0], step[last][0], step[cause][0], step[cause][1].strip(), kind, scores[best])
 
 
 def _paragraph(step: Sequence[Line], anchor: int, scores: Sequence[float]) -> tuple[int, int]:
@@ -320,7 +323,7 @@ def _quiet(step: Sequence[Line]) -> Located | None:
     kept = [line for line in step if line[1].strip() and not _FRAMING.match(line[1])][-QUIET_LINES:]
     if not kept:
         return None
-    return Located(kept[0][0], kept[-1][0], kept[-1][1].strip(), "unknown", 0.0)
+    return Located(kept[0][0], kept[-1][0], kept[-1][0], kept[-1][1].strip(), "unknown", 0.0)
 
 
 def _kind(step: Sequence[Line], first: int, last: int) -> Kind:

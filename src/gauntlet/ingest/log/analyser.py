@@ -26,7 +26,7 @@ from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser
-from gauntlet.ingest.log.locator import WINDOW, Located, Span, is_crash, last_lines, locate, previous_lines
+from gauntlet.ingest.log.locator import Located, Span, is_crash, lines_back, locate, read_step
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.redact import redact
@@ -74,6 +74,8 @@ class Analyser:
         #: The block before, its end and the number of the line after it: a window may reach back into it.
         self.previous: Span = (b"", 0, 1)
         self._exits = 0
+        #: The failed step just read printed nothing after its start (it is only its exit line).
+        self._empty_step = False
         #: The first crash report of the current scope (a sanitizer's, a segfault), and whether one was reported.
         self._crash: Line | None = None
         self._crash_reported = False
@@ -180,7 +182,9 @@ class Analyser:
                 best = terminal
             located = self._locate(terminal.end if terminal is not None else self.place[2])
             chosen = _choose(best, terminal, located)
-            if chosen is not None:
+            # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
+            repeated = chosen is terminal and self._empty_step and self.count > 0
+            if chosen is not None and not repeated:
                 self._report(chosen)
         if self._crash is not None and not self._crash_reported and (terminal is None or terminal.fails):
             # A crash anywhere in a failed step explains it better than the summary that counted it, even
@@ -193,14 +197,14 @@ class Analyser:
 
     def _locate(self, before: int) -> Located | None:
         """The locator's block for the step that ends just before line ``before`` (see :mod:`.locator`)."""
-        block, offset, number = self.place
-        if number != before:
+        self._empty_step = False
+        if self.place[2] != before:
             return None  # the scanner is elsewhere (a parser's report about an earlier line)
-        raw = last_lines(block, 0, offset, number, WINDOW)
-        if len(raw) < WINDOW and self.previous[2] == (raw[0][0] if raw else number):
-            raw = previous_lines(self.previous, WINDOW - len(raw)) + raw
         cap = self.limits.max_line_bytes
-        return locate([(line_number, clean_line(text[:cap])) for line_number, text in raw])
+        step = read_step(lines_back(self.place, self.previous), lambda raw: clean_line(raw[:cap]))
+        self.fed += len(step)  # bounded like parsing: a hostile log of failed steps stops being read at MAX_FED
+        self._empty_step = not any(text.strip() for _, text in step[1:])
+        return locate(step)
 
     def _report(self, draft: Draft) -> None:
         if self.count >= self.limits.max_findings:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from gauntlet.ingest.log.draft import Line
@@ -42,8 +42,10 @@ __all__ = [
     "Span",
     "is_crash",
     "last_lines",
+    "lines_back",
     "locate",
     "previous_lines",
+    "read_step",
     "score_line",
     "step_lines",
 ]
@@ -117,6 +119,7 @@ _STEP_START = re.compile(
     r"""(?x)
     ^\#\#\[group\]Run\  | ^\$\  | ^travis_fold:start | ^section_start: | ^\[Pipeline\]\ (?:sh|bat|powershell)
     | "\ exited\ with\ \d+\.$ | ^\#\#\[(?:error|endgroup)\].*exit\ code
+    | ^ERROR:\ (?:Job\ failed|script\ returned\ exit\ code)
     """
 )
 # A test framework's summary: the failure it counts is explained above it.
@@ -165,6 +168,7 @@ _KINDS: tuple[tuple[re.Pattern[str], Kind], ...] = (
 Span = tuple[bytes, int, int]
 #: Of each line read back from the block before only its head is kept: a window of long lines stays small.
 CARRY_BYTES = 4096
+_NEWLINE = ord("\n")
 
 _SHAPE = re.compile(r"0x[0-9a-fA-F]+|[0-9a-f]{7,}|\d+|\S*/\S*")
 
@@ -359,3 +363,34 @@ def previous_lines(previous: Span, count: int) -> list[tuple[int, bytes]]:
     """The last ``count`` lines (numbered, heads only) of the block before, which ends at ``previous``."""
     block, end, next_number = previous
     return [(number, raw[:CARRY_BYTES]) for number, raw in last_lines(block, 0, end, next_number, count)]
+
+
+def lines_back(place: Span, previous: Span) -> Iterator[tuple[int, bytes]]:
+    """The raw lines before ``place``, newest first: from its block, then the block before if it joins on."""
+    block, end, number = place
+    # ``end`` is a line start, or the end of the input's unterminated last line (then read as if it had one).
+    position = end if end and block[end - 1] != _NEWLINE else end - 1
+    while position >= 0:
+        start = block.rfind(b"\n", 0, position) + 1
+        number -= 1
+        yield number, block[start:position]
+        position = start - 1
+    before, before_end, next_number = previous
+    if next_number == number and before is not block:
+        for line_number, raw in lines_back((before, before_end, next_number), (b"", 0, 0)):
+            yield line_number, raw[:CARRY_BYTES]
+
+
+def read_step(lines: Iterator[tuple[int, bytes]], clean: Callable[[bytes], str]) -> list[Line]:
+    """Clean lines read back from a step's exit until its start (kept) or :data:`WINDOW` lines; oldest first.
+
+    Reading stops at the step's start, so a log of many short failed steps costs no more than reading it once.
+    """
+    step: list[Line] = []
+    for number, raw in lines:
+        text = clean(raw)
+        step.append((number, text))
+        if len(step) >= WINDOW or _STEP_START.match(text):
+            break
+    step.reverse()
+    return step

@@ -26,7 +26,7 @@ from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser
-from gauntlet.ingest.log.locator import Located, Span, is_crash, lines_back, locate, read_step
+from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.redact import redact
@@ -200,8 +200,7 @@ class Analyser:
         self._empty_step = False
         if self.place[2] != before:
             return None  # the scanner is elsewhere (a parser's report about an earlier line)
-        cap = self.limits.max_line_bytes
-        step = read_step(lines_back(self.place, self.previous), lambda raw: clean_line(raw[:cap]))
+        step = read_step(lines_back(self.place, self.previous), lambda raw: clean_line(raw[:CARRY_BYTES])[:LINE_HEAD])
         self.fed += len(step)  # bounded like parsing: a hostile log of failed steps stops being read at MAX_FED
         self._empty_step = not any(text.strip() for _, text in step[1:])
         return locate(step)

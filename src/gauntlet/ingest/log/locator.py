@@ -37,6 +37,8 @@ from gauntlet.models import Kind
 
 __all__ = [
     "BEFORE",
+    "CARRY_BYTES",
+    "LINE_HEAD",
     "WINDOW",
     "Located",
     "Span",
@@ -151,7 +153,7 @@ _KINDS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         re.compile(
-            r"(?i)\btests? (?:failed|failures?)\b|\bassert|\[FAIL\]|\bnot ok \d|expected.*(?:got|but)"
+            r"(?i)\btests? (?:failed|failures?)\b|\bassert|\[FAIL\]|\bnot ok \d|expected.{0,200}?(?:got|but)"
             r"|\d+ (?:failed|failures?|failing)\b"
         ),
         "test_failure",
@@ -167,10 +169,14 @@ _KINDS: tuple[tuple[re.Pattern[str], Kind], ...] = (
 #: A place in the input: a block, an offset in it (a line start) and the number of the line there.
 Span = tuple[bytes, int, int]
 #: Of each line read back from the block before only its head is kept: a window of long lines stays small.
-CARRY_BYTES = 4096
+CARRY_BYTES = 16384
+#: The locator scores a cleaned line's head only (it is cleaned from its first CARRY_BYTES: a ``\r`` redraw
+#: shows its end): what explains a failure is said first, and long lines stay cheap.
+LINE_HEAD = 512
 _NEWLINE = ord("\n")
 
-_SHAPE = re.compile(r"0x[0-9a-fA-F]+|[0-9a-f]{7,}|\d+|\S*/\S*")
+# A path is a whole token holding a slash; looked for from token starts only, so a long line costs linear time.
+_SHAPE = re.compile(r"0x[0-9a-fA-F]+|[0-9a-f]{7,}|\d+|(?<!\S)(?=[^\s/]*/)\S+")
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,7 +148,7 @@ def count_newlines(block: bytes, start: int, end: int, *, big: bool = False) -> 
     second to import, which only pays off for big logs (the scanner says when it has read
     :data:`NUMPY_AFTER` bytes).
     """
-    if not big or end - start < 1 << 12:  # below 4 KiB numpy's call costs more than it saves
+    if not big or end - start < 1 << 16:
         return block.count(b"\n", start, end)
     import numpy
 

@@ -10,9 +10,29 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def evolve(model: Model, /, **changes: Any) -> Model:
+    """A copy of ``model`` with ``changes``, checked like the original: the one way state changes.
+
+    pydantic's ``model_copy(update=...)`` drops a misspelt field silently and validates nothing;
+    this rejects a field the model does not have and re-validates the result (types, validators).
+
+    :raises TypeError: a change names a field the model does not have.
+    :raises pydantic.ValidationError: a changed value does not fit its field.
+    """
+    fields = type(model).model_fields
+    unknown = sorted(set(changes) - set(fields))
+    if unknown:
+        raise TypeError(f"{type(model).__name__} has no field {', '.join(unknown)}")
+    values = {name: getattr(model, name) for name in fields}
+    return type(model).model_validate({**values, **changes})
+
 
 __all__ = [
     "SEVERITY_ORDER",
@@ -21,6 +41,7 @@ __all__ = [
     "EventFacts",
     "Finding",
     "GitHubFacts",
+    "InputProblem",
     "Kind",
     "Observation",
     "Permission",
@@ -30,9 +51,28 @@ __all__ = [
     "RunIdentity",
     "Severity",
     "Source",
+    "evolve",
 ]
 
-Source = Literal["log", "sarif", "junit", "review", "rdjson", "checkstyle", "comment"]
+#: The input format a finding came from; the test-report formats after ``comment`` were added for issue 17.
+Source = Literal[
+    "log",
+    "sarif",
+    "junit",
+    "review",
+    "rdjson",
+    "checkstyle",
+    "comment",
+    "nunit",
+    "xunit",
+    "trx",
+    "ctrf",
+    "tap",
+    "go-json",
+    "mocha-json",
+    "jest-json",
+    "dart-json",
+]
 Kind = Literal[
     "test_failure",
     "build_error",
@@ -78,6 +118,20 @@ class Finding(BaseModel):
     rule_learned: str | None = None
     #: Every source that reported this defect (the same test failing in a log and in JUnit is one finding).
     sources: tuple[Source, ...] = ()
+
+
+class InputProblem(BaseModel):
+    """An input file that was not read (``error``) or skipped as no known format (``warning``), and why.
+
+    One bad file never stops the rest (DESIGN §6): the run reports it in the job summary
+    and in the run report's ``input_problems`` and reads every other input.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    level: Literal["error", "warning"]
+    message: str
 
 
 #: ``git revert`` writes this line; GitHub's "Revert" button too.
@@ -275,8 +329,12 @@ class Observation(BaseModel):
     #: Default branch only: the state of the revert PRs Gauntlet opened earlier.
     revert_prs: tuple[RevertPRFact, ...] = ()
 
+    #: Input files that could not be read; the others' findings are in ``findings``.
+    input_problems: tuple[InputProblem, ...] = ()
     #: Set for an ``issue_comment`` event: the comment that may carry ``/gauntlet`` commands.
     comment: CommentFact | None = None
+    #: Set for a ``pull_request`` ``closed`` event: the PR's record is compacted, nothing is posted.
+    closed: bool = False
 
     @classmethod
     def from_event(
@@ -287,6 +345,8 @@ class Observation(BaseModel):
         findings: tuple[Finding, ...] = (),
         github: GitHubFacts | None = None,
         comment: CommentFact | None = None,
+        closed: bool = False,
+        input_problems: tuple[InputProblem, ...] = (),
     ) -> Observation:
         """The observation of one delivered event: the one constructor the command line and the Action share.
 
@@ -298,6 +358,8 @@ class Observation(BaseModel):
         :param findings: the classified findings of the run's files.
         :param github: what was read from GitHub's API.
         :param comment: the ``issue_comment`` that may carry ``/gauntlet`` commands.
+        :param closed: the event closed the PR.
+        :param input_problems: the run's input files that could not be read.
         """
         facts = github or GitHubFacts()
         default_branch = event.default_branch or "main"
@@ -326,9 +388,11 @@ class Observation(BaseModel):
             job=run.job,
             workflow=event.workflow or "",
             findings=findings,
+            input_problems=input_problems,
             changed_files=facts.changed_files,
             commits=facts.commits,
             revert_prs=facts.revert_prs,
+            closed=closed,
         )
 
     @property

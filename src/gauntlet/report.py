@@ -6,7 +6,8 @@ from pydantic import BaseModel, ConfigDict
 
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
-from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
+from gauntlet.models import InputProblem
+from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
 
 __all__ = ["EffectLine", "RunReport"]
 
@@ -19,6 +20,8 @@ class EffectLine(BaseModel):
     type: str
     key: str
     status: str
+    #: The comment id, issue or PR number the effect wrote or found (the outputs read it from here).
+    number: int | None = None
     url: str | None = None
 
 
@@ -34,17 +37,29 @@ class RunReport(BaseModel):
     effects: tuple[EffectLine, ...] = ()
     api_calls: int = 0
     check_failed: bool = False
+    #: Input files that were not read (the run went on with the others).
+    input_problems: tuple[InputProblem, ...] = ()
 
     @classmethod
-    def of(cls, plan: Plan, results: list[EffectResult], *, api_calls: int = 0) -> RunReport:
-        """Build the report from the engine's plan and the effects' results."""
+    def of(
+        cls,
+        plan: Plan,
+        results: list[EffectResult],
+        *,
+        api_calls: int = 0,
+        input_problems: tuple[InputProblem, ...] = (),
+    ) -> RunReport:
+        """Build the report from the engine's plan and the effects' results (and the inputs not read)."""
         failed = any(getattr(effect, "conclusion", None) == "failure" for effect in plan.effects)
         return cls(
             decision=plan.decision,
             recovery=plan.recovery,
             health=plan.health,
             proposals=plan.proposals,
-            effects=tuple(EffectLine(type=r.type, key=r.key, status=r.status, url=r.url) for r in results),
+            effects=tuple(
+                EffectLine(type=r.type, key=r.key, status=r.status, number=r.number, url=r.url) for r in results
+            ),
             api_calls=api_calls,
             check_failed=failed,
+            input_problems=input_problems,
         )

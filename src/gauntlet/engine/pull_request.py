@@ -21,16 +21,25 @@ from gauntlet.effects.models import (
 from gauntlet.effects.views import IssueView, RunView
 from gauntlet.engine import circular, health, learning, recovery
 from gauntlet.engine.loop import decide_iteration, fails_check, merge_observation
-from gauntlet.engine.verdicts import Decision, RecoveryVerdict
-from gauntlet.models import Observation, Severity
+from gauntlet.models import Observation, Severity, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord, IterationRecord, PRRecord
+from gauntlet.vocabulary import Decision, RecoveryVerdict
 
-__all__ = ["MAX_ANNOTATIONS", "MAX_ATTEMPTS_KEPT", "step_pull_request"]
+__all__ = [
+    "ATTEMPTS_KEPT_WHEN_CLOSED",
+    "MAX_ANNOTATIONS",
+    "MAX_ATTEMPTS_KEPT",
+    "compact_pr",
+    "step_closed",
+    "step_pull_request",
+]
 
 MAX_ATTEMPTS_KEPT = 50
+#: A closed PR keeps its latest iteration and this many attempts (the iteration counter stays).
+ATTEMPTS_KEPT_WHEN_CLOSED = 3
 #: Check runs take at most 50 annotations per request; more than a few hundred helps nobody.
 MAX_ANNOTATIONS = 200
 
@@ -43,18 +52,43 @@ _LEVEL: dict[Severity, Literal["notice", "warning", "failure"]] = {
 
 
 def step_pull_request(
-    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator | None = None
+    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator
 ) -> tuple[State, Plan]:
     """Run one gauntlet iteration for ``obs.pr`` and plan the comment, check and summary.
 
-    A redelivered observation leaves the state as it was and plans the same effects.
-    ``rng`` lets the rule bandit choose learned rules for the comment (none are shown without it).
+    Two parts: :func:`fold_observation` merges the observation into the PR's record, and
+    :func:`plan_iteration` decides and plans the report for the record as it then is. A
+    redelivered observation folds to nothing and plans the same effects.
+    ``rng`` is what the rule bandit draws from to choose the learned rules the comment shows.
+    """
+    state, fresh = fold_observation(state, obs, now)
+    return plan_iteration(state, obs, config, now, rng, fresh=fresh)
+
+
+def fold_observation(state: State, obs: Observation, now: datetime) -> tuple[State, bool]:
+    """Merge ``obs`` into its PR's iteration; return the state and whether the observation was new."""
+    assert state.pr is not None and obs.pr is not None
+    pr = state.pr
+    if any(obs.id in iteration.observations for iteration in pr.iterations):
+        return state, False
+    return evolve(state, pr=merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)), True
+
+
+def plan_iteration(
+    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator, *, fresh: bool
+) -> tuple[State, Plan]:
+    """Decide on the PR's current iteration and plan the sticky comment, check, summary and recovery.
+
+    A fresh observation (just folded in) also records its attempt, its audit event and what learning
+    takes from it; otherwise the state is left as it is. ``/gauntlet`` commands call this for the
+    latest observation to re-plan the report after they changed accepted risks or attempts.
+
+    :param obs: the observation the report is for (its id, head commit, run and findings).
+    :param fresh: ``obs`` was folded in by this run.
     """
     assert state.pr is not None and obs.pr is not None
     pr = state.pr
-    seen = any(obs.id in iteration.observations for iteration in pr.iterations)
-    if not seen:
-        pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)
+    seen = not fresh
     current = pr.current
     assert current is not None
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
@@ -70,22 +104,21 @@ def step_pull_request(
     status = health.assess_pr(current.number, config.gauntlet.max_iterations, verdict, config.health, pr=pr, now=now)
     events = list(state.events)
     if not seen:
-        current = current.model_copy(update={"action": decision.action})
-        pr = pr.model_copy(update={"iterations": [*pr.iterations[:-1], current]})
+        current = evolve(current, action=decision.action)
+        pr = evolve(pr, iterations=[*pr.iterations[:-1], current])
         pr = _record_attempt(pr, obs, verdict, current, now)
         events.append(Event(at=now, kind="iteration", key=f"pr:{obs.pr}", data=decision.model_dump()))
     # Learning: defects, failure→fix pairs, rules, bandit rewards and the rules this comment shows.
-    learned = state.model_copy(update={"pr": pr})
+    learned = evolve(state, pr=pr)
     state, lessons = learning.learn_from_pr(learned, obs, fresh=not seen, config=config, now=now, rng=rng)
     blocked = health.block_issue(status, obs.repository, obs.pr)
-    view = _view(obs, pr, current, decision, config).model_copy(
-        update={
-            "recovery": verdict,
-            "health": status,
-            "attempts": tuple(pr.attempts[-3:]),
-            "learnings": lessons.hints,
-            "rules": lessons.rules,
-        }
+    view = evolve(
+        _view(obs, pr, current, decision, config),
+        recovery=verdict,
+        health=status,
+        attempts=tuple(pr.attempts[-3:]),
+        learnings=lessons.hints,
+        rules=lessons.rules,
     )
     failing = fails_check(decision, config.gauntlet.fail_on) or status.status == "block"
     plan = Plan(
@@ -106,7 +139,30 @@ def step_pull_request(
             *_recovery_effects(obs, verdict, earlier),
         ),
     )
-    return state.model_copy(update={"pr": pr, "events": events}), plan
+    return evolve(state, pr=pr, events=events), plan
+
+
+def compact_pr(record: PRRecord) -> PRRecord:
+    """A closed PR's record: marked closed, with its latest iteration and last few attempts only."""
+    return evolve(
+        record,
+        closed=True,
+        iterations=record.iterations[-1:],
+        attempts=keep_last(record.attempts, ATTEMPTS_KEPT_WHEN_CLOSED),
+    )
+
+
+def step_closed(state: State, now: datetime) -> tuple[State, Plan]:
+    """``pull_request`` ``closed``: compact the PR's record; nothing is posted.
+
+    A PR Gauntlet never recorded (its record is the empty default) or one already closed is
+    left as it is, so a redelivered close changes nothing.
+    """
+    record = state.pr
+    if record is None or record.closed or record == PRRecord(number=record.number):
+        return state, Plan()
+    event = Event(at=now, kind="pr_closed", key=f"pr:{record.number}")
+    return evolve(state, pr=compact_pr(record), events=[*state.events, event]), Plan()
 
 
 def _record_attempt(
@@ -124,7 +180,7 @@ def _record_attempt(
         fingerprints=sorted(_failing(current.findings)),
         number=verdict.attempt,
     )
-    return pr.model_copy(update={"attempts": keep_last([*pr.attempts, attempt], MAX_ATTEMPTS_KEPT)})
+    return evolve(pr, attempts=keep_last([*pr.attempts, attempt], MAX_ATTEMPTS_KEPT))
 
 
 def _failing(findings: list[FindingRecord]) -> frozenset[str]:
@@ -174,6 +230,7 @@ def _view(obs: Observation, pr: PRRecord, current: IterationRecord, decision: De
         still_open=tuple(by_fp[fp] for fp in current.still_open if fp not in accepted),
         fixed=tuple(before[fp] for fp in current.fixed if fp in before),
         accepted=tuple(pr.accepted_risks),
+        notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
     )
 
 

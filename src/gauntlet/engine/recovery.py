@@ -45,17 +45,16 @@ from typing import Literal
 
 from gauntlet.config import RecoveryConfig
 from gauntlet.engine.circular import CircularFix
-from gauntlet.engine.verdicts import RecoveryAction, RecoveryVerdict
-from gauntlet.models import Kind
+from gauntlet.models import Kind, evolve
 from gauntlet.state.pr import Attempt, FindingRecord
+from gauntlet.vocabulary import FailureType, RecoveryAction, RecoveryVerdict
 
 __all__ = [
     "ACTIONS",
     "BLOCKING_SEVERITIES",
     "BREAKING_KINDS",
     "BUDGETS",
-    "FailureType",
-    "Scope",
+    "RecoveryScope",
     "action_for",
     "assess",
     "failure_type",
@@ -64,8 +63,7 @@ __all__ = [
     "run_of",
 ]
 
-FailureType = Literal["broken_build", "verification_failed", "circular_fix", "infra", "unknown"]
-Scope = Literal["pr", "default_branch"]
+RecoveryScope = Literal["pr", "default_branch"]
 
 BLOCKING_SEVERITIES = frozenset({"critical", "major"})
 #: Kinds that mean the change itself is broken: the only ones that can justify a revert (DESIGN §3).
@@ -73,7 +71,7 @@ BREAKING_KINDS: frozenset[Kind] = frozenset({"test_failure", "build_error", "typ
 #: Kinds that say the machinery failed, not the change.
 INFRA_KINDS: frozenset[Kind] = frozenset({"infra", "timeout", "dependency"})
 
-ACTIONS: dict[tuple[FailureType, Scope], RecoveryAction] = {
+ACTIONS: dict[tuple[FailureType, RecoveryScope], RecoveryAction] = {
     ("broken_build", "pr"): "continue",
     ("broken_build", "default_branch"): "rollback",
     ("verification_failed", "pr"): "retry",
@@ -106,7 +104,7 @@ if any(action == "rollback" for (_, scope), action in ACTIONS.items() if scope =
     raise AssertionError("the recovery table must never roll back a pull request")
 
 
-def action_for(kind: FailureType, scope: Scope) -> RecoveryAction:
+def action_for(kind: FailureType, scope: RecoveryScope) -> RecoveryAction:
     """The table's action for a failure type in a scope.
 
     :raises ValueError: the pair is not in the table (a new failure type without a row).
@@ -154,7 +152,7 @@ def next_attempt(kind: str, attempts: Sequence[Attempt], observation: str = "") 
 def assess(
     findings: Iterable[FindingRecord],
     attempts: Sequence[Attempt],
-    scope: Scope,
+    scope: RecoveryScope,
     config: RecoveryConfig,
     circular: CircularFix | None = None,
     *,
@@ -189,4 +187,4 @@ def paused(verdict: RecoveryVerdict) -> RecoveryVerdict:
     """The verdict with its action held back because ``paused: true`` stops every automatic action."""
     if verdict.failure_type is None:
         return verdict
-    return verdict.model_copy(update={"action": "skip", "reason": f"paused: would {verdict.action}: {verdict.reason}"})
+    return evolve(verdict, action="skip", reason=f"paused: would {verdict.action}: {verdict.reason}")

@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from gauntlet.sandbox.app import Context
+from gauntlet.sandbox.git import GitError
 from gauntlet.sandbox.http import ApiError, Response, Router, created, not_found, paginate, validation_failed
-from gauntlet.sandbox.routes.contents import files_between
+from gauntlet.sandbox.routes.contents import files_between, resolve_rev
 from gauntlet.sandbox.routes.issues import open_issue, update_issue_fields
 from gauntlet.sandbox.store import Issue, PullData, Repo, Review, ReviewComment, now_iso
 from gauntlet.sandbox.views import git as git_views
@@ -350,3 +351,28 @@ def create_review_comment(ctx: Context) -> Response:
         issue = get_pull(ctx, repo)
         comment = _add_review_comment(ctx, repo, issue, ctx.body(), None)
         return Response(status=201, body=views.review_comment(ctx.base, ctx.store, repo, comment))
+
+
+@router.add("GET", "/repos/{owner}/{repo}/commits/{commit_sha}/pulls")
+def commit_pulls(ctx: Context) -> Response:
+    """Pull requests whose head contains the commit, or that merged it."""
+    repo = ctx.repo()
+    sha = resolve_rev(repo, ctx.params["commit_sha"])
+    found = []
+    for issue in sorted(repo.issues.values(), key=lambda i: -i.number):
+        if issue.pull is None:
+            continue
+        refresh(repo, issue)
+        data = issue.pull
+        try:
+            in_head = data.head_sha == sha or (
+                not data.merged
+                and repo.git.is_ancestor(sha, data.head_sha)
+                and not repo.git.is_ancestor(sha, data.base_sha)
+            )
+        except GitError:
+            in_head = False
+        if in_head or data.merge_commit_sha == sha:
+            found.append(pull_view(ctx, repo, issue))
+    page, links = paginate(ctx.request, found)
+    return Response(body=page, headers=links)

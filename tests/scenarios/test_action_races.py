@@ -48,7 +48,7 @@ def test_32_runs_for_different_prs_at_the_same_moment_all_land(world: ActionWorl
     assert len(commits) == RUNS, "one fast-forward commit per run, none lost or squashed"
     assert all(len(c.parents) <= 1 for c in commits)
     assert calls <= MAX_CALLS, f"{calls} API calls for {RUNS} runs"
-    reads = [r for r in world.sandbox.requests() if r["method"] == "GET" and "/contents/" in r["path"]]
+    reads = [r for r in world.sandbox.requests() if r["method"] == "GET" and "/contents/v1/prs/" in r["path"]]
     assert len(reads) <= RUNS, "a conflict never re-reads the state: each run reads its PR file once"
     stored = world.sandbox.store.repo("octo", "app")
     assert stored is not None

@@ -148,9 +148,7 @@ def test_scans_respect_caps_dedupe_and_are_deterministic(
         assert len(active) == len(set(active))  # one live proposal per key
         for level, cap in (("PATCH", 2), ("MINOR", 1)):
             made = [
-                p
-                for p in proposals
-                if p.level == level and selfheal.made(p) and at - p.created_at < timedelta(days=1)
+                p for p in proposals if p.level == level and selfheal.made(p) and at - p.created_at < timedelta(days=1)
             ]
             assert len(made) <= cap
         assert all(p.blocked_reason is not None for p in proposals if p.status == "blocked")

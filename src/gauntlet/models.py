@@ -27,6 +27,8 @@ __all__ = [
     "Priority",
     "RevertPRFact",
     "RevertPRState",
+    "ReviewLabel",
+    "ReviewSeverity",
     "RunIdentity",
     "Severity",
     "Source",
@@ -52,6 +54,45 @@ Priority = Literal["P0", "P1", "P2"]
 #: Higher is worse; used to compare severities against ``fail_on`` and to sort.
 SEVERITY_ORDER: dict[Severity, int] = {"nitpick": 0, "minor": 1, "major": 2, "critical": 3}
 
+#: What a review comment says about its own severity: a Conventional Comments label or decoration, a severity
+#: word, a bot's badge or marker, or (pull request reviews only) no label and a review's change request. The
+#: severity of each is a table (``ingest/comment.py``, ``reviews.severity`` in the configuration).
+ReviewLabel = Literal[
+    "issue",
+    "suggestion",
+    "todo",
+    "chore",
+    "nitpick",
+    "typo",
+    "polish",
+    "quibble",
+    "praise",
+    "question",
+    "thought",
+    "note",
+    "blocking",
+    "non-blocking",
+    "critical",
+    "blocker",
+    "major",
+    "high",
+    "minor",
+    "medium",
+    "low",
+    "nit",
+    "trivial",
+    "p0",
+    "p1",
+    "p2",
+    "p3",
+    "potential_issue",
+    "refactor_suggestion",
+    "unlabelled",
+    "changes_requested",
+]
+#: A label's severity; ``none`` makes the comment conversation.
+ReviewSeverity = Literal["critical", "major", "minor", "nitpick", "none"]
+
 
 class Finding(BaseModel):
     """One failure or review finding, as ``gauntlet ingest --json`` prints it (contract)."""
@@ -76,6 +117,8 @@ class Finding(BaseModel):
     job: str | None = None
     category: str | None = None
     rule_learned: str | None = None
+    #: Where the finding was said, when it was said on GitHub: a review comment's or review's ``html_url``.
+    url: str | None = None
     #: Every source that reported this defect (the same test failing in a log and in JUnit is one finding).
     sources: tuple[Source, ...] = ()
 

@@ -159,13 +159,13 @@ def _run_local(settings: Settings, *, as_json: bool) -> int:
     from gauntlet.effects.base import Backend
     from gauntlet.effects.dryrun import DryRunBackend
     from gauntlet.effects.local import LocalBackend
-    from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
     from gauntlet.observe.observation import observe
     from gauntlet.observe.payload import read_delivery
     from gauntlet.observe.routing import route_of
     from gauntlet.pipeline import Clock, serve
     from gauntlet.report import RunReport
     from gauntlet.state.local import LocalStore
+    from gauntlet.vocabulary import HealthVerdict, RecoveryVerdict
 
     # An event file without a name is a CI step's own pull_request payload (and no event at all, files alone).
     delivery = read_delivery(settings.event_name or "pull_request", settings.event_path)

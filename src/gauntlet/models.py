@@ -10,9 +10,29 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def evolve(model: Model, /, **changes: Any) -> Model:
+    """A copy of ``model`` with ``changes``, checked like the original: the one way state changes.
+
+    pydantic's ``model_copy(update=...)`` drops a misspelt field silently and validates nothing;
+    this rejects a field the model does not have and re-validates the result (types, validators).
+
+    :raises TypeError: a change names a field the model does not have.
+    :raises pydantic.ValidationError: a changed value does not fit its field.
+    """
+    fields = type(model).model_fields
+    unknown = sorted(set(changes) - set(fields))
+    if unknown:
+        raise TypeError(f"{type(model).__name__} has no field {', '.join(unknown)}")
+    values = {name: getattr(model, name) for name in fields}
+    return type(model).model_validate({**values, **changes})
+
 
 __all__ = [
     "SEVERITY_ORDER",
@@ -32,6 +52,7 @@ __all__ = [
     "RunIdentity",
     "Severity",
     "Source",
+    "evolve",
 ]
 
 Source = Literal["log", "sarif", "junit", "review", "rdjson", "checkstyle", "comment"]

@@ -22,9 +22,8 @@ from gauntlet.config import Config
 from gauntlet.effects.base import Backend, EffectResult, apply
 from gauntlet.engine.decide import decide, scope_of
 from gauntlet.engine.results import record_results
-from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError, StateConflict
-from gauntlet.models import Observation
+from gauntlet.models import Observation, evolve
 from gauntlet.observe.routing import Route
 from gauntlet.report import RunReport
 from gauntlet.state.base import keep_last
@@ -32,6 +31,7 @@ from gauntlet.state.events import Event
 from gauntlet.state.models import Scope
 from gauntlet.state.pr import PRRecord
 from gauntlet.state.store import StateStore
+from gauntlet.vocabulary import HealthVerdict, RecoveryVerdict
 
 if TYPE_CHECKING:
     from gauntlet.engine.scan import ScanOutcome
@@ -173,12 +173,11 @@ def run_scan(
 
 def compact_pr(record: PRRecord) -> PRRecord:
     """A closed PR's record: marked closed, with its latest iteration and last few attempts only."""
-    return record.model_copy(
-        update={
-            "closed": True,
-            "iterations": record.iterations[-1:],
-            "attempts": keep_last(record.attempts, ATTEMPTS_KEPT_WHEN_CLOSED),
-        }
+    return evolve(
+        record,
+        closed=True,
+        iterations=record.iterations[-1:],
+        attempts=keep_last(record.attempts, ATTEMPTS_KEPT_WHEN_CLOSED),
     )
 
 
@@ -196,9 +195,7 @@ def run_close(observation: Observation, store: StateStore, clock: Clock, *, comm
         record = snapshot.state.pr
         if record is not None and snapshot.stored.get(f"v1/prs/{number}.json") is not None and not record.closed:
             event = Event(at=clock.now, kind="pr_closed", key=f"pr:{number}")
-            new = snapshot.state.model_copy(
-                update={"pr": compact_pr(record), "events": [*snapshot.state.events, event]}
-            )
+            new = evolve(snapshot.state, pr=compact_pr(record), events=[*snapshot.state.events, event])
             if commit:
                 store.save(snapshot, new, f"gauntlet: compact closed PR #{number}")
         return RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict())

@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
-from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
+from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
 
 __all__ = ["EffectLine", "RunReport"]
 
@@ -19,6 +19,8 @@ class EffectLine(BaseModel):
     type: str
     key: str
     status: str
+    #: The comment id, issue or PR number the effect wrote or found (the outputs read it from here).
+    number: int | None = None
     url: str | None = None
 
 
@@ -44,7 +46,9 @@ class RunReport(BaseModel):
             recovery=plan.recovery,
             health=plan.health,
             proposals=plan.proposals,
-            effects=tuple(EffectLine(type=r.type, key=r.key, status=r.status, url=r.url) for r in results),
+            effects=tuple(
+                EffectLine(type=r.type, key=r.key, status=r.status, number=r.number, url=r.url) for r in results
+            ),
             api_calls=api_calls,
             check_failed=failed,
         )

@@ -4,10 +4,12 @@ OpenAPI description, and PyGithub / githubkit clients pointed at it."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import github
 import pytest
+from contract_coverage import uncovered
 from githubkit import GitHub
 
 from gauntlet.sandbox import Sandbox
@@ -17,14 +19,8 @@ OWNER = "octo"
 REPO = "octo/app"
 BOT = "github-actions[bot]"
 
-# Every (method, template, status) validated during the session, for the coverage check.
+# Every (method, template, status) validated during the session, for the coverage check at its end.
 SEEN: set[tuple[str, str, int]] = set()
-
-
-@pytest.fixture(scope="session")
-def contract_seen() -> set[tuple[str, str, int]]:
-    """Every ``(method, template, status)`` validated so far in this session."""
-    return SEEN
 
 
 @pytest.fixture
@@ -74,3 +70,71 @@ def kit(sandbox: Sandbox) -> Iterator[GitHub[Any]]:
     """githubkit (API version 2022-11-28 models) as the repository owner, on one persistent HTTP client."""
     with GitHub(OWNER, base_url=sandbox.url, http_cache=False, auto_retry=False) as g:
         yield g
+
+
+# --- Contract coverage: every served operation validated at least once --------------------------------------
+#
+# Checked when the session ends, whatever the order the tests ran in, and only when every sandbox test ran
+# (a -k selection or a single file cannot prove coverage: the summary says so instead of passing quietly).
+# Under pytest-xdist each worker sends what it validated to the controller, which checks the union.
+
+SANDBOX_TESTS = Path(__file__).parent
+_items: set[str] = set()
+_ran: set[str] = set()
+_deselected: list[str] = []
+_files: set[Path] = set()
+
+
+def _ours(path: Path) -> bool:
+    return path.parent == SANDBOX_TESTS
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    _deselected.extend(item.nodeid for item in items if _ours(item.path))
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if _ours(item.path):
+        _files.add(item.path)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _items.update(item.nodeid for item in session.items if _ours(item.path))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call" or (report.when == "setup" and report.skipped):
+        _ran.add(report.nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist: take over what a worker validated."""
+    SEEN.update(tuple(entry) for entry in node.workeroutput.get("contract_seen", ()))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller checks
+        workeroutput["contract_seen"] = sorted(SEEN)
+        return
+    if not _items:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    every_file = set(SANDBOX_TESTS.glob("test_*.py"))
+    if _deselected or _files != every_file or _ran != _items:
+        if reporter is not None:
+            reporter.write("\n")  # after the progress line
+            reporter.write_line(
+                f"sandbox contract coverage not checked: {len(_ran & _items)} of the sandbox tests ran "
+                f"({len(_deselected)} deselected, {len(every_file - _files)} files not collected)"
+            )
+        return
+    missing = uncovered(SEEN)
+    if missing:
+        if reporter is not None:
+            reporter.write("\n")  # after the progress line
+            reporter.write_line("served operations no sandbox test validated:", red=True)
+            for method, template in missing:
+                reporter.write_line(f"  {method} {template}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

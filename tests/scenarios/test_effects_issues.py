@@ -6,7 +6,7 @@ from effects_world import BOT, REPO, World, world_fixture  # noqa: F401  (a fixt
 
 from gauntlet.effects.models import CloseIssue, FileIssue
 from gauntlet.effects.views import IssueView
-from gauntlet.github.issues import LABELS
+from gauntlet.vocabulary import LABELS
 
 MARKER = "<!-- gauntlet:key=risk:fp-sql-1 -->"
 

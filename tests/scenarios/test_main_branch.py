@@ -11,9 +11,9 @@ from mainline import LOGS, Outcome, Scenario, all_scenarios, load
 
 from gauntlet.cli import main
 from gauntlet.engine.decide import decide
-from gauntlet.engine.revert import RevertReason
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.models import State
+from gauntlet.vocabulary import RevertReason
 
 PATHS = all_scenarios()
 

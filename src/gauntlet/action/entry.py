@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -28,12 +28,12 @@ from gauntlet.config import Config, load_config
 from gauntlet.effects.base import Backend, EffectResult, Existing
 from gauntlet.effects.dryrun import DryRunBackend
 from gauntlet.effects.models import Effect, SetCheck
-from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.errors import InputError
 from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
 from gauntlet.github.gitstore import BranchStore
 from gauntlet.github.hub import Hub, nothing_known
+from gauntlet.models import evolve
 from gauntlet.observe.github_facts import Remote
 from gauntlet.observe.observation import Downloads, observe
 from gauntlet.observe.payload import Delivery, event_facts, read_delivery
@@ -42,6 +42,7 @@ from gauntlet.pipeline import Clock, serve
 from gauntlet.report import RunReport
 from gauntlet.state.local import LocalStore
 from gauntlet.state.store import StateStore
+from gauntlet.vocabulary import HealthVerdict, RecoveryVerdict
 
 __all__ = ["READ_ONLY_NOTICE", "Clock", "run_action"]
 
@@ -63,8 +64,6 @@ class _EdgeBackend:
     summary_path: Path | None
     check: SetCheck | None = None
     check_landed: bool = False
-    #: The latest result per effect key (a state conflict makes the pipeline apply the plan again).
-    results: dict[str, EffectResult] = field(default_factory=dict)
 
     def find(self, effect: Effect) -> Existing | None:
         """The inner backend's lookup; a summary is written fresh every run."""
@@ -81,7 +80,6 @@ class _EdgeBackend:
         if isinstance(effect, SetCheck):
             self.check = effect
             self.check_landed = result.status in ("created", "updated", "unchanged")
-        self.results[effect.key] = result
         return result
 
 
@@ -104,11 +102,11 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     config = _config(settings)
     client = _client(settings, clock)
     if settings.bot_login == AUTO_LOGIN:
-        settings = settings.model_copy(update={"bot_login": _own_login(client, out)})
+        settings = evolve(settings, bot_login=_own_login(client, out))
     report, edge = _serve(handler, delivery, settings, config, client, clock, out)
     cost = "no API calls"
     if client is not None:
-        report = report.model_copy(update={"api_calls": client.calls})
+        report = evolve(report, api_calls=client.calls)
         cost = client.quota()
     _finish(settings, report, edge, out, cost)
     return 1 if report.check_failed and settings.run.fail_step else 0
@@ -236,7 +234,7 @@ def _config(settings: ActionSettings) -> Config:
     config = load_config(settings.run.config)
     if settings.fail_on is None:
         return config
-    return config.model_copy(update={"gauntlet": config.gauntlet.model_copy(update={"fail_on": settings.fail_on})})
+    return evolve(config, gauntlet=evolve(config.gauntlet, fail_on=settings.fail_on))
 
 
 def _finish(
@@ -246,17 +244,8 @@ def _finish(
     if edge is not None and edge.check is not None and not edge.check_landed:
         out.writelines(line + "\n" for line in annotation_commands(edge.check.annotations))
     if settings.output_path is not None:
-        results = list(edge.results.values()) if edge is not None else []
-        write_outputs(settings.output_path, output_values(report, **_linked(results)))
+        write_outputs(settings.output_path, output_values(report))
     out.write(f"{_account(report)}; {cost}\n")
-
-
-def _linked(results: list[EffectResult]) -> dict[str, str]:
-    """``comment_url``, ``revert_pr`` and ``issues`` outputs from the effects' results."""
-    comment = next((r.url for r in results if r.type == "upsert_comment" and r.url), "")
-    revert = next((str(r.number) for r in results if r.type == "open_revert_pr" and r.number), "")
-    issues = ",".join(str(r.number) for r in results if r.type == "file_issue" and r.number)
-    return {"comment_url": comment or "", "revert_pr": revert, "issues": issues}
 
 
 def _account(report: RunReport) -> str:

@@ -81,9 +81,17 @@ def annotation_commands(annotations: Iterable[CheckAnnotation]) -> list[str]:
     return lines
 
 
-def output_values(report: RunReport, *, comment_url: str = "", revert_pr: str = "", issues: str = "") -> dict[str, str]:
-    """The action's outputs (DESIGN §8): scalars, and the whole report as JSON."""
+def output_values(report: RunReport) -> dict[str, str]:
+    """The action's outputs (DESIGN §8): scalars, and the whole report as JSON.
+
+    ``comment_url``, ``revert_pr`` and ``issues`` come from the report's effect lines, which carry what
+    each effect wrote or found.
+    """
     decision = report.decision
+    effects = report.effects
+    comment_url = next((e.url for e in effects if e.type == "upsert_comment" and e.url), "")
+    revert_pr = next((str(e.number) for e in effects if e.type == "open_revert_pr" and e.number), "")
+    issues = ",".join(str(e.number) for e in effects if e.type == "file_issue" and e.number)
     return {
         "action": decision.action if decision else "",
         "iteration": str(decision.iteration) if decision else "",

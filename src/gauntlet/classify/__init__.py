@@ -15,7 +15,7 @@ from gauntlet.classify.defaults import default_priority
 from gauntlet.classify.merge import merge_findings
 from gauntlet.classify.overrides import apply_overrides, raise_priority
 from gauntlet.config import Config
-from gauntlet.models import Finding
+from gauntlet.models import Finding, evolve
 
 __all__ = ["classify", "component_of"]
 
@@ -34,5 +34,5 @@ def classify(findings: Iterable[Finding], config: Config, *, on_default_branch: 
         priority = raise_priority(
             finding, priority, config.context, config.components, on_default_branch=on_default_branch
         )
-        classified.append(finding.model_copy(update={"priority": priority}))
+        classified.append(evolve(finding, priority=priority))
     return classified

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gauntlet.models import SEVERITY_ORDER, Finding, Source
+from gauntlet.models import SEVERITY_ORDER, Finding, Source, evolve
 
 __all__ = ["merge_findings", "merge_keys", "split_test_id"]
 
@@ -152,4 +152,4 @@ def _combine(members: list[Finding]) -> Finding:
     update["fingerprint"] = min(members, key=lambda m: _FINGERPRINT_ORDER.index(m.source)).fingerprint
     seen = {s for m in members for s in (*m.sources, m.source)}
     update["sources"] = tuple(s for s in _FINGERPRINT_ORDER if s in seen)
-    return primary.model_copy(update=update)
+    return evolve(primary, **update)

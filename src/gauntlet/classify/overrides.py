@@ -12,7 +12,7 @@ from fnmatch import fnmatchcase
 from gauntlet.classify.components import component_of
 from gauntlet.classify.globs import glob_matches
 from gauntlet.config import ContextRule, SeverityOverride
-from gauntlet.models import SEVERITY_ORDER, Finding, Priority, Severity
+from gauntlet.models import SEVERITY_ORDER, Finding, Priority, Severity, evolve
 
 __all__ = ["PRIORITY_RANK", "apply_overrides", "raise_priority"]
 
@@ -28,7 +28,7 @@ def apply_overrides(finding: Finding, overrides: Sequence[SeverityOverride]) -> 
             chosen = override
     if chosen is None or chosen.severity == finding.severity:
         return finding
-    return finding.model_copy(update={"severity": chosen.severity})
+    return evolve(finding, severity=chosen.severity)
 
 
 def raise_priority(

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from gauntlet.effects.views import IssueView, ProposalView, ReplyView, RevertView, RunView
-from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
+from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
 
 __all__ = [
     "CheckAnnotation",

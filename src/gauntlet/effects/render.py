@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from gauntlet.vocabulary import marker_text
+
 if TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment
 
@@ -43,7 +45,7 @@ def neutralise(value: Any) -> Any:
 
 def marker(kind: str, ident: str) -> Markup:
     """The hidden marker that lets Gauntlet find a body it wrote (DESIGN §5, contract)."""
-    return Markup(f"<!-- gauntlet:key={kind}:{ident} -->")
+    return Markup(marker_text(f"{kind}:{ident}"))
 
 
 def templates_dir() -> Path:

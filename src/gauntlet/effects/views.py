@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
 from gauntlet.state.pr import AcceptedRisk, Attempt, FindingRecord
+from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
 
 __all__ = ["IssueView", "ProposalView", "ReplyView", "RevertView", "RunView"]
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from gauntlet.models import evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.shared import MAX_PENDING, Arm, BanditTable, LearnedRule, Shown
 
@@ -52,9 +53,9 @@ def reward(table: BanditTable, context: str, rules: Iterable[LearnedRule], value
     """Add one outcome (1 helped, 0 did not) to the arms of ``rules`` in ``context``."""
     arms = {(a.context, a.rule): a for a in table.arms}
     for rule in rules:
-        arm = arms.get((context, rule.id)) or prior(rule).model_copy(update={"context": context})
-        arms[(context, rule.id)] = arm.model_copy(update={"alpha": arm.alpha + value, "beta": arm.beta + 1 - value})
-    return table.model_copy(update={"arms": list(arms.values())})
+        arm = arms.get((context, rule.id)) or evolve(prior(rule), context=context)
+        arms[(context, rule.id)] = evolve(arm, alpha=arm.alpha + value, beta=arm.beta + 1 - value)
+    return evolve(table, arms=list(arms.values()))
 
 
 def remember(table: BanditTable, place: str, head_sha: str, context: str, rules: list[str]) -> BanditTable:
@@ -62,7 +63,7 @@ def remember(table: BanditTable, place: str, head_sha: str, context: str, rules:
     pending = [s for s in table.pending if (s.place, s.head_sha, s.context) != (place, head_sha, context)]
     if rules:
         pending.append(Shown(place=place, head_sha=head_sha, context=context, rules=rules))
-    return table.model_copy(update={"pending": keep_last(pending, MAX_PENDING)})
+    return evolve(table, pending=keep_last(pending, MAX_PENDING))
 
 
 def settle(
@@ -74,12 +75,12 @@ def settle(
         value = 0 if shown.context in recurring else 1
         table = reward(table, shown.context, [by_id[r] for r in shown.rules if r in by_id], value)
     pending = [s for s in table.pending if not (s.place == place and s.head_sha != head_sha)]
-    return table.model_copy(update={"pending": pending})
+    return evolve(table, pending=pending)
 
 
 def forget(table: BanditTable, rules: Sequence[LearnedRule]) -> BanditTable:
     """Drop the arms and pending rewards of rules that are no longer learned (compaction)."""
     known = {r.id for r in rules}
     arms = [a for a in table.arms if a.rule in known]
-    pending = [s.model_copy(update={"rules": [r for r in s.rules if r in known]}) for s in table.pending]
-    return table.model_copy(update={"arms": arms, "pending": [s for s in pending if s.rules]})
+    pending = [evolve(s, rules=[r for r in s.rules if r in known]) for s in table.pending]
+    return evolve(table, arms=arms, pending=[s for s in pending if s.rules])

@@ -33,10 +33,9 @@ from gauntlet.effects.models import (
 from gauntlet.effects.views import IssueView, RevertView, RunView
 from gauntlet.engine import breakages, circular, learning, recovery, selfheal
 from gauntlet.engine.loop import fails_check, gauntlet_action
-from gauntlet.engine.revert import RevertDecision, RevertReason, decide_revert, first_parent_chain
+from gauntlet.engine.revert import RevertDecision, decide_revert, first_parent_chain
 from gauntlet.engine.triage import triage_branch_run
-from gauntlet.engine.verdicts import Decision, RecoveryVerdict
-from gauntlet.models import Observation
+from gauntlet.models import Observation, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.branch import (
     MAX_BREAKAGE_ATTEMPTS,
@@ -49,6 +48,7 @@ from gauntlet.state.branch import (
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord
+from gauntlet.vocabulary import Decision, RecoveryVerdict, RevertReason
 
 __all__ = ["step_branch"]
 
@@ -94,7 +94,7 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     place = f"branch:{branch.name}"
     defects = selfheal.record_defects(state.defects, obs.findings, place, now, config.components)
     learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.changed_files, now)
-    state = state.model_copy(update={"branch": branch, "events": events, "defects": defects, "learnings": learnings})
+    state = evolve(state, branch=branch, events=events, defects=defects, learnings=learnings)
     return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))
 
 
@@ -116,7 +116,7 @@ def _red(
     chain = first_parent_chain(obs.commits)
     branch, breakage, closed = breakages.breakage_for(branch, obs, records, now)
     breakage = breakages.extend(breakage, obs, records, chain)
-    branch = branch.model_copy(update={"breakages": breakages.replace(branch.breakages, breakage)})
+    branch = evolve(branch, breakages=breakages.replace(branch.breakages, breakage))
     revert = decide_revert(branch, breakage, records, chain, config.revert, now)
     verdict = _verdict(branch, breakage, records, revert, config)
     effects: list[Effect] = list(closed)
@@ -149,8 +149,8 @@ def _red(
         "attempts": keep_last([*breakage.attempts, attempt], MAX_BREAKAGE_ATTEMPTS),
         "attempt_count": verdict.attempt,
     }
-    breakage = breakage.model_copy(update=update)
-    branch = branch.model_copy(update={"breakages": breakages.replace(branch.breakages, breakage)})
+    breakage = evolve(breakage, **update)
+    branch = evolve(branch, breakages=breakages.replace(branch.breakages, breakage))
     event = Event(
         at=now,
         kind="revert_decision",
@@ -185,16 +185,16 @@ def _verdict(
         verdict = RecoveryVerdict(failure_type="broken_build", action=action, reason=reason, attempt=attempt)
     else:
         budget = base.budget if base.action == "retry" else None
-        verdict = base.model_copy(update={"attempt": attempt})
+        verdict = evolve(base, attempt=attempt)
     if verdict.action == "retry" and budget is not None and breakage.reruns >= budget:
-        verdict = verdict.model_copy(
-            update={"action": "escalate", "reason": f"{verdict.reason}; {budget} rerun(s) spent, a human is needed"}
+        verdict = evolve(
+            verdict, action="escalate", reason=f"{verdict.reason}; {budget} rerun(s) spent, a human is needed"
         )
     if loop is not None and verdict.action in ("retry", "skip"):
-        verdict = verdict.model_copy(
-            update={"failure_type": "circular_fix", "action": "escalate", "reason": f"{loop.reason}; {verdict.reason}"}
+        verdict = evolve(
+            verdict, failure_type="circular_fix", action="escalate", reason=f"{loop.reason}; {verdict.reason}"
         )
-    return verdict.model_copy(update={"budget": budget})
+    return evolve(verdict, budget=budget)
 
 
 def _revert_reason(revert: RevertDecision, config: Config) -> str:
@@ -219,7 +219,7 @@ def _count_revert(branch: BranchRecord, breakage: Breakage, revert: RevertDecisi
     day = now.date().isoformat()
     daily = {**branch.daily, day: branch.daily.get(day, 0) + 1}
     daily = dict(sorted(daily.items())[-MAX_DAYS_KEPT:])
-    return branch.model_copy(update={"reverts": keep_last([*branch.reverts, record], MAX_REVERTS_KEPT), "daily": daily})
+    return evolve(branch, reverts=keep_last([*branch.reverts, record], MAX_REVERTS_KEPT), daily=daily)
 
 
 def _revert_pr(obs: Observation, breakage: Breakage, revert: RevertDecision) -> OpenRevertPR:

@@ -13,7 +13,7 @@ from datetime import datetime
 from gauntlet.effects.models import CloseIssue, Effect
 from gauntlet.engine import recovery
 from gauntlet.engine.revert import suspects_between
-from gauntlet.models import CommitFact, Observation
+from gauntlet.models import CommitFact, Observation, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.branch import (
     MAX_BREAKAGE_FINDINGS,
@@ -66,7 +66,7 @@ def record_run(
     update: dict[str, object] = {"runs": keep_last([*branch.runs, run], MAX_RUNS_KEPT)}
     if green:
         update |= {"last_good": obs.head_sha, "good": {**branch.good, job: obs.head_sha}}
-    return branch.model_copy(update=update)
+    return evolve(branch, **update)
 
 
 def fold_revert_facts(branch: BranchRecord, obs: Observation, index: dict[str, int], now: datetime) -> BranchRecord:
@@ -83,14 +83,14 @@ def fold_revert_facts(branch: BranchRecord, obs: Observation, index: dict[str, i
                 RevertRecord(culprit=fact.culprit, breakage="", opened_at=now, status=fact.state, number=fact.number)
             )
         else:
-            reverts[at] = reverts[at].model_copy(update={"status": fact.state, "number": fact.number})
+            reverts[at] = evolve(reverts[at], status=fact.state, number=fact.number)
     for key, number in sorted(index.items()):
         culprit = key.removeprefix("revert:")
         if key.startswith("revert:") and not any(same_commit(r.culprit, culprit) for r in reverts):
             reverts.append(RevertRecord(culprit=culprit, breakage="", opened_at=now, number=number))
     if reverts == branch.reverts:
         return branch
-    return branch.model_copy(update={"reverts": keep_last(reverts, MAX_REVERTS_KEPT)})
+    return evolve(branch, reverts=keep_last(reverts, MAX_REVERTS_KEPT))
 
 
 def recover(branch: BranchRecord, obs: Observation, now: datetime) -> tuple[BranchRecord, tuple[Effect, ...]]:
@@ -112,7 +112,7 @@ def recover(branch: BranchRecord, obs: Observation, now: datetime) -> tuple[Bran
     else:
         resolution = "recovered"
     flaky = keep_last([*branch.flaky, *sorted(failed_here - set(branch.flaky))], MAX_FLAKY_KEPT)
-    branch = branch.model_copy(update={"flaky": flaky})
+    branch = evolve(branch, flaky=flaky)
     return resolve(branch, breakage, resolution, f"`{breakage.job}` is green again at {obs.head_sha[:7]}", now)
 
 
@@ -120,8 +120,8 @@ def resolve(
     branch: BranchRecord, breakage: Breakage, resolution: str, why: str, now: datetime
 ) -> tuple[BranchRecord, tuple[Effect, ...]]:
     """End a breakage; close its needs-human issue if one was filed."""
-    done = breakage.model_copy(update={"resolved_at": now, "resolution": resolution})
-    branch = branch.model_copy(update={"breakages": replace(branch.breakages, done)})
+    done = evolve(breakage, resolved_at=now, resolution=resolution)
+    branch = evolve(branch, breakages=replace(branch.breakages, done))
     if not breakage.escalated:
         return branch, ()
     reason = f"{why} ({resolution})."
@@ -180,17 +180,16 @@ def extend(breakage: Breakage, obs: Observation, records: list[FindingRecord], c
     findings = breakage.findings + [f for f in breaking if f.fingerprint not in known]
     if breaking and not breakage.sightings:
         # The first run that shows what broke (earlier ones were cut short) marks the end of the suspects.
-        breakage = breakage.model_copy(update={"first_red": obs.head_sha, "suspects": None, "reruns": 0})
+        breakage = evolve(breakage, first_red=obs.head_sha, suspects=None, reruns=0)
     suspects = breakage.suspects
     if suspects is None:
         suspects = suspects_between(chain, breakage.last_good, breakage.first_red)
-    return breakage.model_copy(
-        update={
-            "observations": [*breakage.observations, obs.id],
-            "sightings": sightings,
-            "findings": findings[:MAX_BREAKAGE_FINDINGS],
-            "suspects": suspects,
-        }
+    return evolve(
+        breakage,
+        observations=[*breakage.observations, obs.id],
+        sightings=sightings,
+        findings=findings[:MAX_BREAKAGE_FINDINGS],
+        suspects=suspects,
     )
 
 

@@ -23,7 +23,7 @@ from gauntlet.engine.command_text import help_lines, risk_line, status_lines
 from gauntlet.engine.commands import Command, CommandName
 from gauntlet.engine.loop import decide_iteration, fails_check
 from gauntlet.engine.triage import watch
-from gauntlet.models import CommentFact, Observation
+from gauntlet.models import CommentFact, Observation, evolve
 from gauntlet.state.models import State
 from gauntlet.state.pr import AcceptedRisk, FindingRecord, PRRecord
 from gauntlet.state.triage import WatchedIssue
@@ -62,7 +62,7 @@ class CommandContext:
     comment: CommentFact
     config: Config
     now: datetime
-    rng: np.random.Generator | None
+    rng: np.random.Generator
 
 
 Handler = Callable[[State, Command, CommandContext], tuple[State, Outcome]]
@@ -145,7 +145,7 @@ def _accept_risk(state: State, command: Command, ctx: CommandContext) -> tuple[S
         )
         for f in chosen
     ]
-    pr = pr.model_copy(update={"accepted_risks": [*pr.accepted_risks, *risks]})
+    pr = evolve(pr, accepted_risks=[*pr.accepted_risks, *risks])
     book = state.triage
     effects: list[Effect] = []
     for finding in chosen:
@@ -163,7 +163,7 @@ def _accept_risk(state: State, command: Command, ctx: CommandContext) -> tuple[S
                 since=ctx.now,
             ),
         )
-    state = state.model_copy(update={"pr": pr, "triage": book})
+    state = evolve(state, pr=pr, triage=book)
     text = f"{author} accepted {len(chosen)} risk{'s' if len(chosen) != 1 else ''}: {reason}"
     return state, Outcome(
         ok=True, text=text, details=tuple(risk_line(f) for f in chosen), effects=tuple(effects), replan=True
@@ -230,7 +230,7 @@ def _reset(state: State, command: Command, ctx: CommandContext) -> tuple[State, 
     if not ctx.comment.is_pull_request or pr is None:
         return state, Outcome(ok=False, text="Not done: `reset` works on a pull request Gauntlet has seen.")
     forgotten = len(pr.attempts)
-    state = state.model_copy(update={"pr": pr.model_copy(update={"attempts": []})})
+    state = evolve(state, pr=evolve(pr, attempts=[]))
     text = f"Forgot {forgotten} recovery attempt{'s' if forgotten != 1 else ''}; retry budgets start again."
     return state, Outcome(ok=True, text=text, replan=forgotten > 0)
 
@@ -260,7 +260,7 @@ def _reject(state: State, command: Command, ctx: CommandContext) -> tuple[State,
 def _proposal_outcome(state: State, outcome: selfheal.ProposalOutcome) -> tuple[State, Outcome]:
     ok = bool(outcome.changed)
     text = "; ".join(outcome.messages) or "nothing changed"
-    return state.model_copy(update={"proposals": outcome.book}), Outcome(
+    return evolve(state, proposals=outcome.book), Outcome(
         ok=ok, text=("Done: " if ok else "Not done: ") + text + ".", effects=outcome.effects
     )
 

@@ -39,7 +39,7 @@ from gauntlet.engine.command_handlers import (
 from gauntlet.engine.commands import Command, parse_commands
 from gauntlet.engine.pull_request import step_pull_request
 from gauntlet.engine.results import known_numbers, link_risk_issues, remember
-from gauntlet.models import CommentFact, Observation
+from gauntlet.models import CommentFact, Observation, evolve
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 
@@ -52,7 +52,7 @@ def handled_key(comment: CommentFact) -> str:
 
 
 def step_comment(
-    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator | None = None
+    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator
 ) -> tuple[State, Plan]:
     """Run the commands of ``obs.comment`` and plan the reactions, replies and what they change.
 
@@ -97,7 +97,7 @@ def step_comment(
     state = remember(state, handled_key(comment), comment.issue_number)
     if report is None:
         return state, Plan(effects=tuple(effects))
-    return state, report.model_copy(update={"effects": tuple(effects)})
+    return state, evolve(report, effects=tuple(effects))
 
 
 def _run(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
@@ -115,7 +115,7 @@ def _audit(state: State, command: Command, outcome: Outcome, ctx: CommandContext
         key=f"comment:{ctx.comment.id}",
         data={"command": command.name, "by": ctx.comment.author, "ok": outcome.ok, "on": ctx.comment.issue_number},
     )
-    return state.model_copy(update={"events": [*state.events, event]})
+    return evolve(state, events=[*state.events, event])
 
 
 def _replan(state: State, ctx: CommandContext) -> Plan | None:
@@ -141,10 +141,10 @@ def _replan(state: State, ctx: CommandContext) -> Plan | None:
     _, plan = step_pull_request(state, replay, ctx.config, ctx.now, ctx.rng)
     # Only the report: a command must not set off the recovery actions the replay would plan again.
     effects = tuple(
-        effect.model_copy(update={"conclusion": accepted_conclusion(pr, effect.conclusion, ctx.config)})
+        evolve(effect, conclusion=accepted_conclusion(pr, effect.conclusion, ctx.config))
         if isinstance(effect, SetCheck)
         else effect
         for effect in plan.effects
         if isinstance(effect, UpsertComment | SetCheck | WriteSummary)
     )
-    return plan.model_copy(update={"effects": effects})
+    return evolve(plan, effects=effects)

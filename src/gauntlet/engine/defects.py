@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from gauntlet.classify import components as classify
 from gauntlet.config import SelfHealConfig
-from gauntlet.models import Finding, Priority
+from gauntlet.models import Finding, Priority, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.shared import MAX_ACTIVITY_DAYS, MAX_DEFECTS, DefectEntry, DefectLog
 
@@ -76,9 +76,7 @@ def record_defects(
     day = now.date().isoformat()
     activity = dict(log.activity)
     activity[day] = activity.get(day, 0) + 1
-    return log.model_copy(
-        update={"entries": keep_last([*log.entries, *added], MAX_DEFECTS), "activity": _recent_days(activity)}
-    )
+    return evolve(log, entries=keep_last([*log.entries, *added], MAX_DEFECTS), activity=_recent_days(activity))
 
 
 def counts_by_key(log: DefectLog, since: datetime, until: datetime) -> dict[tuple[str, str], Counter[Priority]]:
@@ -100,7 +98,7 @@ def compact_defects(log: DefectLog, config: SelfHealConfig, now: datetime) -> De
     kept = [e for e in log.entries if e.at >= horizon]
     if len(kept) == len(log.entries):
         return log
-    return log.model_copy(update={"entries": kept})
+    return evolve(log, entries=kept)
 
 
 def _recent_days(activity: dict[str, int]) -> dict[str, int]:

@@ -22,10 +22,10 @@ from itertools import pairwise
 from gauntlet.config import HealthConfig
 from gauntlet.effects.models import FileIssue
 from gauntlet.effects.views import IssueView
-from gauntlet.engine.verdicts import HealthStatus, HealthVerdict, RecoveryVerdict
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import IterationRecord, PRRecord
 from gauntlet.state.shared import ProposalBook
+from gauntlet.vocabulary import HealthStatus, HealthVerdict, RecoveryVerdict
 
 __all__ = ["assess_pr", "assess_repository", "block_issue", "flips", "verdict_of"]
 

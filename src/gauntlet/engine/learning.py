@@ -29,7 +29,7 @@ import numpy as np
 
 from gauntlet.config import Config
 from gauntlet.engine import bandit, selfheal
-from gauntlet.models import Finding, Kind, Observation
+from gauntlet.models import Finding, Kind, Observation, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.branch import RunRecord
 from gauntlet.state.models import State
@@ -113,12 +113,8 @@ def learn_rule(
         alike = similarity(rule.text, clean)
         same_subject = rule.kind == kind and bool(set(rule.classes) & set(wanted))
         if alike == 1.0 or (same_subject and alike >= MERGE_SIMILARITY):
-            merged = rule.model_copy(
-                update={
-                    "reinforcements": rule.reinforcements + 1,
-                    "last_seen": now,
-                    "classes": sorted({*rule.classes, *wanted}),
-                }
+            merged = evolve(
+                rule, reinforcements=rule.reinforcements + 1, last_seen=now, classes=sorted({*rule.classes, *wanted})
             )
             return _with_rule(book, merged, now), rule.id
     ident = "R-" + hashlib.sha256(clean.lower().encode()).hexdigest()[:10]
@@ -134,9 +130,7 @@ def sync_curated(book: LearningBook, curated: Mapping[str, Sequence[str]], now: 
             if existing is not None and existing.kind == "curated" and context in existing.classes:
                 continue
             if existing is not None:
-                promoted = existing.model_copy(
-                    update={"kind": "curated", "classes": sorted({*existing.classes, context})}
-                )
+                promoted = evolve(existing, kind="curated", classes=sorted({*existing.classes, context}))
                 book = _with_rule(book, promoted, now)
             else:
                 book, _ = learn_rule(book, text, "curated", [context], now)
@@ -163,7 +157,7 @@ def record_fixes(
         p for p in book.fixes if not (p.place == place and p.fixed_sha == current.head_sha and p.fingerprint in failing)
     ]
     broken = [p for p in fixes if p.place == place and p.fixed_sha != current.head_sha and p.fingerprint in current.new]
-    book = book.model_copy(update={"fixes": fixes})
+    book = evolve(book, fixes=fixes)
     for pair in broken:
         book = _contradict(book, pair.rule)
     if previous is None:
@@ -259,12 +253,12 @@ def rules_by_class(book: LearningBook, now: datetime) -> dict[str, list[str]]:
 
 
 def learn_from_pr(
-    state: State, obs: Observation, *, fresh: bool, config: Config, now: datetime, rng: np.random.Generator | None
+    state: State, obs: Observation, *, fresh: bool, config: Config, now: datetime, rng: np.random.Generator
 ) -> tuple[State, Lessons]:
     """Everything learning does for one PR observation, after the loop merged it into ``state.pr``.
 
     A fresh observation records defects and fixes, learns review rules and rewards the rules shown
-    on the previous iteration; any observation gets hints and (with ``rng``) the rules to show.
+    on the previous iteration; any observation gets hints and the rules to show (drawn from ``rng``).
     """
     assert state.pr is not None and state.pr.current is not None
     place = f"pr:{state.pr.number}"
@@ -278,21 +272,20 @@ def learn_from_pr(
         book = _learn_reviews(book, obs.findings, place, now)
         table = bandit.settle(table, place, current.head_sha, _classes(current.findings), book.rules)
     shown: list[str] = []
-    if rng is not None:
-        by_id = {r.id: r for r in book.rules}
-        for context in _ranked_classes(current.findings):
-            chosen = bandit.choose(table, book.rules, context, config.selfheal.rules_per_class, rng)
-            shown.extend(f"{context}: {by_id[r].text}" for r in chosen)
-            if fresh:
-                table = bandit.remember(table, place, current.head_sha, context, chosen)
+    by_id = {r.id: r for r in book.rules}
+    for context in _ranked_classes(current.findings):
+        chosen = bandit.choose(table, book.rules, context, config.selfheal.rules_per_class, rng)
+        shown.extend(f"{context}: {by_id[r].text}" for r in chosen)
+        if fresh:
+            table = bandit.remember(table, place, current.head_sha, context, chosen)
     lessons = Lessons(hints=hints_for(book, current.findings, place, current.head_sha), rules=tuple(shown))
-    return state.model_copy(update={"learnings": book, "bandit": table, "defects": defects}), lessons
+    return evolve(state, learnings=book, bandit=table, defects=defects), lessons
 
 
 def compact_learnings(book: LearningBook, now: datetime) -> LearningBook:
     """Drop learned rules whose confidence has decayed to almost nothing (curated rules stay)."""
     kept = [r for r in book.rules if r.kind == "curated" or confidence(r, now) >= 0.01]
-    return book if len(kept) == len(book.rules) else book.model_copy(update={"rules": kept})
+    return book if len(kept) == len(book.rules) else evolve(book, rules=kept)
 
 
 def _learn_reviews(book: LearningBook, findings: Iterable[Finding], place: str, now: datetime) -> LearningBook:
@@ -305,7 +298,7 @@ def _learn_reviews(book: LearningBook, findings: Iterable[Finding], place: str, 
             taught.append(source)
     if len(taught) == len(book.taught):
         return book
-    return book.model_copy(update={"taught": keep_last(taught, MAX_TAUGHT)})
+    return evolve(book, taught=keep_last(taught, MAX_TAUGHT))
 
 
 def _classes(findings: Iterable[FindingRecord]) -> set[str]:
@@ -321,8 +314,8 @@ def _add_pair(book: LearningBook, pair: FixPair, component: str, now: datetime) 
     """Keep ``pair`` (bounded) and, when it names the files that fixed it, learn the rule it teaches."""
     if pair.files:
         book, rule = learn_rule(book, _fix_rule_text(pair, component), "fix", [pair.error_class], now)
-        pair = pair.model_copy(update={"rule": rule})
-    return book.model_copy(update={"fixes": keep_last([*book.fixes, pair], MAX_FIXES)})
+        pair = evolve(pair, rule=rule)
+    return evolve(book, fixes=keep_last([*book.fixes, pair], MAX_FIXES))
 
 
 def _fix_rule_text(pair: FixPair, component: str) -> str:
@@ -332,10 +325,8 @@ def _fix_rule_text(pair: FixPair, component: str) -> str:
 
 
 def _contradict(book: LearningBook, rule_id: str | None) -> LearningBook:
-    rules = [
-        r.model_copy(update={"contradictions": r.contradictions + 1}) if r.id == rule_id else r for r in book.rules
-    ]
-    return book.model_copy(update={"rules": rules})
+    rules = [evolve(r, contradictions=r.contradictions + 1) if r.id == rule_id else r for r in book.rules]
+    return evolve(book, rules=rules)
 
 
 def _with_rule(book: LearningBook, rule: LearnedRule, now: datetime) -> LearningBook:
@@ -344,4 +335,4 @@ def _with_rule(book: LearningBook, rule: LearnedRule, now: datetime) -> Learning
     if len(same_kind) > MAX_RULES_PER_KIND:
         weakest = min(same_kind, key=lambda r: (confidence(r, now), r.last_seen, r.id))
         rules = [r for r in rules if r.id != weakest.id]
-    return book.model_copy(update={"rules": rules})
+    return evolve(book, rules=rules)

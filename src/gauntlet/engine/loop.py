@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from gauntlet.config import FailOn
-from gauntlet.engine.verdicts import Decision
-from gauntlet.models import SEVERITY_ORDER, Finding
+from gauntlet.models import SEVERITY_ORDER, Finding, evolve
 from gauntlet.state.base import keep_last
-from gauntlet.state.pr import MAX_ITERATIONS_KEPT, FindingRecord, GauntletAction, IterationRecord, PRRecord
+from gauntlet.state.pr import MAX_ITERATIONS_KEPT, FindingRecord, IterationRecord, PRRecord
+from gauntlet.vocabulary import Decision, GauntletAction
 
 __all__ = ["decide_iteration", "fails_check", "gauntlet_action", "merge_observation"]
 
@@ -89,24 +89,23 @@ def merge_observation(
         known = {f.fingerprint for f in current.findings}
         merged = current.findings + [r for r in records if r.fingerprint not in known]
         previous = pr.iterations[-2] if len(pr.iterations) > 1 else None
-        iteration = _compare(current.model_copy(update={"findings": merged}), previous)
+        iteration = _compare(evolve(current, findings=merged), previous)
         iteration.observations.append(observation_id)
-        return pr.model_copy(update={"iterations": [*pr.iterations[:-1], iteration]})
+        return evolve(pr, iterations=[*pr.iterations[:-1], iteration])
     number = pr.iteration_count + 1
     fresh = IterationRecord(number=number, head_sha=head_sha, observations=[observation_id], findings=records, at=now)
     iteration = _compare(fresh, current)
     iterations = keep_last([*pr.iterations, iteration], MAX_ITERATIONS_KEPT)
-    return pr.model_copy(update={"iterations": iterations, "iteration_count": number})
+    return evolve(pr, iterations=iterations, iteration_count=number)
 
 
 def _compare(iteration: IterationRecord, previous: IterationRecord | None) -> IterationRecord:
     now_open = [f.fingerprint for f in iteration.findings]
     before = [f.fingerprint for f in previous.findings] if previous else []
-    return iteration.model_copy(
-        update={
-            "observations": list(iteration.observations),
-            "new": [fp for fp in now_open if fp not in before],
-            "still_open": [fp for fp in now_open if fp in before],
-            "fixed": [fp for fp in before if fp not in now_open],
-        }
+    return evolve(
+        iteration,
+        observations=list(iteration.observations),
+        new=[fp for fp in now_open if fp not in before],
+        still_open=[fp for fp in now_open if fp in before],
+        fixed=[fp for fp in before if fp not in now_open],
     )

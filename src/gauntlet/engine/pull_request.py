@@ -21,12 +21,12 @@ from gauntlet.effects.models import (
 from gauntlet.effects.views import IssueView, RunView
 from gauntlet.engine import circular, health, learning, recovery
 from gauntlet.engine.loop import decide_iteration, fails_check, merge_observation
-from gauntlet.engine.verdicts import Decision, RecoveryVerdict
-from gauntlet.models import Observation, Severity
+from gauntlet.models import Observation, Severity, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord, IterationRecord, PRRecord
+from gauntlet.vocabulary import Decision, RecoveryVerdict
 
 __all__ = ["MAX_ANNOTATIONS", "MAX_ATTEMPTS_KEPT", "step_pull_request"]
 
@@ -43,12 +43,12 @@ _LEVEL: dict[Severity, Literal["notice", "warning", "failure"]] = {
 
 
 def step_pull_request(
-    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator | None = None
+    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator
 ) -> tuple[State, Plan]:
     """Run one gauntlet iteration for ``obs.pr`` and plan the comment, check and summary.
 
     A redelivered observation leaves the state as it was and plans the same effects.
-    ``rng`` lets the rule bandit choose learned rules for the comment (none are shown without it).
+    ``rng`` is what the rule bandit draws from to choose the learned rules the comment shows.
     """
     assert state.pr is not None and obs.pr is not None
     pr = state.pr
@@ -70,22 +70,21 @@ def step_pull_request(
     status = health.assess_pr(current.number, config.gauntlet.max_iterations, verdict, config.health, pr=pr, now=now)
     events = list(state.events)
     if not seen:
-        current = current.model_copy(update={"action": decision.action})
-        pr = pr.model_copy(update={"iterations": [*pr.iterations[:-1], current]})
+        current = evolve(current, action=decision.action)
+        pr = evolve(pr, iterations=[*pr.iterations[:-1], current])
         pr = _record_attempt(pr, obs, verdict, current, now)
         events.append(Event(at=now, kind="iteration", key=f"pr:{obs.pr}", data=decision.model_dump()))
     # Learning: defects, failure→fix pairs, rules, bandit rewards and the rules this comment shows.
-    learned = state.model_copy(update={"pr": pr})
+    learned = evolve(state, pr=pr)
     state, lessons = learning.learn_from_pr(learned, obs, fresh=not seen, config=config, now=now, rng=rng)
     blocked = health.block_issue(status, obs.repository, obs.pr)
-    view = _view(obs, pr, current, decision, config).model_copy(
-        update={
-            "recovery": verdict,
-            "health": status,
-            "attempts": tuple(pr.attempts[-3:]),
-            "learnings": lessons.hints,
-            "rules": lessons.rules,
-        }
+    view = evolve(
+        _view(obs, pr, current, decision, config),
+        recovery=verdict,
+        health=status,
+        attempts=tuple(pr.attempts[-3:]),
+        learnings=lessons.hints,
+        rules=lessons.rules,
     )
     failing = fails_check(decision, config.gauntlet.fail_on) or status.status == "block"
     plan = Plan(
@@ -106,7 +105,7 @@ def step_pull_request(
             *_recovery_effects(obs, verdict, earlier),
         ),
     )
-    return state.model_copy(update={"pr": pr, "events": events}), plan
+    return evolve(state, pr=pr, events=events), plan
 
 
 def _record_attempt(
@@ -124,7 +123,7 @@ def _record_attempt(
         fingerprints=sorted(_failing(current.findings)),
         number=verdict.attempt,
     )
-    return pr.model_copy(update={"attempts": keep_last([*pr.attempts, attempt], MAX_ATTEMPTS_KEPT)})
+    return evolve(pr, attempts=keep_last([*pr.attempts, attempt], MAX_ATTEMPTS_KEPT))
 
 
 def _failing(findings: list[FindingRecord]) -> frozenset[str]:

@@ -45,16 +45,15 @@ from typing import Literal
 
 from gauntlet.config import RecoveryConfig
 from gauntlet.engine.circular import CircularFix
-from gauntlet.engine.verdicts import RecoveryAction, RecoveryVerdict
-from gauntlet.models import Kind
+from gauntlet.models import Kind, evolve
 from gauntlet.state.pr import Attempt, FindingRecord
+from gauntlet.vocabulary import FailureType, RecoveryAction, RecoveryVerdict
 
 __all__ = [
     "ACTIONS",
     "BLOCKING_SEVERITIES",
     "BREAKING_KINDS",
     "BUDGETS",
-    "FailureType",
     "Scope",
     "action_for",
     "assess",
@@ -64,7 +63,6 @@ __all__ = [
     "run_of",
 ]
 
-FailureType = Literal["broken_build", "verification_failed", "circular_fix", "infra", "unknown"]
 Scope = Literal["pr", "default_branch"]
 
 BLOCKING_SEVERITIES = frozenset({"critical", "major"})
@@ -189,4 +187,4 @@ def paused(verdict: RecoveryVerdict) -> RecoveryVerdict:
     """The verdict with its action held back because ``paused: true`` stops every automatic action."""
     if verdict.failure_type is None:
         return verdict
-    return verdict.model_copy(update={"action": "skip", "reason": f"paused: would {verdict.action}: {verdict.reason}"})
+    return evolve(verdict, action="skip", reason=f"paused: would {verdict.action}: {verdict.reason}")

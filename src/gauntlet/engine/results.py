@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gauntlet.effects.base import EffectResult
+from gauntlet.models import evolve
 from gauntlet.state.models import State
 
 __all__ = ["PR_SCOPED_KINDS", "known_numbers", "link_risk_issues", "record_results", "remember"]
@@ -23,13 +24,11 @@ def remember(state: State, key: str, number: int) -> State:
     if state.pr is not None and key.startswith(PR_SCOPED_KINDS):
         if state.pr.effects.get(key) == number:
             return state
-        return state.model_copy(
-            update={"pr": state.pr.model_copy(update={"effects": {**state.pr.effects, key: number}})}
-        )
+        return evolve(state, pr=evolve(state.pr, effects={**state.pr.effects, key: number}))
     if state.index.entries.get(key) == number:
         return state
     entries = {**state.index.entries, key: number}
-    return state.model_copy(update={"index": state.index.model_copy(update={"entries": entries})})
+    return evolve(state, index=evolve(state.index, entries=entries))
 
 
 def record_results(state: State, results: Iterable[EffectResult]) -> State:
@@ -44,7 +43,7 @@ def record_results(state: State, results: Iterable[EffectResult]) -> State:
         state = remember(state, result.key, result.number)
         pr = state.pr
         if pr is not None and result.key == f"pr-comment:{pr.number}" and pr.comment_id != result.number:
-            state = state.model_copy(update={"pr": pr.model_copy(update={"comment_id": result.number})})
+            state = evolve(state, pr=evolve(pr, comment_id=result.number))
     return link_risk_issues(state)
 
 
@@ -55,7 +54,6 @@ def link_risk_issues(state: State) -> State:
     if pr is None or not any(r.issue is None and f"risk:{r.fingerprint}" in entries for r in pr.accepted_risks):
         return state
     risks = [
-        r if r.issue is not None else r.model_copy(update={"issue": entries.get(f"risk:{r.fingerprint}")})
-        for r in pr.accepted_risks
+        r if r.issue is not None else evolve(r, issue=entries.get(f"risk:{r.fingerprint}")) for r in pr.accepted_risks
     ]
-    return state.model_copy(update={"pr": pr.model_copy(update={"accepted_risks": risks})})
+    return evolve(state, pr=evolve(pr, accepted_risks=risks))

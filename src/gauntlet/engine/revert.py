@@ -41,42 +41,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
 from gauntlet.config import RevertConfig
 from gauntlet.engine.recovery import BLOCKING_SEVERITIES, BREAKING_KINDS, INFRA_KINDS
-from gauntlet.engine.verdicts import RecoveryAction
 from gauntlet.models import CommitFact
 from gauntlet.state.branch import BranchRecord, Breakage, RunRecord, same_commit
 from gauntlet.state.pr import FindingRecord
+from gauntlet.vocabulary import RecoveryAction, RevertReason
 
 __all__ = [
     "REFUSAL_ACTIONS",
     "RevertDecision",
-    "RevertReason",
     "decide_revert",
     "failing_files",
     "first_parent_chain",
     "identify_culprit",
     "suspects_between",
 ]
-
-
-class RevertReason(StrEnum):
-    """Why Gauntlet did not revert (DESIGN §3); every refusal has exactly one."""
-
-    INFRA = "infra"
-    FLAKY = "flaky"
-    NOT_CONFIRMED = "not_confirmed"
-    AMBIGUOUS = "ambiguous"
-    TOO_OLD = "too_old"
-    NOAUTOREVERT = "noautorevert"
-    IS_REVERT = "is_revert"
-    ALREADY_REVERTED = "already_reverted"
-    DAILY_CAP = "daily_cap"
-    CONFLICT = "conflict"
 
 
 #: What recovery does after each refusal (see the table in the module docstring).

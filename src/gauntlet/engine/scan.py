@@ -23,11 +23,12 @@ from gauntlet.config import Config
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
 from gauntlet.engine import bandit, health, learning, selfheal
-from gauntlet.engine.verdicts import HealthVerdict
+from gauntlet.models import evolve
 from gauntlet.report import EffectLine
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.shared import Proposal
+from gauntlet.vocabulary import HealthVerdict
 
 __all__ = ["ProposalLine", "ScanOutcome", "ScanReport", "scan"]
 
@@ -75,14 +76,13 @@ def scan(state: State, config: Config, now: datetime, *, repository: str, base: 
     learnings = learning.compact_learnings(learnings, now)
     status = health.assess_repository(state.branch, book, config.health, now, watch_days=config.selfheal.watch_days)
     events = [*state.events, *_events(book.proposals, changed, now)]
-    new = state.model_copy(
-        update={
-            "defects": selfheal.compact_defects(state.defects, config.selfheal, now),
-            "proposals": selfheal.compact_proposals(book),
-            "learnings": learnings,
-            "bandit": bandit.forget(state.bandit, learnings.rules),
-            "events": events,
-        }
+    new = evolve(
+        state,
+        defects=selfheal.compact_defects(state.defects, config.selfheal, now),
+        proposals=selfheal.compact_proposals(book),
+        learnings=learnings,
+        bandit=bandit.forget(state.bandit, learnings.rules),
+        events=events,
     )
     plan = Plan(health=status, proposals=tuple(changed), effects=tuple(effects))
     return ScanOutcome(state=new, plan=plan, messages=tuple(messages))

@@ -34,7 +34,7 @@ from gauntlet.config import SelfHealConfig
 from gauntlet.effects.models import Effect, FileIssue, OpenProposalPR
 from gauntlet.effects.views import IssueView, ProposalView
 from gauntlet.engine.defects import compact_defects, component_of, counts_by_key, record_defects, summary_of
-from gauntlet.models import Priority
+from gauntlet.models import Priority, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.shared import (
     MAX_PROPOSALS,
@@ -157,8 +157,7 @@ def propose(
         proposals = [p for p in proposals if p.id != ident]
         if escalated_from is not None and not blocked:
             proposals = [
-                p.model_copy(update={"status": "escalated"}) if p.id == escalated_from and p.status == "open" else p
-                for p in proposals
+                evolve(p, status="escalated") if p.id == escalated_from and p.status == "open" else p for p in proposals
             ]
             messages.append(
                 f"{escalated_from} escalated to {ident} ({level}): {proposal.key} recurred during the watch"
@@ -172,11 +171,11 @@ def propose(
         messages.append(f"{ident} ({level}) proposed for {proposal.key}")
     for p in [p for p in proposals if p.status == "blocked" and (p.component, p.defect_type) not in reached_keys]:
         note = f"its defects no longer reach a threshold (blocked by {p.blocked_reason})"
-        proposals = [q.model_copy(update={"status": "lapsed", "note": note}) if q.id == p.id else q for q in proposals]
+        proposals = [evolve(q, status="lapsed", note=note) if q.id == p.id else q for q in proposals]
         changed.append(p.id)
         messages.append(f"{p.id} lapsed: {note}")
     return ProposalOutcome(
-        book=book.model_copy(update={"proposals": _bounded(proposals), "next_number": number}),
+        book=evolve(book, proposals=_bounded(proposals), next_number=number),
         effects=tuple(effects),
         changed=tuple(changed),
         messages=tuple(messages),
@@ -200,19 +199,19 @@ def verify(
         after = counts_by_key(log, start, p.watch_until).get((p.component, p.defect_type), Counter())
         rate = sum(after.values()) / config.watch_days
         if not observed:
-            settled = p.model_copy(update={"status": "unverified", "note": "no runs were observed during the watch"})
+            settled = evolve(p, status="unverified", note="no runs were observed during the watch")
         elif rate > p.baseline_rate:
             note = f"{p.key} grew from {p.baseline_rate:.2f} to {rate:.2f} defects a day during the watch"
-            settled = p.model_copy(update={"status": "rolled_back", "note": note})
+            settled = evolve(p, status="rolled_back", note=note)
             effects.append(_effect(settled, repository, base, rollback=True))
         else:
             note = f"{p.key} went from {p.baseline_rate:.2f} to {rate:.2f} defects a day during the watch"
-            settled = p.model_copy(update={"status": "verified", "note": note})
+            settled = evolve(p, status="verified", note=note)
         proposals.append(settled)
         changed.append(p.id)
         messages.append(f"{p.id} {settled.status}: {settled.note}")
     return ProposalOutcome(
-        book=book.model_copy(update={"proposals": proposals}),
+        book=evolve(book, proposals=proposals),
         effects=tuple(effects),
         changed=tuple(changed),
         messages=tuple(messages),
@@ -240,14 +239,12 @@ def approve(
         return ProposalOutcome(book=book, messages=(f"no proposal {proposal_id}",))
     if proposal.status in _FINAL:
         return ProposalOutcome(book=book, messages=(f"{proposal_id} is already {proposal.status}",))
-    stamped = proposal.model_copy(update={"decided_by": by, "decided_at": now})
+    stamped = evolve(proposal, decided_by=by, decided_at=now)
     if proposal.status == "open":
         return _replace(book, stamped, (), f"{proposal_id} approved by {by}")
     if not proposal.rules:
         return ProposalOutcome(book=book, messages=(f"{proposal_id} has no learned rules to promote yet",))
-    promoted = stamped.model_copy(
-        update={"status": "open", "blocked_reason": None, "watch_until": now + timedelta(days=config.watch_days)}
-    )
+    promoted = evolve(stamped, status="open", blocked_reason=None, watch_until=now + timedelta(days=config.watch_days))
     effect = _effect(promoted, repository, base)
     return _replace(book, promoted, (effect,), f"{proposal_id} approved by {by}: proposal PR opened")
 
@@ -259,16 +256,14 @@ def reject(book: ProposalBook, proposal_id: str, *, by: str, reason: str, now: d
         return ProposalOutcome(book=book, messages=(f"no proposal {proposal_id}",))
     if proposal.status in _FINAL:
         return ProposalOutcome(book=book, messages=(f"{proposal_id} is already {proposal.status}",))
-    rejected = proposal.model_copy(
-        update={"status": "rejected", "decided_by": by, "decided_at": now, "note": reason, "watch_until": None}
-    )
+    rejected = evolve(proposal, status="rejected", decided_by=by, decided_at=now, note=reason, watch_until=None)
     return _replace(book, rejected, (), f"{proposal_id} rejected by {by}" + (f": {reason}" if reason else ""))
 
 
 def compact_proposals(book: ProposalBook) -> ProposalBook:
     """Keep the book bounded: final proposals go first, oldest first."""
     bounded = _bounded(book.proposals)
-    return book if len(bounded) == len(book.proposals) else book.model_copy(update={"proposals": bounded})
+    return book if len(bounded) == len(book.proposals) else evolve(book, proposals=bounded)
 
 
 def _blocked_reason(
@@ -379,7 +374,7 @@ def _find(book: ProposalBook, proposal_id: str) -> Proposal | None:
 def _replace(book: ProposalBook, proposal: Proposal, effects: tuple[Effect, ...], message: str) -> ProposalOutcome:
     proposals = [proposal if p.id == proposal.id else p for p in book.proposals]
     return ProposalOutcome(
-        book=book.model_copy(update={"proposals": proposals}),
+        book=evolve(book, proposals=proposals),
         effects=effects,
         changed=(proposal.id,),
         messages=(message,),

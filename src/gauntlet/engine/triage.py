@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from gauntlet.config import Config
 from gauntlet.effects.models import CloseIssue, Effect, FileIssue
 from gauntlet.effects.views import IssueView
-from gauntlet.models import Observation
+from gauntlet.models import Observation, evolve
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.triage import MAX_WATCHED, TriageBook, WatchedIssue
@@ -34,13 +34,13 @@ __all__ = ["triage", "triage_branch_run", "triage_scan", "watch"]
 def watch(book: TriageBook, issue: WatchedIssue) -> TriageBook:
     """Start watching ``issue`` (an already watched key keeps its history, and is open again)."""
     known = book.issues.get(issue.key)
-    entry = issue if known is None else known.model_copy(update={"closed": False})
+    entry = issue if known is None else evolve(known, closed=False)
     issues = {**book.issues, issue.key: entry}
     if len(issues) > MAX_WATCHED:
         closed = sorted((w for w in issues.values() if w.closed), key=lambda w: w.last_seen or w.since)
         for stale in closed[: len(issues) - MAX_WATCHED]:
             del issues[stale.key]
-    return book.model_copy(update={"issues": issues})
+    return evolve(book, issues=issues)
 
 
 def triage(
@@ -63,7 +63,7 @@ def triage(
         if issue.fingerprint in seen:
             if issue.closed:
                 effects.append(_recurrence(issue, now, repository))
-            issues[key] = issue.model_copy(update={"last_seen": now, "closed": False})
+            issues[key] = evolve(issue, last_seen=now, closed=False)
         elif not issue.closed and now - max(issue.last_seen or issue.since, issue.since) >= window:
             effects.append(
                 CloseIssue(
@@ -73,10 +73,10 @@ def triage(
                     "Gauntlet reopens this issue if it comes back.",
                 )
             )
-            issues[key] = issue.model_copy(update={"closed": True})
+            issues[key] = evolve(issue, closed=True)
     if issues == book.issues:
         return book, ()
-    return book.model_copy(update={"issues": issues}), tuple(effects)
+    return evolve(book, issues=issues), tuple(effects)
 
 
 def triage_branch_run(
@@ -108,7 +108,7 @@ def _triage_state(
     if book is state.triage:
         return state, ()
     events = [*state.events, *(Event(at=now, kind="triage", key=e.key, data={"effect": e.type}) for e in effects)]
-    return state.model_copy(update={"triage": book, "events": events}), effects
+    return evolve(state, triage=book, events=events), effects
 
 
 def _recurrence(issue: WatchedIssue, now: datetime, repository: str) -> FileIssue:

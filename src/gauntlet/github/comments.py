@@ -15,7 +15,6 @@ See https://docs.github.com/rest/reactions/reactions#create-reaction-for-an-issu
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,11 +23,10 @@ from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import Effect, React, ReplyToComment, UpsertComment
 from gauntlet.github.client import NotFound
 from gauntlet.github.hub import Hub, find_earlier, paged
+from gauntlet.models import evolve
+from gauntlet.vocabulary import MARKER_PATTERN
 
 __all__ = ["ReactionHandler", "Reply", "StickyComment", "find_marked_comment", "marker_in"]
-
-
-_MARKER = re.compile(r"<!-- gauntlet:key=[^\s>]+ -->")
 
 
 def marker_in(body: str) -> str:
@@ -36,7 +34,7 @@ def marker_in(body: str) -> str:
 
     :raises ValueError: the body carries no marker (a template bug).
     """
-    found = _MARKER.search(body)
+    found = MARKER_PATTERN.search(body)
     if found is None:
         raise ValueError("a body Gauntlet writes must carry a marker")
     return found.group()
@@ -139,7 +137,7 @@ class StickyComment:
             return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="comment_mode off")
         body = body_of(effect)
         if hub.comment_mode == "always" and existing is not None:
-            existing = existing.model_copy(update={"body": None})
+            existing = evolve(existing, body=None)
         return _write(hub, effect, effect.pr, body, existing)
 
 

@@ -32,8 +32,9 @@ from gauntlet.engine.results import known_numbers
 from gauntlet.errors import StateConflict
 from gauntlet.github.client import GitHubClient, NotFound, Rejected
 from gauntlet.state.codec import README, decode_state, encode_file, needed_paths
-from gauntlet.state.models import SHARED_FILES, Scope, State
+from gauntlet.state.models import Scope, State
 from gauntlet.state.store import Snapshot, changed_files, event_part_name, events_by_month
+from gauntlet.vocabulary import SHARED_FILES, event_part_path
 
 __all__ = ["DEFAULT_STATE_BRANCH", "BranchStore", "Head"]
 
@@ -144,7 +145,7 @@ class BranchStore:
             number, size = (newest[1], newest[2]) if newest and newest[0] == month else (0, 0)
             path = event_part_name(month, number, size, len(lines))
             content = lines
-            if number and path == _part_path(month, number) and head is not None:
+            if number and path == event_part_path(month, number) and head is not None:
                 content = (self.read(path, head.commit) or b"") + lines
             files[path] = content
             newest = (month, int(path.rsplit(".", 2)[1]), len(content))
@@ -212,10 +213,6 @@ def _absent_default(snapshot: Snapshot, path: str, data: bytes) -> bool:
         return False
     default = State().files()[path]
     return data == encode_file(type(default)())
-
-
-def _part_path(month: str, number: int) -> str:
-    return f"v1/events/{month}.{number}.jsonl"
 
 
 def _message(subject: str, events: tuple[str, int, int] | None, shared: set[str]) -> str:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from gauntlet.effects.base import EffectResult, Existing
 from gauntlet.effects.models import Effect
 from gauntlet.github.client import NotFound
+from gauntlet.vocabulary import marker_text
 
 if TYPE_CHECKING:
     from github.Repository import Repository
@@ -90,7 +91,7 @@ def is_ours(login: str | None, bot_login: str) -> bool:
 
 def has_marker(body: str | None, key: str) -> bool:
     """True when ``body`` carries the marker of ``key`` (DESIGN §5, contract)."""
-    return body is not None and f"<!-- gauntlet:key={key} -->" in body
+    return body is not None and marker_text(key) in body
 
 
 def paged(hub: Hub, path: str, params: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:

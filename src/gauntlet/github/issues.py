@@ -29,13 +29,12 @@ from gauntlet.effects.render import render
 from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.codeowners import CODEOWNERS_PATHS, assignable, owners_for, parse_codeowners
 from gauntlet.github.hub import find_earlier, has_marker, is_ours, paged
+from gauntlet.vocabulary import BOT_LABEL, LABELS, severity_label
 
 if TYPE_CHECKING:
     from gauntlet.github.hub import Hub
 
 __all__ = [
-    "BOT_LABEL",
-    "LABELS",
     "MAX_ASSIGNEES",
     "MAX_TITLE_CHARS",
     "CloseIssueHandler",
@@ -48,7 +47,6 @@ __all__ = [
     "find_issue",
     "issue_labels",
     "issue_title",
-    "severity_label",
 ]
 
 
@@ -235,26 +233,7 @@ class CloseIssueHandler:
         return _result(effect, "updated", existing, "closed")
 
 
-#: Every issue Gauntlet files carries this label; issues are found again by listing it.
-BOT_LABEL = "gauntlet"
-
-#: Name → (colour, description) of the labels Gauntlet uses.
-LABELS: dict[str, tuple[str, str]] = {
-    BOT_LABEL: ("5319e7", "Filed by Gauntlet"),
-    "accepted-risk": ("fbca04", "A finding accepted as a risk with /gauntlet accept-risk"),
-    "needs-human": ("d93f0b", "Gauntlet cannot resolve this on its own"),
-    "severity:critical": ("b60205", "Gauntlet severity: critical"),
-    "severity:major": ("d93f0b", "Gauntlet severity: major"),
-    "severity:minor": ("fbca04", "Gauntlet severity: minor"),
-    "severity:nitpick": ("c2e0c6", "Gauntlet severity: nitpick"),
-}
-
 _KIND_LABEL = {"risk": "accepted-risk", "needs-human": "needs-human"}
-
-
-def severity_label(severity: str) -> str:
-    """The label for a severity (``severity:<x>``)."""
-    return f"severity:{severity.strip().lower()}"
 
 
 def issue_labels(kind: str, severity: str | None, extra: Iterable[str] = ()) -> tuple[str, ...]:

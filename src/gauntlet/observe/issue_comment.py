@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, get_args
 from gauntlet.engine.authorise import ignored_because
 from gauntlet.errors import InputError
 from gauntlet.github.client import NotFound
-from gauntlet.models import CommentFact, Permission
+from gauntlet.models import CommentFact, Permission, evolve
 
 if TYPE_CHECKING:
     from gauntlet.github.client import GitHubClient
@@ -76,7 +76,7 @@ def comment_fact(
         gauntlet_login=gauntlet_login,
     )
     if "/gauntlet" in fact.body and fact.author and ignored_because(fact) is None:
-        fact = fact.model_copy(update={"author_permission": permission(fact.author)})
+        fact = evolve(fact, author_permission=permission(fact.author))
     return fact
 
 

@@ -7,7 +7,6 @@ culprit older than ``max_age_hours`` is never reverted anyway.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Literal
 
@@ -27,7 +26,6 @@ __all__ = [
     "Breakage",
     "RevertRecord",
     "RunRecord",
-    "branch_slug",
     "same_commit",
 ]
 
@@ -41,15 +39,7 @@ MAX_BREAKAGE_FINDINGS = 50
 #: Daily revert counts kept (days); the cap only ever reads today's.
 MAX_DAYS_KEPT = 7
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _SHORT = 7
-
-
-def branch_slug(name: str) -> str:
-    """File name for a branch (contract): ``/`` becomes ``--``, anything else unsafe is percent-encoded."""
-    return "--".join(
-        _UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), part) for part in name.split("/")
-    )
 
 
 def same_commit(a: str, b: str) -> bool:

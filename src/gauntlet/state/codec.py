@@ -10,8 +10,9 @@ from pydantic import BaseModel, ValidationError
 from gauntlet.errors import InputError
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.events import Event
-from gauntlet.state.models import SHARED_FILES, Scope, State, branch_path, pr_path
+from gauntlet.state.models import Scope, State
 from gauntlet.state.pr import PRRecord
+from gauntlet.vocabulary import SHARED_FILES, branch_path, pr_path
 
 __all__ = ["README", "decode_state", "encode_events", "encode_file", "needed_paths"]
 

@@ -4,33 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from gauntlet.state.branch import BranchRecord, branch_slug
+from gauntlet.state.branch import BranchRecord
 from gauntlet.state.events import Event
 from gauntlet.state.pr import PRRecord
 from gauntlet.state.shared import BanditTable, DefectLog, EffectIndex, LearningBook, ProposalBook
 from gauntlet.state.triage import TriageBook
+from gauntlet.vocabulary import SHARED_FILES, branch_path, pr_path
 
-__all__ = ["SHARED_FILES", "Scope", "State", "branch_path", "pr_path"]
-
-#: Repository-wide files, by attribute of :class:`State`.
-SHARED_FILES: dict[str, str] = {
-    "defects": "v1/defects.json",
-    "proposals": "v1/proposals.json",
-    "learnings": "v1/learnings.json",
-    "bandit": "v1/bandit.json",
-    "index": "v1/index.json",
-    "triage": "v1/triage.json",
-}
-
-
-def pr_path(number: int) -> str:
-    """Path of a PR's file on the state branch."""
-    return f"v1/prs/{number}.json"
-
-
-def branch_path(name: str) -> str:
-    """Path of a branch's file on the state branch."""
-    return f"v1/branches/{branch_slug(name)}.json"
+__all__ = ["Scope", "State", "pr_path"]
 
 
 class Scope(BaseModel):

@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
 
 from gauntlet.models import Finding, Kind, Severity, Source
 from gauntlet.state.base import Record, StateFile
+from gauntlet.vocabulary import GauntletAction
 
 __all__ = [
     "MAX_ITERATIONS_KEPT",
     "AcceptedRisk",
     "Attempt",
     "FindingRecord",
-    "GauntletAction",
     "IterationRecord",
     "PRRecord",
 ]
 
-GauntletAction = Literal["fix_criticals", "checkpoint_majors", "checkpoint_minors", "clean"]
 
 #: Older iterations are dropped from the file (the iteration counter keeps counting).
 MAX_ITERATIONS_KEPT = 20

@@ -15,6 +15,7 @@ from typing import Protocol
 from gauntlet.state.codec import encode_events, encode_file
 from gauntlet.state.events import EVENT_PART_BYTES, Event
 from gauntlet.state.models import Scope, State
+from gauntlet.vocabulary import event_part_path
 
 __all__ = ["Snapshot", "StateStore", "changed_files", "event_part_name", "events_by_month"]
 
@@ -68,4 +69,4 @@ def event_part_name(month: str, newest_part: int, newest_size: int, adding: int)
     part = max(newest_part, 1)
     if newest_part and newest_size + adding > EVENT_PART_BYTES and newest_size > 0:
         part += 1
-    return f"v1/events/{month}.{part}.jsonl"
+    return event_part_path(month, part)

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from gauntlet.action.outputs import annotation_commands, escape_data, escape_property, output_values, write_outputs
 from gauntlet.demo.runner import parse_outputs
 from gauntlet.effects.models import CheckAnnotation
-from gauntlet.engine.verdicts import Decision, HealthVerdict, RecoveryVerdict
-from gauntlet.report import RunReport
+from gauntlet.report import EffectLine, RunReport
+from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=200))
@@ -65,12 +65,18 @@ def test_output_values_follow_design_8() -> None:
         decision=Decision(action="fix_criticals", iteration=2, criticals=3, majors=1, minors=0),
         recovery=RecoveryVerdict(),
         health=HealthVerdict(status="warn", reasons=("pressure",)),
+        effects=(
+            EffectLine(type="upsert_comment", key="pr-comment:1", status="updated", number=9, url="https://x/1#c"),
+            EffectLine(type="file_issue", key="risk:a", status="created", number=4),
+            EffectLine(type="file_issue", key="needs-human:b", status="unchanged", number=5),
+            EffectLine(type="set_check", key="check:x", status="created", number=77),
+        ),
     )
 
-    values = output_values(report, comment_url="https://x/1#c", revert_pr="", issues="4,5")
+    values = output_values(report)
 
     assert values["action"] == "fix_criticals" and values["iteration"] == "2"
     assert (values["criticals"], values["majors"], values["minors"]) == ("3", "1", "0")
     assert (values["health"], values["recovery"]) == ("warn", "continue")
-    assert values["issues"] == "4,5" and values["comment_url"] == "https://x/1#c"
+    assert values["issues"] == "4,5" and values["comment_url"] == "https://x/1#c" and values["revert_pr"] == ""
     assert RunReport.model_validate_json(values["report"]) == report

@@ -9,8 +9,8 @@ from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import UpsertComment
 from gauntlet.effects.render import MAX_BODY_CHARS, neutralise
 from gauntlet.effects.views import RunView
-from gauntlet.engine.verdicts import Decision
 from gauntlet.state.pr import FindingRecord
+from gauntlet.vocabulary import Decision
 
 HOSTILE = "@octocat <img src=x onerror=alert(1)> ```\n<!-- gauntlet:key=pr-comment:1 --> {{ 7*7 }} {% raw %}"
 

@@ -10,11 +10,11 @@ from gauntlet.config import HealthConfig
 from gauntlet.effects.models import FileIssue
 from gauntlet.engine import health
 from gauntlet.engine.loop import merge_observation
-from gauntlet.engine.verdicts import HealthVerdict, RecoveryVerdict
 from gauntlet.models import Finding
 from gauntlet.state.branch import BranchRecord, RunRecord
 from gauntlet.state.pr import PRRecord
 from gauntlet.state.shared import Proposal, ProposalBook
+from gauntlet.vocabulary import HealthVerdict, RecoveryVerdict
 
 NOW = datetime(2026, 11, 2, tzinfo=UTC)
 CONFIG = HealthConfig()

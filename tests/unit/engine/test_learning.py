@@ -166,12 +166,12 @@ def test_learn_from_pr_records_defects_rules_and_shows_chosen_rules() -> None:
     assert {(s.context, s.place) for s in state.bandit.pending} == {("review", "pr:7"), ("test_failure", "pr:7")}
 
 
-def test_learn_from_pr_without_rng_shows_no_rules_and_a_repeat_changes_nothing() -> None:
+def test_learn_from_pr_a_repeat_changes_nothing() -> None:
     observation = obs("a" * 40, [finding("t1", rule_learned="Pin versions")])
     pr = merge_observation(PRRecord(number=7), observation.id, observation.head_sha, observation.findings, NOW)
-    state, lessons = learning.learn_from_pr(State(pr=pr), observation, fresh=True, config=Config(), now=NOW, rng=None)
-    assert lessons.rules == ()
-    again, _ = learning.learn_from_pr(state, observation, fresh=False, config=Config(), now=NOW, rng=None)
+    rng = np.random.default_rng(3)
+    state, _ = learning.learn_from_pr(State(pr=pr), observation, fresh=True, config=Config(), now=NOW, rng=rng)
+    again, _ = learning.learn_from_pr(state, observation, fresh=False, config=Config(), now=NOW, rng=rng)
     assert again == state
 
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from gauntlet.engine.loop import decide_iteration, fails_check, gauntlet_action, merge_observation
-from gauntlet.engine.verdicts import Decision
 from gauntlet.models import Finding, Severity
 from gauntlet.state.pr import PRRecord
+from gauntlet.vocabulary import Decision
 
 NOW = datetime(2026, 11, 2, tzinfo=UTC)
 

@@ -13,10 +13,11 @@ from gauntlet.effects.models import Plan
 from gauntlet.engine import recovery
 from gauntlet.engine.circular import CircularFix
 from gauntlet.engine.decide import decide
-from gauntlet.engine.recovery import ACTIONS, FailureType, Scope, action_for, assess, failure_type, next_attempt
+from gauntlet.engine.recovery import ACTIONS, Scope, action_for, assess, failure_type, next_attempt
 from gauntlet.models import Finding, Kind, Observation, Severity
 from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord, PRRecord
+from gauntlet.vocabulary import FailureType
 
 NOW = datetime(2026, 11, 29, 10, tzinfo=UTC)
 DEFAULTS = Config()

@@ -10,7 +10,6 @@ import pytest
 from gauntlet.config import RevertConfig
 from gauntlet.engine.revert import (
     REFUSAL_ACTIONS,
-    RevertReason,
     decide_revert,
     failing_files,
     first_parent_chain,
@@ -20,6 +19,7 @@ from gauntlet.engine.revert import (
 from gauntlet.models import CommitFact, Kind
 from gauntlet.state.branch import BranchRecord, Breakage, RevertRecord, RunRecord, same_commit
 from gauntlet.state.pr import FindingRecord
+from gauntlet.vocabulary import RevertReason
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
 CONFIG = RevertConfig()

@@ -9,11 +9,11 @@ import pytest
 from gauntlet.effects.base import apply
 from gauntlet.effects.models import CheckAnnotation, SetCheck, UpsertComment
 from gauntlet.effects.views import RunView
-from gauntlet.engine.verdicts import Decision
 from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient
 from gauntlet.github.hub import CommentMode, Hub
 from gauntlet.sandbox import Sandbox
+from gauntlet.vocabulary import Decision
 
 REPO = "octo/app"
 BOT = "github-actions[bot]"

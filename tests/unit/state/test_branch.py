@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from gauntlet.models import CommitFact
-from gauntlet.state.branch import BranchRecord, Breakage, RevertRecord, RunRecord, branch_slug, same_commit
+from gauntlet.state.branch import BranchRecord, Breakage, RevertRecord, RunRecord, same_commit
+from gauntlet.vocabulary import branch_slug
 
 NOW = datetime(2026, 11, 29, 10, tzinfo=UTC)
 SHA = "0123456789abcdef0123456789abcdef01234567"

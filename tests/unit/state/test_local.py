@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from gauntlet.errors import StateConflict
-from gauntlet.state.branch import branch_slug
 from gauntlet.state.events import EVENT_PART_BYTES, Event
 from gauntlet.state.local import LocalStore
 from gauntlet.state.models import Scope
+from gauntlet.vocabulary import branch_slug
 
 NOW = datetime(2026, 11, 2, tzinfo=UTC)
 

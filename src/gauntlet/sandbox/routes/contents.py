@@ -10,7 +10,7 @@ import binascii
 from typing import Any
 
 from gauntlet.sandbox.app import Context
-from gauntlet.sandbox.git import GitError, TreeEntry
+from gauntlet.sandbox.git import TreeEntry
 from gauntlet.sandbox.http import ApiError, Response, Router, not_found, paginate, validation_failed
 from gauntlet.sandbox.store import Repo
 from gauntlet.sandbox.views import git as views
@@ -20,7 +20,8 @@ from gauntlet.sandbox.writes import commit_files
 router = Router()
 
 
-def _resolve(repo: Repo, rev: str | None) -> str:
+def resolve_rev(repo: Repo, rev: str | None) -> str:
+    """The commit ``rev`` names (the default branch when ``None``), or a 404."""
     commit = repo.git.resolve_commit(rev or repo.default_branch)
     if commit is None:
         raise ApiError(404, f"No commit found for the ref {rev or repo.default_branch}")
@@ -40,7 +41,7 @@ def get_contents(ctx: Context) -> Response:
     """A file with its bytes, or a directory listing (the root's when the path is empty)."""
     repo = ctx.repo()
     ref = ctx.request.query.get("ref") or repo.default_branch
-    commit = _resolve(repo, ref)
+    commit = resolve_rev(repo, ref)
     path = ctx.params.get("path", "").strip("/")
     if not path:
         listing = repo.git.ls_tree(commit)
@@ -120,7 +121,7 @@ def delete_contents(ctx: Context) -> Response:
 def list_commits(ctx: Context) -> Response:
     """Commits reachable from ``sha`` (default branch), newest first; ``path`` filters."""
     repo = ctx.repo()
-    head = _resolve(repo, ctx.request.query.get("sha"))
+    head = resolve_rev(repo, ctx.request.query.get("sha"))
     shas = repo.git.rev_list(head)
     path = ctx.request.query.get("path")
     if path:
@@ -143,7 +144,7 @@ def files_between(ctx: Context, repo: Repo, old: str | None, new: str) -> list[d
 def get_commit(ctx: Context) -> Response:
     """One commit with its files (diffed against the first parent) and stats."""
     repo = ctx.repo()
-    sha = _resolve(repo, ctx.params["ref"])
+    sha = resolve_rev(repo, ctx.params["ref"])
     info = repo.git.read_commit(sha)
     files = files_between(ctx, repo, info.parents[0] if info.parents else None, sha)
     return Response(body=views.commit(ctx.base, ctx.store, repo, info, files))
@@ -156,8 +157,8 @@ def compare(ctx: Context) -> Response:
     base_rev, sep, head_rev = ctx.params["basehead"].partition("...")
     if not sep:
         raise not_found()
-    base = _resolve(repo, base_rev.split(":")[-1])
-    head = _resolve(repo, head_rev.split(":")[-1])
+    base = resolve_rev(repo, base_rev.split(":")[-1])
+    head = resolve_rev(repo, head_rev.split(":")[-1])
     merge_base = repo.git.merge_base(base, head)
     if merge_base is None:
         raise ApiError(404, f"No common ancestor between {base_rev} and {head_rev}.")
@@ -183,30 +184,3 @@ def compare(ctx: Context) -> Response:
         "files": files_between(ctx, repo, merge_base, head),
     }
     return Response(body=body)
-
-
-@router.add("GET", "/repos/{owner}/{repo}/commits/{commit_sha}/pulls")
-def commit_pulls(ctx: Context) -> Response:
-    """Pull requests whose head contains the commit, or that merged it."""
-    from gauntlet.sandbox.routes.pulls import pull_view, refresh
-
-    repo = ctx.repo()
-    sha = _resolve(repo, ctx.params["commit_sha"])
-    found = []
-    for issue in sorted(repo.issues.values(), key=lambda i: -i.number):
-        if issue.pull is None:
-            continue
-        refresh(repo, issue)
-        data = issue.pull
-        try:
-            in_head = data.head_sha == sha or (
-                not data.merged
-                and repo.git.is_ancestor(sha, data.head_sha)
-                and not repo.git.is_ancestor(sha, data.base_sha)
-            )
-        except GitError:
-            in_head = False
-        if in_head or data.merge_commit_sha == sha:
-            found.append(pull_view(ctx, repo, issue))
-    page, links = paginate(ctx.request, found)
-    return Response(body=page, headers=links)

@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from gauntlet.sandbox.app import Context
+from gauntlet.sandbox.git import GitError
 from gauntlet.sandbox.http import ApiError, Response, Router, created, not_found, paginate, validation_failed
-from gauntlet.sandbox.routes.contents import files_between
+from gauntlet.sandbox.routes.contents import files_between, resolve_rev
 from gauntlet.sandbox.routes.issues import open_issue, update_issue_fields
 from gauntlet.sandbox.store import Issue, PullData, Repo, now_iso
 from gauntlet.sandbox.views import git as git_views
@@ -268,3 +269,28 @@ def request_reviewers(ctx: Context) -> Response:
             if name not in issue.pull.requested_reviewers:
                 issue.pull.requested_reviewers.append(name)
         return Response(status=201, body=pull_view(ctx, repo, issue))
+
+
+@router.add("GET", "/repos/{owner}/{repo}/commits/{commit_sha}/pulls")
+def commit_pulls(ctx: Context) -> Response:
+    """Pull requests whose head contains the commit, or that merged it."""
+    repo = ctx.repo()
+    sha = resolve_rev(repo, ctx.params["commit_sha"])
+    found = []
+    for issue in sorted(repo.issues.values(), key=lambda i: -i.number):
+        if issue.pull is None:
+            continue
+        refresh(repo, issue)
+        data = issue.pull
+        try:
+            in_head = data.head_sha == sha or (
+                not data.merged
+                and repo.git.is_ancestor(sha, data.head_sha)
+                and not repo.git.is_ancestor(sha, data.base_sha)
+            )
+        except GitError:
+            in_head = False
+        if in_head or data.merge_commit_sha == sha:
+            found.append(pull_view(ctx, repo, issue))
+    page, links = paginate(ctx.request, found)
+    return Response(body=page, headers=links)

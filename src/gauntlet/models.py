@@ -139,7 +139,8 @@ class Finding(BaseModel):
     category: str | None = None
     rule_learned: str | None = None
     #: Where the finding was said, when it was said on GitHub: a review comment's or review's ``html_url``.
-    url: str | None = None
+    #: Kept out of ``ingest --json`` (files never have one); state keeps it (``FindingRecord``).
+    url: str | None = Field(None, exclude=True)
     #: Every source that reported this defect (the same test failing in a log and in JUnit is one finding).
     sources: tuple[Source, ...] = ()
 
@@ -341,6 +342,8 @@ class Observation(BaseModel):
 
     #: Set for an ``issue_comment`` event: the comment that may carry ``/gauntlet`` commands.
     comment: CommentFact | None = None
+    #: The run read the PR's review threads: its review findings (those with a ``url``) are the whole set.
+    reviews_read: bool = False
 
     @classmethod
     def from_event(
@@ -351,6 +354,7 @@ class Observation(BaseModel):
         findings: tuple[Finding, ...] = (),
         github: GitHubFacts | None = None,
         comment: CommentFact | None = None,
+        reviews_read: bool = False,
     ) -> Observation:
         """The observation of one delivered event: the one constructor the command line and the Action share.
 
@@ -362,6 +366,7 @@ class Observation(BaseModel):
         :param findings: the classified findings of the run's files.
         :param github: what was read from GitHub's API.
         :param comment: the ``issue_comment`` that may carry ``/gauntlet`` commands.
+        :param reviews_read: ``findings`` hold every open review thread of the PR (``observe/reviews.py``).
         """
         facts = github or GitHubFacts()
         default_branch = event.default_branch or "main"
@@ -393,6 +398,7 @@ class Observation(BaseModel):
             changed_files=facts.changed_files,
             commits=facts.commits,
             revert_prs=facts.revert_prs,
+            reviews_read=reviews_read,
         )
 
     @property

@@ -54,7 +54,7 @@ def step_pull_request(
     pr = state.pr
     seen = any(obs.id in iteration.observations for iteration in pr.iterations)
     if not seen:
-        pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)
+        pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now, reviews_read=obs.reviews_read)
     current = pr.current
     assert current is not None
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))

@@ -42,6 +42,8 @@ _ANSWER = re.compile(
 )
 _LESSON = re.compile(r"^(?:lesson|rule)\s*:\s*(?P<rule>.+)$", re.I)
 _EMPHASIS = re.compile(r"[*_`~]+")
+# A thread's link goes into Markdown as a link target: nothing that could end it or start markup.
+_URL = re.compile(r"https?://[^\s()<>|\[\]\"'`\\]{1,2000}")
 _CWE = re.compile(r"\bCWE-(\d{1,5})\b", re.IGNORECASE)
 
 
@@ -151,7 +153,7 @@ def _finding(
 ) -> Finding | None:
     body = (as_text(item.get("body")) or "")[:65_536]
     url = as_text(item.get("html_url"))
-    if _GAUNTLET_MARKER in body or not body.strip() or not url or not url.startswith(("https://", "http://")):
+    if _GAUNTLET_MARKER in body or not body.strip() or not url or not _URL.fullmatch(url):
         return None
     stated = stated_label(body)
     level = severity_of(stated, table) if stated else unlabelled
@@ -176,7 +178,7 @@ def _finding(
         excerpt=excerpt(body, limits),
         category=stated.category if stated else None,
         rule_learned=_lesson(body, limits),
-        url=url[:2048],
+        url=url,
     )
 
 

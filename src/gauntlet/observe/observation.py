@@ -5,6 +5,7 @@ Theory of operation::
     Delivery (payload)  -> EventFacts            (observe/payload.py)
     input files + downloaded paths -> findings   (observe/files.py, then classify)
     GitHub's API (where the run may read it) -> GitHubFacts   (observe/github_facts.py)
+    the PR's review threads and reviews -> review findings    (observe/reviews.py)
     ------------------------------------------------------------------------------
     Observation.from_event(event, run, findings=, github=, comment=)
 
@@ -25,6 +26,7 @@ from gauntlet.observe.files import expand, read_findings
 from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
 from gauntlet.observe.payload import Delivery, event_facts
+from gauntlet.observe.reviews import read_reviews
 from gauntlet.observe.routing import Route
 from gauntlet.settings import Settings
 
@@ -100,5 +102,8 @@ def observe(
         )
     # Classification depends on where the run is (a critical on the default branch is P0).
     where = Observation.from_event(event, run, github=github)
+    reviews_read = remote is not None and settings.review_comments and where.pr is not None
+    if remote is not None and reviews_read and where.pr is not None:
+        found.extend(read_reviews(remote, where.pr, pr_author=event.pr_author, config=config.reviews))
     findings = tuple(classify(found, config, on_default_branch=where.on_default_branch))
-    return Observation.from_event(event, run, findings=findings, github=github)
+    return Observation.from_event(event, run, findings=findings, github=github, reviews_read=reviews_read)

@@ -21,7 +21,8 @@ from gauntlet.models import EventFacts
 
 __all__ = ["Delivery", "event_facts", "read_delivery"]
 
-_PULL_EVENTS = ("pull_request", "pull_request_target")
+#: Events whose payload carries the ``pull_request`` (the review events too: a review names its PR and head).
+_PULL_EVENTS = ("pull_request", "pull_request_target", "pull_request_review", "pull_request_review_comment")
 
 
 @dataclass(frozen=True)

@@ -35,11 +35,18 @@ class FindingRecord(Record):
     test_id: str | None = None
     rule: str | None = None
     message: str
+    #: A review finding read from the PR itself: its thread on GitHub (the sticky comment links it).
+    url: str | None = None
+
+    @property
+    def from_pr_review(self) -> bool:
+        """Whether this is one of the PR's own review threads (re-read whole by every run that reads them)."""
+        return self.source == "review" and self.url is not None
 
     @classmethod
     def of(cls, finding: Finding) -> FindingRecord:
         """Keep the reportable fields of ``finding``."""
-        return cls.model_validate(finding.model_dump(include=set(cls.model_fields)))
+        return cls.model_validate({**finding.model_dump(include=set(cls.model_fields)), "url": finding.url})
 
 
 class IterationRecord(Record):

@@ -97,7 +97,8 @@ _HEADING = re.compile(
 _COLOURED = re.compile(rf"[🔴🟠🟡🟢🔵🟣⚪⚫]\s*_?\s*(?P<word>{_SEVERITY_WORD})(?![a-z])", re.I)
 _IMAGE = re.compile(rf"!\[(?P<word>{_SEVERITY_WORD})\]\([^)]*\)", re.I)
 _BADGE = re.compile(r"!\[P(?P<level>[0-3])\b[^\]]*\]\([^)]*\)|^\[?P(?P<bare>[0-3])\]?\s*:")
-_EMPHASIS = re.compile(r"[*_`~]+|</?(?:sub|sup|b|strong|em|i|code)>", re.IGNORECASE)
+# Underscores only at a word's edge: "_Potential issue_" is emphasis, "sum_of" is a name.
+_EMPHASIS = re.compile(r"[*`~]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])|</?(?:sub|sup|b|strong|em|i|code)>", re.I)
 _GAUNTLET_MARKER = "<!-- gauntlet:key="
 _CWE = re.compile(r"\bCWE-(\d{1,5})\b", re.IGNORECASE)
 

@@ -41,7 +41,7 @@ _ANSWER = re.compile(
     r"^(?:done|fixed|addressed|resolved)\b(?!\s*\?)(?:\s+(?:in|by|with)\s+[0-9a-f]{7,40}\b)?(?![^.!,;:\s])", re.I
 )
 _LESSON = re.compile(r"^(?:lesson|rule)\s*:\s*(?P<rule>.+)$", re.I)
-_EMPHASIS = re.compile(r"[*_`~]+")
+_EMPHASIS = re.compile(r"[*`~]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 # A thread's link goes into Markdown as a link target: nothing that could end it or start markup.
 _URL = re.compile(r"https?://[^\s()<>|\[\]\"'`\\]{1,2000}")
 _CWE = re.compile(r"\bCWE-(\d{1,5})\b", re.IGNORECASE)

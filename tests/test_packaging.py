@@ -72,3 +72,6 @@ def test_wheel_installs_and_runs(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["decision"]["action"] == "fix_criticals"
     assert (work / ".gauntlet" / "out" / "pr-comment-3.md").read_text().startswith("<!-- gauntlet:key=pr-comment:3")
+    report = subprocess.run([gauntlet, "report", "--html", "site"], capture_output=True, text=True, cwd=work)
+    assert report.returncode == 0, report.stderr
+    assert (work / "site" / "style.css").is_file() and "#3" in (work / "site" / "pulls.html").read_text()

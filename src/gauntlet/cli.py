@@ -52,8 +52,13 @@ def _parser() -> argparse.ArgumentParser:
     ingest = commands.add_parser("ingest", help="print the findings in logs and findings files")
     from gauntlet.ingest.formats import FORMATS
 
-    ingest.add_argument("--format", choices=FORMATS, default="auto")
+    ingest.add_argument("--format", choices=FORMATS, default="auto", help="the format of every PATH (auto: detect)")
     ingest.add_argument("--json", action="store_true", help="one Finding per line")
+    ingest.add_argument("--raw", action="store_true", help="as each file says, before classification and merging")
+    ingest.add_argument("--config", type=Path, default=Path(".github/gauntlet.yml"), help="configuration file")
+    ingest.add_argument(
+        "--on-default-branch", action="store_true", help="classify as a run on the default branch would (P0)"
+    )
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     ingest.set_defaults(handler=_ingest)
 
@@ -81,6 +86,15 @@ def _parser() -> argparse.ArgumentParser:
     scan.add_argument("--dry-run", action="store_true", help="decide and report, change nothing")
     scan.add_argument("--json", action="store_true", help="print the scan report (proposals) as JSON")
     scan.set_defaults(handler=_scan)
+
+    report = commands.add_parser("report", help="write a static dashboard of the state")
+    _state_options(report)
+    report.add_argument("--html", type=Path, required=True, metavar="DIR", help="write the site into DIR")
+    report.add_argument("--default-branch", default="main", help="the branch the dashboard shows first")
+    report.add_argument("--repository-url", type=_web_url, default=None, help="link PRs, issues and commits here")
+    report.add_argument("--summary", type=Path, default=None, help="append a short trend (Markdown) to this file")
+    report.add_argument("--site-url", type=_web_url, default=None, help="where the site is published (summary)")
+    report.set_defaults(handler=_report)
 
     demo = commands.add_parser("demo", help="play a whole story on built-in inputs (no token, no network)")
     demo.add_argument("--out", type=Path, default=None, help="keep the demo's state and bodies in this folder")
@@ -183,6 +197,8 @@ def _run_local(settings: Settings, *, as_json: bool) -> int:
         backend: Backend = DryRunBackend() if settings.dry_run else LocalBackend(state_dir / "out")
         clock = Clock(now=settings.now or datetime.now(UTC), sleep=time.sleep, monotonic=time.monotonic)
         report = serve(route, observation, config, LocalStore(state_dir), backend, clock, commit=not settings.dry_run)
+    for problem in report.input_problems:  # also a notice in the summary and the report
+        print(f"gauntlet: {problem.level}: {problem.message}", file=sys.stderr)
     if as_json:
         print(report.model_dump_json())
     else:
@@ -241,6 +257,46 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from gauntlet.dashboard import build_site
+    from gauntlet.dashboard.source import export_ref
+    from gauntlet.dashboard.trend import trend_markdown
+    from gauntlet.errors import InputError
+
+    with tempfile.TemporaryDirectory(prefix="gauntlet-report-") as scratch:
+        # The report reads every file, so a state branch is read from a local clone (``git fetch`` it first),
+        # not file by file through the API as a run does.
+        root = Path(args.state_dir)
+        if args.state_branch:
+            root = Path(scratch)
+            export_ref(Path.cwd(), args.state_branch, root)
+        dashboard = build_site(
+            root, args.html, default_branch=args.default_branch, repository_url=args.repository_url, as_of=args.now
+        )
+    if args.summary:
+        try:
+            with args.summary.open("a", encoding="utf-8") as summary:
+                summary.write(trend_markdown(dashboard, args.site_url))
+        except OSError as exc:
+            raise InputError(f"cannot append the trend to {args.summary}: {exc.strerror}") from exc
+    print(
+        f"dashboard written to {args.html / 'index.html'} (pull requests: {dashboard.prs.total}, "
+        f"test outcomes: {dashboard.outcomes}, flaky tests: {dashboard.flaky_total})"
+    )
+    for problem in dashboard.problems:
+        print(f"  skipped {problem}", file=sys.stderr)
+    return 0
+
+
+def _web_url(text: str) -> str:
+    # Placed in links on the site: only a web address, never ``javascript:`` or a path.
+    if not text.startswith(("https://", "http://")):
+        raise argparse.ArgumentTypeError(f"not an http(s) URL: {text!r}")
+    return text
+
+
 def _demo(args: argparse.Namespace) -> int:
     from gauntlet.demo import play
 
@@ -248,16 +304,28 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from gauntlet.ingest import ingest_file
+    """Print the findings ``run`` would act on: classified and merged across the files (``--raw``: as read).
 
-    for path in args.paths:
-        for finding in ingest_file(path, args.format):
-            if args.json:
-                print(finding.model_dump_json())
-            else:
-                where = f"{finding.path}:{finding.line}" if finding.line else (finding.path or "-")
-                print(f"{finding.severity:8} {finding.kind:12} {where}  {finding.message}")
-    return 0
+    A file that cannot be read is reported on stderr and the others are still printed;
+    the exit is 2 only when no file could be read.
+    """
+    from gauntlet.config import load_config
+    from gauntlet.ingest import ingest_paths
+    from gauntlet.observe.files import as_run_sees_them
+
+    config = None if args.raw else load_config(args.config)
+    result = ingest_paths(args.paths, args.format, root=Path())
+    for problem in result.problems:
+        print(f"gauntlet: {problem.level}: {problem.message}", file=sys.stderr)
+    if config is not None:
+        result = as_run_sees_them(result, config, on_default_branch=args.on_default_branch)
+    for finding in result.findings:
+        if args.json:
+            print(finding.model_dump_json())
+        else:
+            where = f"{finding.path}:{finding.line}" if finding.line else (finding.path or "-")
+            print(f"{finding.severity:8} {finding.kind:12} {where}  {finding.message}")
+    return 2 if result.nothing_read else 0
 
 
 def _sandbox(args: argparse.Namespace) -> int:

@@ -41,6 +41,7 @@ __all__ = [
     "EventFacts",
     "Finding",
     "GitHubFacts",
+    "InputProblem",
     "Kind",
     "Observation",
     "Permission",
@@ -55,7 +56,25 @@ __all__ = [
     "evolve",
 ]
 
-Source = Literal["log", "sarif", "junit", "review", "rdjson", "checkstyle", "comment"]
+#: The input format a finding came from; the test-report formats after ``comment`` were added for issue 17.
+Source = Literal[
+    "log",
+    "sarif",
+    "junit",
+    "review",
+    "rdjson",
+    "checkstyle",
+    "comment",
+    "nunit",
+    "xunit",
+    "trx",
+    "ctrf",
+    "tap",
+    "go-json",
+    "mocha-json",
+    "jest-json",
+    "dart-json",
+]
 Kind = Literal[
     "test_failure",
     "build_error",
@@ -143,6 +162,20 @@ class Finding(BaseModel):
     url: str | None = Field(None, exclude=True)
     #: Every source that reported this defect (the same test failing in a log and in JUnit is one finding).
     sources: tuple[Source, ...] = ()
+
+
+class InputProblem(BaseModel):
+    """An input file that was not read (``error``) or skipped as no known format (``warning``), and why.
+
+    One bad file never stops the rest (DESIGN §6): the run reports it in the job summary
+    and in the run report's ``input_problems`` and reads every other input.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    level: Literal["error", "warning"]
+    message: str
 
 
 #: ``git revert`` writes this line; GitHub's "Revert" button too.
@@ -340,8 +373,12 @@ class Observation(BaseModel):
     #: Default branch only: the state of the revert PRs Gauntlet opened earlier.
     revert_prs: tuple[RevertPRFact, ...] = ()
 
+    #: Input files that could not be read; the others' findings are in ``findings``.
+    input_problems: tuple[InputProblem, ...] = ()
     #: Set for an ``issue_comment`` event: the comment that may carry ``/gauntlet`` commands.
     comment: CommentFact | None = None
+    #: Set for a ``pull_request`` ``closed`` event: the PR's record is compacted, nothing is posted.
+    closed: bool = False
     #: The run read the PR's review threads: its review findings (those with a ``url``) are the whole set.
     reviews_read: bool = False
 
@@ -354,6 +391,8 @@ class Observation(BaseModel):
         findings: tuple[Finding, ...] = (),
         github: GitHubFacts | None = None,
         comment: CommentFact | None = None,
+        closed: bool = False,
+        input_problems: tuple[InputProblem, ...] = (),
         reviews_read: bool = False,
     ) -> Observation:
         """The observation of one delivered event: the one constructor the command line and the Action share.
@@ -366,6 +405,8 @@ class Observation(BaseModel):
         :param findings: the classified findings of the run's files.
         :param github: what was read from GitHub's API.
         :param comment: the ``issue_comment`` that may carry ``/gauntlet`` commands.
+        :param closed: the event closed the PR.
+        :param input_problems: the run's input files that could not be read.
         :param reviews_read: ``findings`` hold every open review thread of the PR (``observe/reviews.py``).
         """
         facts = github or GitHubFacts()
@@ -395,9 +436,11 @@ class Observation(BaseModel):
             job=run.job,
             workflow=event.workflow or "",
             findings=findings,
+            input_problems=input_problems,
             changed_files=facts.changed_files,
             commits=facts.commits,
             revert_prs=facts.revert_prs,
+            closed=closed,
             reviews_read=reviews_read,
         )
 

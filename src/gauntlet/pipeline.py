@@ -2,7 +2,7 @@
 
 :func:`serve` takes a routed observation (``gauntlet.observe``) to the step that
 handles it: an iteration or a command (:func:`run`), the scheduled scan
-(:func:`run_scan`), or a closed PR (:func:`run_close`). The command line and the
+(:func:`run_scan`); a closed PR is an observation like any other (``engine.decide``). The command line and the
 Action both call it, with their own store and backend.
 
 The commit is compare-and-swap: on a conflict the run re-reads the state, runs
@@ -22,36 +22,26 @@ from gauntlet.config import Config
 from gauntlet.effects.base import Backend, EffectResult, apply
 from gauntlet.engine.decide import decide, scope_of
 from gauntlet.engine.results import record_results
-from gauntlet.errors import InputError, StateConflict
-from gauntlet.models import Observation, evolve
+from gauntlet.errors import StateConflict
+from gauntlet.models import Observation
 from gauntlet.observe.routing import Route
 from gauntlet.report import RunReport
-from gauntlet.state.base import keep_last
-from gauntlet.state.events import Event
 from gauntlet.state.models import Scope
-from gauntlet.state.pr import PRRecord
 from gauntlet.state.store import StateStore
-from gauntlet.vocabulary import HealthVerdict, RecoveryVerdict
 
 if TYPE_CHECKING:
     from gauntlet.engine.scan import ScanOutcome
 
 __all__ = [
-    "ATTEMPTS_KEPT_WHEN_CLOSED",
     "COMMIT_DEADLINE_SECONDS",
     "Clock",
     "commit_with_retry",
-    "compact_pr",
     "run",
-    "run_close",
     "run_scan",
     "serve",
 ]
 
 COMMIT_DEADLINE_SECONDS = 120.0
-
-#: A closed PR keeps its latest iteration and this many attempts (the iteration counter stays).
-ATTEMPTS_KEPT_WHEN_CLOSED = 3
 
 
 @dataclass(frozen=True)
@@ -83,8 +73,6 @@ def serve(
     :param commit: write the new state (``False`` in a dry run).
     :raises InputError: the event lacks what its route needs.
     """
-    if route == "close_pr":
-        return run_close(observation, store, clock, commit=commit)
     if route == "scan":
         outcome, results = run_scan(
             config,
@@ -134,8 +122,8 @@ def run(
         state, plan = decide(snapshot.state, observation, config, now, np.random.default_rng(seed))
         results = apply(plan.effects, backend)
         if commit:
-            store.save(snapshot, record_results(state, results), f"gauntlet: {observation.event} {observation.id}")
-        return RunReport.of(plan, results)
+            store.save(snapshot, record_results(state, results), _message(observation))
+        return RunReport.of(plan, results, input_problems=observation.input_problems)
 
     return commit_with_retry(attempt, sleep=sleep, clock=clock, seed=seed)
 
@@ -171,36 +159,11 @@ def run_scan(
     return commit_with_retry(attempt, sleep=sleep, clock=clock, seed=seed)
 
 
-def compact_pr(record: PRRecord) -> PRRecord:
-    """A closed PR's record: marked closed, with its latest iteration and last few attempts only."""
-    return evolve(
-        record,
-        closed=True,
-        iterations=record.iterations[-1:],
-        attempts=keep_last(record.attempts, ATTEMPTS_KEPT_WHEN_CLOSED),
-    )
-
-
-def run_close(observation: Observation, store: StateStore, clock: Clock, *, commit: bool) -> RunReport:
-    """``pull_request`` ``closed``: compact the PR's record (nothing is posted).
-
-    :raises InputError: the payload names no pull request.
-    """
-    number = observation.pr
-    if number is None:
-        raise InputError("pull_request closed: the payload names no pull request")
-
-    def attempt() -> RunReport:
-        snapshot = store.load(Scope(pr=number))
-        record = snapshot.state.pr
-        if record is not None and snapshot.stored.get(f"v1/prs/{number}.json") is not None and not record.closed:
-            event = Event(at=clock.now, kind="pr_closed", key=f"pr:{number}")
-            new = evolve(snapshot.state, pr=compact_pr(record), events=[*snapshot.state.events, event])
-            if commit:
-                store.save(snapshot, new, f"gauntlet: compact closed PR #{number}")
-        return RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict())
-
-    return commit_with_retry(attempt, sleep=clock.sleep, clock=clock.monotonic, seed=_seed(f"closed:{number}"))
+def _message(observation: Observation) -> str:
+    """The state commit's subject."""
+    if observation.closed:
+        return f"gauntlet: compact closed PR #{observation.pr}"
+    return f"gauntlet: {observation.event} {observation.id}"
 
 
 def _seed(text: str) -> int:

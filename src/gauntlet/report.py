@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
+from gauntlet.models import InputProblem
 from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
 
 __all__ = ["EffectLine", "RunReport"]
@@ -36,10 +37,19 @@ class RunReport(BaseModel):
     effects: tuple[EffectLine, ...] = ()
     api_calls: int = 0
     check_failed: bool = False
+    #: Input files that were not read (the run went on with the others).
+    input_problems: tuple[InputProblem, ...] = ()
 
     @classmethod
-    def of(cls, plan: Plan, results: list[EffectResult], *, api_calls: int = 0) -> RunReport:
-        """Build the report from the engine's plan and the effects' results."""
+    def of(
+        cls,
+        plan: Plan,
+        results: list[EffectResult],
+        *,
+        api_calls: int = 0,
+        input_problems: tuple[InputProblem, ...] = (),
+    ) -> RunReport:
+        """Build the report from the engine's plan and the effects' results (and the inputs not read)."""
         failed = any(getattr(effect, "conclusion", None) == "failure" for effect in plan.effects)
         return cls(
             decision=plan.decision,
@@ -51,4 +61,5 @@ class RunReport(BaseModel):
             ),
             api_calls=api_calls,
             check_failed=failed,
+            input_problems=input_problems,
         )

@@ -168,8 +168,9 @@ def test_the_command_line_plays_the_demo_into_a_relative_folder_it_may_reuse(
     assert "What Gauntlet did" in printed and "Not yet available" not in printed
     kept = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert "pr-1-comment-iteration-2.md" in kept and "state" in kept
-    # 3 checks, 3 sticky comments, 1 reply, 2 issues, 1 revert PR, 3 proposal PRs, and the state branch
-    assert len(kept) == 14
+    # 3 checks, 3 sticky comments, 1 reply, 2 issues, 1 revert PR, 3 proposal PRs, the state branch, the dashboard
+    assert len(kept) == 15
+    assert "dashboard" in kept and f"{tmp_path / 'out' / 'dashboard' / 'index.html'}" in printed
     assert not stale.exists(), "the state folder is this run's state branch, nothing else"
 
 
@@ -181,3 +182,18 @@ def test_the_state_branch_is_left_checked_out_beside_the_bodies(played: Played) 
     proposals = json.loads((state / "v1" / "proposals.json").read_text())["proposals"]
     assert [p["status"] for p in proposals if RULE in p["rules"]] == ["open"]
     assert not (state / ".git").exists()
+
+
+def test_the_demo_ends_with_the_dashboard_of_its_story(played: Played) -> None:
+    site = played.folder / "dashboard"
+    assert sorted(p.name for p in site.iterdir()) == [
+        "branch.html", "failures.html", "flaky.html", "index.html", "proposals.html", "pulls.html", "style.css",
+    ]  # fmt: skip
+    branch = json.loads((played.folder / "state" / "v1" / "branches" / "main.json").read_text())
+    [revert] = branch["reverts"]
+    index = json.loads((played.folder / "state" / "v1" / "index.json").read_text())["entries"]
+    page = (site / "branch.html").read_text()
+    assert f"#{index['revert:' + revert['culprit'][:12]]}" in page and revert["culprit"][:7] in page
+    proposals = json.loads((played.folder / "state" / "v1" / "proposals.json").read_text())["proposals"]
+    assert all(p["id"] in (site / "proposals.html").read_text() for p in proposals)
+    assert "#1" in (site / "pulls.html").read_text()

@@ -101,17 +101,32 @@ def test_second_iteration_shows_what_the_first_left(
     assert "Fixed since the last iteration (3)" in comment and "assert -1 == 5" in comment
 
 
-def test_malformed_input_exits_2_and_leaves_state_untouched(
+def test_malformed_only_input_exits_2_and_leaves_state_untouched(
     tmp_path: Path, demo_data: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(_run(tmp_path, demo_data)) == 0
     before = _snapshot(tmp_path / "state")
     broken = tmp_path / "broken.json"
     broken.write_text('{"issues": [{"severity": "major", "description": ')
-    assert main([*_run(tmp_path, demo_data, sha="c" * 40), "--findings", str(broken)]) == 2
+    args = _run(tmp_path, demo_data, sha="c" * 40)
+    for option in ("--logs", "--findings"):  # the broken file is the run's only input
+        at = args.index(option)
+        del args[at : at + 2]
+    assert main([*args, "--findings", str(broken)]) == 2
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "broken.json" in error
     assert _snapshot(tmp_path / "state") == before
+
+
+def test_malformed_input_among_good_ones_is_reported_and_the_rest_is_read(
+    tmp_path: Path, demo_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"issues": [{"severity": "major", "description": ')
+    assert main([*_run(tmp_path, demo_data), "--findings", str(broken), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["decision"]["criticals"] == 3
+    assert [p["path"] for p in report["input_problems"]] == [str(broken)]
 
 
 def test_dry_run_changes_nothing(tmp_path: Path, demo_data: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -26,7 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "classify": {"config", "models"},
     "ingest": {"classify", "errors", "models"},
     "effects": {"config", "errors", "models", "state", "vocabulary"},
-    "report": {"effects", "vocabulary"},
+    "report": {"effects", "models", "vocabulary"},
     "engine": {"classify", "config", "effects", "errors", "ingest", "models", "report", "state", "vocabulary"},
     "github": {"effects", "engine", "errors", "models", "state", "vocabulary"},
     "observe": {"classify", "config", "engine", "errors", "github", "ingest", "models", "settings", "vocabulary"},

@@ -23,7 +23,7 @@ from typing import TextIO
 
 from gauntlet.action.downloads import download_artifacts, download_failed_logs
 from gauntlet.action.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
-from gauntlet.action.outputs import annotation_commands, output_values, write_outputs, write_summary
+from gauntlet.action.outputs import annotation_commands, escape_data, output_values, write_outputs, write_summary
 from gauntlet.config import Config, load_config
 from gauntlet.effects.base import Backend, EffectResult, Existing
 from gauntlet.effects.dryrun import DryRunBackend
@@ -104,6 +104,8 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     if settings.bot_login == AUTO_LOGIN:
         settings = evolve(settings, bot_login=_own_login(client, out))
     report, edge = _serve(handler, delivery, settings, config, client, clock, out)
+    for problem in report.input_problems:  # the run went on without it; the summary says so too
+        out.write(f"::warning title=Gauntlet could not read an input::{escape_data(problem.message)}\n")
     cost = "no API calls"
     if client is not None:
         report = evolve(report, api_calls=client.calls)

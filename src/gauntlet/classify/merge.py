@@ -17,11 +17,17 @@ hold a finding from the same source (so two identical warnings on one line pair
 up one-to-one across sources instead of collapsing). Findings with the same
 fingerprint are always one group.
 
-The merged finding takes its fields from the most structured member (JUnit,
-SARIF, checkstyle, rdjson, then the log, review, comment), fills what that one
-lacks from the others, keeps the worst severity, lists every source in
+The merged finding takes its fields from the most structured member (the test
+reports, SARIF, checkstyle, rdjson, then the log, review, comment), fills what
+that one lacks from the others, keeps the worst severity, lists every source in
 ``sources``, and keeps the fingerprint of the member that is most often present
 (the log first), so it stays the same from run to run.
+
+The location (path, line, end line, column) is taken whole from one member,
+never pieced together from several (a path from one source and a line from
+another would name a place no source gave): the most precise one, where a line
+beats none, a line outside the test's own file (where the failure was raised,
+``src/app/core.py:77``) beats the test file's line, and a column breaks ties.
 """
 
 from __future__ import annotations
@@ -34,14 +40,26 @@ from gauntlet.models import SEVERITY_ORDER, Finding, Source, evolve
 
 __all__ = ["merge_findings", "merge_keys", "split_test_id"]
 
-_DETAIL_ORDER: tuple[Source, ...] = ("junit", "sarif", "checkstyle", "rdjson", "log", "review", "comment")
-_FINGERPRINT_ORDER: tuple[Source, ...] = ("log", "junit", "sarif", "rdjson", "checkstyle", "review", "comment")
+_TEST_REPORTS: tuple[Source, ...] = (
+    "junit",
+    "nunit",
+    "xunit",
+    "trx",
+    "ctrf",
+    "tap",
+    "go-json",
+    "mocha-json",
+    "jest-json",
+    "dart-json",
+)
+_DETAIL_ORDER: tuple[Source, ...] = (*_TEST_REPORTS, "sarif", "checkstyle", "rdjson", "log", "review", "comment")
+_FINGERPRINT_ORDER: tuple[Source, ...] = ("log", *_TEST_REPORTS, "sarif", "rdjson", "checkstyle", "review", "comment")
+_LOCATION = ("path", "line", "end_line", "column")
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:test|spec)\.\w+$|Tests?\.\w+$"
+)
 _FILLED = (
     "tool",
-    "path",
-    "line",
-    "end_line",
-    "column",
     "test_id",
     "rule",
     "job",
@@ -128,6 +146,18 @@ def _joins(finding: Finding, group: _Group) -> bool:
     return True
 
 
+def _precision(finding: Finding) -> tuple[int, int, int]:
+    """How precisely a finding's location names the place: path, then line, then not the test's own file, column."""
+    if finding.path is None:
+        return (0, 0, 0)
+    if finding.line is None:
+        return (1, 0, 0)
+    in_test_file = bool(_TEST_FILE.search(finding.path)) or bool(
+        finding.test_id and finding.test_id.startswith(f"{finding.path}::")
+    )
+    return (2, 0 if in_test_file else 1, 1 if finding.column else 0)
+
+
 def _suffix_agrees(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
     return longer[len(longer) - len(shorter) :] == shorter
@@ -142,8 +172,8 @@ def _combine(members: list[Finding]) -> Finding:
             value = next((getattr(m, name) for m in detail if getattr(m, name) is not None), None)
             if value is not None:
                 update[name] = value
-    if primary.line is None and "line" in update and primary.path not in (None, update.get("path", primary.path)):
-        del update["line"]  # a line only means something with its own path
+    located = max(detail, key=_precision)  # max keeps the first of equals: the most structured source
+    update.update({name: getattr(located, name) for name in _LOCATION})
     if not primary.excerpt:
         update["excerpt"] = next((m.excerpt for m in detail if m.excerpt), "")
     if primary.kind == "unknown":

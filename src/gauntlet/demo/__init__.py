@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from gauntlet.dashboard import build_site
 from gauntlet.demo.printing import Narrator, Tally
 from gauntlet.demo.story import STEPS, Story
 from gauntlet.demo.tally import count
@@ -53,6 +54,7 @@ def tell(sandbox: Sandbox, folder: Path, out: TextIO) -> tuple[Story, Tally]:
                 step(story)
             tally = count(world)
             world.export_branch(STATE_BRANCH, folder / "state")
+            build_site(folder / "state", folder / "dashboard")
         finally:
             world.close()
     narrator.table(tally)

@@ -106,6 +106,9 @@ class Narrator:
         """Where the bodies are, how long it took, and what could not be shown."""
         self.out.write(f"\nRendered bodies (as fetched back from the sandbox) are in {self.folder}\n")
         self.out.write(f"Gauntlet's state branch, checked out: {self.folder / 'state'}\n")
+        self.out.write(
+            f"The dashboard of this story (gauntlet report --html): {self.folder / 'dashboard' / 'index.html'}\n"
+        )
         for note in notes:
             self.out.write(f"Not yet available: {note}\n")
         self.out.write(f"Done in {elapsed:.1f} s, with no token and no network.\n")

@@ -79,7 +79,7 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     events = [*state.events, Event(at=now, kind="branch_run", key=f"branch:{branch.name}", data={"green": green})]
     effects: tuple[Effect, ...] = ()
     if not obs.on_default_branch:
-        scope: recovery.Scope = "pr"  # a feature branch is somebody's work in progress: never rolled back
+        scope: recovery.RecoveryScope = "pr"  # a feature branch is somebody's work in progress: never rolled back
         verdict = recovery.assess(records, [], scope, config.recovery)
     elif green and complete:
         branch, effects = breakages.recover(branch, obs, now)
@@ -304,6 +304,7 @@ def _plan(
         new=tuple(FindingRecord.of(f) for f in obs.findings),
         recovery=verdict,
         attempts=tuple(breakage.attempts[-3:]) if breakage else (),
+        notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
     )
     report: tuple[Effect, ...] = (
         SetCheck(

@@ -31,7 +31,7 @@ from gauntlet.state.triage import WatchedIssue
 __all__ = [
     "HANDLERS",
     "CommandContext",
-    "Handler",
+    "CommandHandler",
     "Outcome",
     "accepted_conclusion",
     "gauntlet_issue_key",
@@ -65,7 +65,7 @@ class CommandContext:
     rng: np.random.Generator
 
 
-Handler = Callable[[State, Command, CommandContext], tuple[State, Outcome]]
+CommandHandler = Callable[[State, Command, CommandContext], tuple[State, Outcome]]
 
 
 def open_findings(pr: PRRecord | None) -> list[FindingRecord]:
@@ -265,7 +265,7 @@ def _proposal_outcome(state: State, outcome: selfheal.ProposalOutcome) -> tuple[
     )
 
 
-HANDLERS: dict[CommandName, Handler] = {
+HANDLERS: dict[CommandName, CommandHandler] = {
     "help": _help,
     "status": _status,
     "accept-risk": _accept_risk,

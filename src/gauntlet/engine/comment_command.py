@@ -13,8 +13,8 @@ delivered twice acts once. Otherwise::
     🚀 or 😕                 every command done, or not
 
 A command never ingests and never advances the iteration: the sticky comment and
-the check are re-planned by replaying the latest observation through the PR step,
-which recognises it as already seen.
+the check are re-planned by the PR step's planning part
+(:func:`gauntlet.engine.pull_request.plan_iteration`) for the latest stored observation.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from gauntlet.engine.command_handlers import (
     open_findings,
 )
 from gauntlet.engine.commands import Command, parse_commands
-from gauntlet.engine.pull_request import step_pull_request
+from gauntlet.engine.pull_request import plan_iteration
 from gauntlet.engine.results import known_numbers, link_risk_issues, remember
 from gauntlet.models import CommentFact, Observation, evolve
 from gauntlet.state.events import Event
@@ -119,13 +119,13 @@ def _audit(state: State, command: Command, outcome: Outcome, ctx: CommandContext
 
 
 def _replan(state: State, ctx: CommandContext) -> Plan | None:
-    """The PR step's report for the latest observation, replayed (already seen: nothing is ingested)."""
+    """The PR step's report planned again for the latest observation (nothing is folded in or ingested)."""
     pr = state.pr
     latest = latest_observation(pr)
     if pr is None or latest is None:
         return None
     head_sha, run_id, attempt, job = latest
-    replay = Observation(
+    latest_obs = Observation(
         repository=ctx.obs.repository,
         event=ctx.obs.event,
         pr=pr.number,
@@ -136,10 +136,10 @@ def _replan(state: State, ctx: CommandContext) -> Plan | None:
         run_attempt=attempt,
         job=job,
     )
-    if replay.id != ":".join(latest):  # the id's format changed: replaying would ingest a new observation
+    if latest_obs.id != ":".join(latest):  # the id's format changed: it would not name the stored observation
         return None
-    _, plan = step_pull_request(state, replay, ctx.config, ctx.now, ctx.rng)
-    # Only the report: a command must not set off the recovery actions the replay would plan again.
+    _, plan = plan_iteration(state, latest_obs, ctx.config, ctx.now, ctx.rng, fresh=False)
+    # Only the report: a command must not set off the recovery actions the plan names again.
     effects = tuple(
         evolve(effect, conclusion=accepted_conclusion(pr, effect.conclusion, ctx.config))
         if isinstance(effect, SetCheck)

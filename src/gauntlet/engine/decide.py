@@ -1,4 +1,8 @@
-"""The engine's single entry point: route an observation to the step that handles it."""
+"""The engine's single entry point: route an observation to the step that handles it.
+
+A comment runs its commands, a closed PR compacts its record, a PR run is a gauntlet iteration, and
+anything else is a run on a branch. Every change to state goes through here.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from gauntlet.config import Config
 from gauntlet.effects.models import Plan
 from gauntlet.engine.branch_run import step_branch
 from gauntlet.engine.comment_command import step_comment
-from gauntlet.engine.pull_request import step_pull_request
+from gauntlet.engine.pull_request import step_closed, step_pull_request
 from gauntlet.models import Observation
 from gauntlet.state.models import Scope, State
 
@@ -42,6 +46,8 @@ def decide(
     """
     if obs.comment is not None:
         return step_comment(state, obs, config, now, rng)
+    if obs.closed:
+        return step_closed(state, now)
     if obs.pr is not None:
         return step_pull_request(state, obs, config, now, rng)
     return step_branch(state, obs, config, now)

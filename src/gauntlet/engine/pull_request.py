@@ -28,9 +28,18 @@ from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord, IterationRecord, PRRecord
 from gauntlet.vocabulary import Decision, RecoveryVerdict
 
-__all__ = ["MAX_ANNOTATIONS", "MAX_ATTEMPTS_KEPT", "step_pull_request"]
+__all__ = [
+    "ATTEMPTS_KEPT_WHEN_CLOSED",
+    "MAX_ANNOTATIONS",
+    "MAX_ATTEMPTS_KEPT",
+    "compact_pr",
+    "step_closed",
+    "step_pull_request",
+]
 
 MAX_ATTEMPTS_KEPT = 50
+#: A closed PR keeps its latest iteration and this many attempts (the iteration counter stays).
+ATTEMPTS_KEPT_WHEN_CLOSED = 3
 #: Check runs take at most 50 annotations per request; more than a few hundred helps nobody.
 MAX_ANNOTATIONS = 200
 
@@ -47,14 +56,40 @@ def step_pull_request(
 ) -> tuple[State, Plan]:
     """Run one gauntlet iteration for ``obs.pr`` and plan the comment, check and summary.
 
-    A redelivered observation leaves the state as it was and plans the same effects.
+    Two parts: :func:`fold_observation` merges the observation into the PR's record, and
+    :func:`plan_iteration` decides and plans the report for the record as it then is. A
+    redelivered observation folds to nothing and plans the same effects.
     ``rng`` is what the rule bandit draws from to choose the learned rules the comment shows.
+    """
+    state, fresh = fold_observation(state, obs, now)
+    return plan_iteration(state, obs, config, now, rng, fresh=fresh)
+
+
+def fold_observation(state: State, obs: Observation, now: datetime) -> tuple[State, bool]:
+    """Merge ``obs`` into its PR's iteration; return the state and whether the observation was new."""
+    assert state.pr is not None and obs.pr is not None
+    pr = state.pr
+    if any(obs.id in iteration.observations for iteration in pr.iterations):
+        return state, False
+    merged = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now, reviews_read=obs.reviews_read)
+    return evolve(state, pr=merged), True
+
+
+def plan_iteration(
+    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator, *, fresh: bool
+) -> tuple[State, Plan]:
+    """Decide on the PR's current iteration and plan the sticky comment, check, summary and recovery.
+
+    A fresh observation (just folded in) also records its attempt, its audit event and what learning
+    takes from it; otherwise the state is left as it is. ``/gauntlet`` commands call this for the
+    latest observation to re-plan the report after they changed accepted risks or attempts.
+
+    :param obs: the observation the report is for (its id, head commit, run and findings).
+    :param fresh: ``obs`` was folded in by this run.
     """
     assert state.pr is not None and obs.pr is not None
     pr = state.pr
-    seen = any(obs.id in iteration.observations for iteration in pr.iterations)
-    if not seen:
-        pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now, reviews_read=obs.reviews_read)
+    seen = not fresh
     current = pr.current
     assert current is not None
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
@@ -106,6 +141,29 @@ def step_pull_request(
         ),
     )
     return evolve(state, pr=pr, events=events), plan
+
+
+def compact_pr(record: PRRecord) -> PRRecord:
+    """A closed PR's record: marked closed, with its latest iteration and last few attempts only."""
+    return evolve(
+        record,
+        closed=True,
+        iterations=record.iterations[-1:],
+        attempts=keep_last(record.attempts, ATTEMPTS_KEPT_WHEN_CLOSED),
+    )
+
+
+def step_closed(state: State, now: datetime) -> tuple[State, Plan]:
+    """``pull_request`` ``closed``: compact the PR's record; nothing is posted.
+
+    A PR Gauntlet never recorded (its record is the empty default) or one already closed is
+    left as it is, so a redelivered close changes nothing.
+    """
+    record = state.pr
+    if record is None or record.closed or record == PRRecord(number=record.number):
+        return state, Plan()
+    event = Event(at=now, kind="pr_closed", key=f"pr:{record.number}")
+    return evolve(state, pr=compact_pr(record), events=[*state.events, event]), Plan()
 
 
 def _record_attempt(
@@ -173,6 +231,7 @@ def _view(obs: Observation, pr: PRRecord, current: IterationRecord, decision: De
         still_open=tuple(by_fp[fp] for fp in current.still_open if fp not in accepted),
         fixed=tuple(before[fp] for fp in current.fixed if fp in before),
         accepted=tuple(pr.accepted_risks),
+        notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
     )
 
 

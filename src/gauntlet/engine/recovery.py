@@ -54,7 +54,7 @@ __all__ = [
     "BLOCKING_SEVERITIES",
     "BREAKING_KINDS",
     "BUDGETS",
-    "Scope",
+    "RecoveryScope",
     "action_for",
     "assess",
     "failure_type",
@@ -63,7 +63,7 @@ __all__ = [
     "run_of",
 ]
 
-Scope = Literal["pr", "default_branch"]
+RecoveryScope = Literal["pr", "default_branch"]
 
 BLOCKING_SEVERITIES = frozenset({"critical", "major"})
 #: Kinds that mean the change itself is broken: the only ones that can justify a revert (DESIGN §3).
@@ -71,7 +71,7 @@ BREAKING_KINDS: frozenset[Kind] = frozenset({"test_failure", "build_error", "typ
 #: Kinds that say the machinery failed, not the change.
 INFRA_KINDS: frozenset[Kind] = frozenset({"infra", "timeout", "dependency"})
 
-ACTIONS: dict[tuple[FailureType, Scope], RecoveryAction] = {
+ACTIONS: dict[tuple[FailureType, RecoveryScope], RecoveryAction] = {
     ("broken_build", "pr"): "continue",
     ("broken_build", "default_branch"): "rollback",
     ("verification_failed", "pr"): "retry",
@@ -104,7 +104,7 @@ if any(action == "rollback" for (_, scope), action in ACTIONS.items() if scope =
     raise AssertionError("the recovery table must never roll back a pull request")
 
 
-def action_for(kind: FailureType, scope: Scope) -> RecoveryAction:
+def action_for(kind: FailureType, scope: RecoveryScope) -> RecoveryAction:
     """The table's action for a failure type in a scope.
 
     :raises ValueError: the pair is not in the table (a new failure type without a row).
@@ -152,7 +152,7 @@ def next_attempt(kind: str, attempts: Sequence[Attempt], observation: str = "") 
 def assess(
     findings: Iterable[FindingRecord],
     attempts: Sequence[Attempt],
-    scope: Scope,
+    scope: RecoveryScope,
     config: RecoveryConfig,
     circular: CircularFix | None = None,
     *,

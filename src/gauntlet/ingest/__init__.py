@@ -2,6 +2,9 @@
 
 Streaming and bounded: logs are read line by line, structured files are capped
 in size, and every reader obeys :class:`~gauntlet.ingest.limits.Limits`.
+:func:`ingest_paths` reads many inputs; one that cannot be read becomes an
+:class:`InputProblem` of the :class:`IngestResult` while every other input is
+still read.
 """
 
 from __future__ import annotations
@@ -12,9 +15,12 @@ from pathlib import Path
 from gauntlet.errors import InputError
 from gauntlet.ingest.formats import FORMATS, Format, detect_format, reader_for
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
+from gauntlet.ingest.result import IngestResult, InputProblem, UnknownFormat
 from gauntlet.models import Finding
 
-__all__ = ["FORMATS", "Format", "Limits", "ingest_file", "ingest_paths"]
+__all__ = ["FORMATS", "Format", "IngestResult", "InputProblem", "Limits", "ingest_file", "ingest_paths"]
+
+_HEAD_BYTES = 64 * 1024
 
 
 def ingest_file(
@@ -26,22 +32,56 @@ def ingest_file(
     :param fmt: its format, or ``auto`` to detect it from the content.
     :param limits: caps on what the file may cost.
     :param root: the repository checkout; absolute paths under it become repository-relative.
-    :raises InputError: the file cannot be read or is not valid in its format.
+    :raises InputError: the file cannot be read, is of no known format (``auto``:
+        :class:`UnknownFormat`), does not
+        look like the forced format, or is not valid in its format.
     """
     try:
         stream = path.open("rb")
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     with stream:
-        if fmt == "auto":
-            fmt = detect_format(stream.read(64 * 1024))
+        try:
+            head = stream.read(_HEAD_BYTES)
             stream.seek(0)
+        except OSError as exc:  # a directory opens on some systems but does not read
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        fmt = _checked_format(path, fmt, head)
         yield from reader_for(fmt, root=str(root.resolve()) if root else None)(stream, str(path), limits)
 
 
-def ingest_paths(paths: Iterable[Path], fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS) -> list[Finding]:
-    """Read every file and return all findings, in file order."""
+def _checked_format(path: Path, fmt: Format, head: bytes) -> Format:
+    """The format to read ``path`` with: detected for ``auto``, else the forced one if the content agrees."""
+    detection = detect_format(head)
+    if fmt == "auto":
+        if detection.format is None:
+            raise UnknownFormat(f"{path}: skipped: not a findings format Gauntlet reads (found {detection.found})")
+        return detection.format
+    # A log is any text, so forcing `log` always agrees; anything else must look like what was asked for.
+    if fmt not in ("log", detection.format):
+        raise InputError(f"{path}: --format {fmt} given, but the file is {detection.found}")
+    return fmt
+
+
+def ingest_paths(
+    paths: Iterable[Path], fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS, *, root: Path | None = None
+) -> IngestResult:
+    """Read every file; one that cannot be read is reported and the others are still read.
+
+    :param paths: the inputs, in the order their findings are wanted.
+    :param fmt: the format of every input, or ``auto`` to detect each.
+    :param limits: caps per file.
+    :param root: the repository checkout (see :func:`ingest_file`).
+    :returns: the findings in file order and a problem per input that could not be read.
+    """
     findings: list[Finding] = []
+    problems: list[InputProblem] = []
+    count = 0
     for path in paths:
-        findings.extend(ingest_file(path, fmt, limits))
-    return findings
+        count += 1
+        try:
+            findings.extend(ingest_file(path, fmt, limits, root=root))
+        except InputError as exc:
+            level = "warning" if isinstance(exc, UnknownFormat) else "error"
+            problems.append(InputProblem(path=str(path), level=level, message=str(exc)))
+    return IngestResult(findings=tuple(findings), problems=tuple(problems), inputs=count)

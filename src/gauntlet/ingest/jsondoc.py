@@ -6,6 +6,11 @@ million results, and recurses on deep nesting. Here the document is built from
 number of values are capped, and arrays stop growing at ``max_items`` — the
 dropped items are parsed, counted in :attr:`CappedList.dropped` and forgotten,
 so memory stays bounded whatever the input.
+
+Valid JSON that yajl refuses is still read: a UTF-8 byte order mark (Visual
+Studio and several .NET tools write one before SARIF) is skipped, and a
+document with an integer beyond 64 bits (RFC 8259 §6 sets no limit; SARIF ids
+are arbitrary) is parsed again with ijson's pure-Python backend.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ __all__ = ["ByteSource", "CappedList", "CountingReader", "load_json", "load_json
 
 MAX_DEPTH = 64
 MAX_VALUES = 2_000_000
+_BOM = b"\xef\xbb\xbf"
 
 
 class ByteSource(Protocol):
@@ -42,6 +48,7 @@ class CountingReader:
         self._stream = stream
         self._name = name
         self._limit = limit
+        self._started = False
         self.count = 0
 
     def read(self, size: int = -1) -> bytes:
@@ -51,6 +58,9 @@ class CountingReader:
         if size < 0 or size > 64 * 1024:
             size = 64 * 1024
         data = self._stream.read(size)
+        if not self._started:
+            self._started = True
+            data = data.removeprefix(_BOM)
         self.count += len(data)
         if self.count > self._limit:
             raise InputError(f"{self._name}: larger than {self._limit} bytes")
@@ -70,7 +80,28 @@ def load_json(stream: ByteSource, name: str, *, max_bytes: int, max_items: int) 
     try:
         return _build(events, name, max_items)
     except ijson.JSONError as exc:
+        if "integer overflow" not in str(exc) or not _rewind(stream):
+            raise InputError(f"{name}: not valid JSON: {_one_line(exc)}") from exc
+    events = _PYTHON_BACKEND.basic_parse(CountingReader(stream, name, max_bytes), use_float=True)
+    try:
+        return _build(events, name, max_items)
+    except ijson.JSONError as exc:
         raise InputError(f"{name}: not valid JSON: {_one_line(exc)}") from exc
+
+
+_PYTHON_BACKEND = ijson.get_backend("python")
+
+
+def _rewind(stream: ByteSource) -> bool:
+    """Go back to the start of ``stream`` if it can (a file can; a pipe cannot)."""
+    seek = getattr(stream, "seek", None)
+    if seek is None:
+        return False
+    try:
+        seek(0)
+    except OSError:
+        return False
+    return True
 
 
 def load_json_lines(stream: ByteSource, name: str, *, max_bytes: int, max_line_bytes: int) -> Iterator[Any]:
@@ -103,6 +134,11 @@ def _load_line(raw: bytes, name: str, number: int) -> Any:
 
     try:
         return _build(ijson.basic_parse(BytesIO(raw), use_float=True), name, 10_000)
+    except ijson.JSONError as exc:
+        if "integer overflow" not in str(exc):
+            raise InputError(f"{name}: line {number}: not valid JSON: {_one_line(exc)}") from exc
+    try:
+        return _build(_PYTHON_BACKEND.basic_parse(BytesIO(raw), use_float=True), name, 10_000)
     except ijson.JSONError as exc:
         raise InputError(f"{name}: line {number}: not valid JSON: {_one_line(exc)}") from exc
 
@@ -177,4 +213,7 @@ def _drop_rest(events: Iterator[tuple[str, Any]], first: str) -> int:
 def _one_line(exc: Exception) -> str:
     detail = exc.args[0] if exc.args else exc
     text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
-    return " ".join(text.split())[:200]
+    # yajl's message is its verdict, then the offending bytes and a "(right here) ------^" pointer:
+    # keep the verdict, so the file's content never reaches a summary or a comment.
+    first = next((line for line in text.splitlines() if line.strip()), text)
+    return " ".join(first.split())[:200]

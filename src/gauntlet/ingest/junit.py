@@ -17,6 +17,7 @@ from typing import BinaryIO
 from xml.etree.ElementTree import Element
 
 from gauntlet.classify.defaults import default_severity
+from gauntlet.ingest.failure_text import before_stack, failure_location, failure_message, strip_ansi
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.structured import Fingerprints, excerpt, logger, one_line
@@ -90,18 +91,25 @@ def _test_finding(
     test_id = _test_id(tool, classname, name, path)
     if tool == "pytest" and path is None and "::" in test_id:
         path = test_id.split("::", 1)[0]
-    text = (problem.text or "").strip() or _captured_output(case)
+    text = strip_ansi((problem.text or "").strip() or _captured_output(case))
     panic = _PANIC.search(text)
     if panic and path is None:
         path = repo_relative(panic.group("file"), root=root)
     if path is None:
         path = _first_own_frame(text, root)
-    first = panic.group("message") if panic else _first_line(text)
-    message = one_line(problem.get("message") or first or problem.get("type") or "test failed", limits)
+    first = panic.group("message") if panic else before_stack(text)
+    said = problem.get("message") or first or problem.get("type") or "test failed"
+    message = one_line(failure_message(said, limits.max_message_chars), limits)
     line = (
         xml_position(panic.group("line")) if panic and path == repo_relative(panic.group("file"), root=root) else None
     )
     line = line or _frame_line(text, path, case.get("file"), root) or _attr_line(case, tool)
+    column = None
+    # The innermost frame inside the repository is where the failure was raised (src/app/calc.py:16),
+    # more precise than the test's own line that called it.
+    frame = failure_location(text, root)
+    if frame is not None and frame.line is not None:
+        path, line, column = frame.path, frame.line, frame.column
     kind: Kind = "test_failure"
     return Finding(
         fingerprint=fps("junit", tool, kind, test_id, message=message),
@@ -111,6 +119,7 @@ def _test_finding(
         severity=default_severity(kind),
         path=path,
         line=line if path else None,
+        column=column if path else None,
         test_id=test_id[:500] or None,
         message=message,
         excerpt=excerpt(text, limits),
@@ -204,7 +213,3 @@ def _captured_output(case: Element) -> str:
         if output is not None and (output.text or "").strip():
             return (output.text or "").strip()
     return ""
-
-
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")

@@ -12,6 +12,7 @@ import logging
 import re
 from collections import Counter
 
+from gauntlet.ingest.failure_text import strip_ansi
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.redact import redact
@@ -28,13 +29,13 @@ _TYPE_CHECKERS = frozenset({"mypy", "pyright", "pytype", "pyre", "tsc", "typescr
 
 
 def one_line(text: str | None, limits: Limits) -> str:
-    """Collapse ``text`` to one redacted line of at most ``max_message_chars``."""
-    return redact(" ".join((text or "").split()))[: limits.max_message_chars]
+    """Collapse ``text`` to one redacted line of at most ``max_message_chars``, without terminal colours."""
+    return redact(" ".join(strip_ansi(text or "").split()))[: limits.max_message_chars]
 
 
 def excerpt(text: str | None, limits: Limits) -> str:
     """Keep the first ``max_excerpt_lines`` lines of ``text``, redacted and capped."""
-    lines = (text or "").strip("\n").splitlines()[: limits.max_excerpt_lines]
+    lines = strip_ansi(text or "").strip("\n").splitlines()[: limits.max_excerpt_lines]
     return redact("\n".join(line.rstrip() for line in lines))[: limits.max_excerpt_chars]
 
 

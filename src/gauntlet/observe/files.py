@@ -6,10 +6,12 @@ import glob
 from collections.abc import Iterable
 from pathlib import Path
 
-from gauntlet.ingest import ingest_file
-from gauntlet.models import Finding
+from gauntlet.classify import classify
+from gauntlet.config import Config
+from gauntlet.errors import InputError
+from gauntlet.ingest import IngestResult, ingest_paths
 
-__all__ = ["expand", "read_findings"]
+__all__ = ["as_run_sees_them", "expand", "read_findings"]
 
 
 def expand(patterns: Iterable[str], root: Path) -> list[Path]:
@@ -23,15 +25,33 @@ def expand(patterns: Iterable[str], root: Path) -> list[Path]:
     return list(found)
 
 
-def read_findings(logs: Iterable[Path], findings: Iterable[Path], root: Path) -> list[Finding]:
+def read_findings(logs: Iterable[Path], findings: Iterable[Path], root: Path) -> IngestResult:
     """The unclassified findings of CI logs (read as logs) and findings files (format detected).
 
+    One unreadable file never stops the others (DESIGN §6): it is one of the result's
+    ``problems``, which the run shows in the job summary and the run report.
+
     :param root: the workspace, which finding paths are made relative to.
-    :raises InputError: a file is unusable.
+    :raises InputError: no input could be read at all.
     """
-    found: list[Finding] = []
-    for path in logs:
-        found.extend(ingest_file(path, "log", root=root))
-    for path in findings:
-        found.extend(ingest_file(path, "auto", root=root))
-    return found
+    from_logs = ingest_paths(logs, "log", root=root)
+    from_files = ingest_paths(findings, "auto", root=root)
+    result = IngestResult(
+        findings=from_logs.findings + from_files.findings,
+        problems=from_logs.problems + from_files.problems,
+        inputs=from_logs.inputs + from_files.inputs,
+    )
+    if result.nothing_read:
+        raise InputError("; ".join(problem.message for problem in result.problems))
+    return result
+
+
+def as_run_sees_them(result: IngestResult, config: Config, *, on_default_branch: bool) -> IngestResult:
+    """The result with its findings classified and merged, exactly as the run acts on them.
+
+    ``gauntlet ingest`` prints this (DESIGN §8), so what it shows is what ``gauntlet run`` decides on.
+
+    :param on_default_branch: classify as a run on the default branch (a critical there is P0).
+    """
+    findings = classify(result.findings, config, on_default_branch=on_default_branch)
+    return result.model_copy(update={"findings": tuple(findings)})

@@ -18,11 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gauntlet.classify import classify
 from gauntlet.config import Config
 from gauntlet.errors import InputError
 from gauntlet.models import Observation, Permission, RunIdentity
-from gauntlet.observe.files import expand, read_findings
+from gauntlet.observe.files import as_run_sees_them, expand, read_findings
 from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
 from gauntlet.observe.payload import Delivery, event_facts
@@ -61,7 +60,7 @@ def observe(
     :param downloads: files the Action downloaded, read after the input globs.
     :param remote: GitHub, when the run may read it (no token, or a run on files: ``None``).
     :param bot_login: Gauntlet's own login: its comments are never commands.
-    :raises InputError: an input file or the payload is unusable, or an iteration has no head SHA.
+    :raises InputError: no input file could be read, the payload is unusable, or an iteration has no head SHA.
     :raises GitHubUnavailable: GitHub kept failing.
     """
     event = event_facts(delivery)
@@ -80,6 +79,10 @@ def observe(
 
         comment = comment_fact(delivery.checked(), permission, bot_login)
         return Observation.from_event(event, run, comment=comment)
+    if route == "close_pr":
+        if event.pr is None:
+            raise InputError("pull_request closed: the payload names no pull request")
+        return Observation.from_event(event, run, closed=True)
     if route != "iteration":
         return Observation.from_event(event, run)
     head_sha = event.head_sha or settings.sha
@@ -104,6 +107,9 @@ def observe(
     where = Observation.from_event(event, run, github=github)
     reviews_read = remote is not None and settings.review_comments and where.pr is not None
     if remote is not None and reviews_read and where.pr is not None:
-        found.extend(read_reviews(remote, where.pr, pr_author=event.pr_author, config=config.reviews))
-    findings = tuple(classify(found, config, on_default_branch=where.on_default_branch))
-    return Observation.from_event(event, run, findings=findings, github=github, reviews_read=reviews_read)
+        threads = read_reviews(remote, where.pr, pr_author=event.pr_author, config=config.reviews)
+        found = found.model_copy(update={"findings": (*found.findings, *threads)})
+    seen = as_run_sees_them(found, config, on_default_branch=where.on_default_branch)
+    return Observation.from_event(
+        event, run, findings=seen.findings, github=github, input_problems=seen.problems, reviews_read=reviews_read
+    )

@@ -102,3 +102,48 @@ def test_merge_keys() -> None:
     assert merge_keys(_finding(path="a.py", line=2, tool="gcc", kind="build_error")) == [
         ("at", "a.py", "2", "gcc", "build_error")
     ]
+
+
+def test_a_merged_location_is_one_a_source_gave_never_a_mix() -> None:
+    # Issue 19: the log knew only the test file, JUnit knew the line in the source; the merge showed
+    # tests/test_core.py:77, a place neither gave.
+    log = _finding(
+        fingerprint="a", kind="test_failure", test_id="tests/test_core.py::test_x", path="tests/test_core.py"
+    )
+    junit = _finding(
+        fingerprint="b",
+        source="junit",
+        kind="test_failure",
+        test_id="tests/test_core.py::test_x",
+        path="src/app/core.py",
+        line=77,
+    )
+    for order in ([log, junit], [junit, log]):
+        (merged,) = merge_findings(order)
+        assert (merged.path, merged.line) == ("src/app/core.py", 77)
+
+
+def test_the_source_file_line_beats_the_test_file_line_and_a_column_breaks_ties() -> None:
+    common: dict[str, Any] = {"kind": "test_failure", "test_id": "tests/test_core.py::test_x"}
+    junit = _finding(fingerprint="a", source="junit", path="tests/test_core.py", line=12, **common)
+    log = _finding(fingerprint="b", path="src/app/core.py", line=77, **common)
+    sarif = _finding(fingerprint="c", source="sarif", path="src/app/core.py", line=77, column=5, **common)
+    (merged,) = merge_findings([junit, log])
+    assert (merged.path, merged.line, merged.column) == ("src/app/core.py", 77, None)
+    (merged,) = merge_findings([junit, log, sarif])
+    assert (merged.path, merged.line, merged.column) == ("src/app/core.py", 77, 5)
+    assert merged.sources == ("log", "junit", "sarif")
+
+
+def test_a_failure_in_the_log_junit_and_mocha_json_is_one_finding_at_the_raising_frame() -> None:
+    from gauntlet.ingest.jsreports import read_mocha
+
+    with (FIXTURES / "mocha-json/mocha/broken-sum/mocha.json").open("rb") as stream:
+        mocha = list(read_mocha(stream, "mocha.json", DEFAULT_LIMITS, root="/tmp/fx/node-reports"))
+    junit = _finding(
+        fingerprint="j", source="junit", kind="test_failure", test_id="sum::runs risky code", path="mocha/sum.spec.js"
+    )
+    merged = merge_findings([junit, *mocha])
+    risky = next(f for f in merged if f.test_id and f.test_id.endswith("risky code"))
+    assert set(risky.sources) == {"junit", "mocha-json"}
+    assert (risky.path, risky.line, risky.column) == ("src/sum.js", 6, 25)

@@ -13,7 +13,7 @@ from gauntlet.effects.models import Plan
 from gauntlet.engine import recovery
 from gauntlet.engine.circular import CircularFix
 from gauntlet.engine.decide import decide
-from gauntlet.engine.recovery import ACTIONS, Scope, action_for, assess, failure_type, next_attempt
+from gauntlet.engine.recovery import ACTIONS, RecoveryScope, action_for, assess, failure_type, next_attempt
 from gauntlet.models import Finding, Kind, Observation, Severity
 from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord, PRRecord
@@ -56,7 +56,7 @@ def test_only_blocking_findings_give_a_failure_type() -> None:
 
 def test_the_table_has_a_row_for_every_failure_type_and_scope_and_never_rolls_back_a_pr() -> None:
     for kind in get_args(FailureType):
-        for scope in get_args(Scope):
+        for scope in get_args(RecoveryScope):
             assert action_for(kind, scope) in ("rollback", "retry", "skip", "escalate", "continue")
     assert [k for (k, scope), action in ACTIONS.items() if action == "rollback"] == ["broken_build"]
     assert all(action != "rollback" for (_, scope), action in ACTIONS.items() if scope == "pr")

@@ -35,12 +35,23 @@ CASES = [
     ("review/gauntlet/broken-calc/review.json", "review"),
     ("comments/github/pr-review/comments.json", "comment"),
     ("junit/pytest/broken-calc/pytest.log", "log"),
+    ("nunit/nunit3/dorny-test-reporter/dotnet-nunit.xml", "nunit"),
+    ("nunit/nunit2/enricomi-jenkinsci/NUnit-failure.xml", "nunit"),
+    ("xunit/xunit/enricomi-jenkinsci/testcase3.xml", "xunit"),
+    ("trx/xunit/dorny-test-reporter/dotnet-trx.trx", "trx"),
+    ("ctrf/jest/broken-sum/ctrf.json", "ctrf"),
+    ("ctrf/mocha/broken-sum/ctrf.json", "ctrf"),
+    ("tap/node-test/broken-sum/node-test.tap", "tap"),
+    ("go-json/go/broken-calc/go-test.jsonl", "go-json"),
+    ("mocha-json/mocha/broken-sum/mocha.json", "mocha-json"),
+    ("jest-json/jest/broken-sum/jest.json", "jest-json"),
+    ("dart-json/dart/dorny-test-reporter/dart.jsonl", "dart-json"),
 ]
 
 
 @pytest.mark.parametrize(("fixture", "fmt"), CASES)
 def test_detects_every_format_from_content(fixture: str, fmt: str) -> None:
-    assert detect_format((FIXTURES / fixture).read_bytes()[: 64 * 1024]) == fmt
+    assert detect_format((FIXTURES / fixture).read_bytes()[: 64 * 1024]).format == fmt
 
 
 @pytest.mark.parametrize(
@@ -49,13 +60,21 @@ def test_detects_every_format_from_content(fixture: str, fmt: str) -> None:
         (b'{"location": {"path": "a"}, "message": "m"}\n', "rdjson"),
         ('<?xml version="1.0" encoding="UTF-16"?><testsuites/>'.encode("utf-16"), "junit"),
         (b"\xef\xbb\xbf<?xml version='1.0'?>\n<!-- made by x -->\n<checkstyle version='8'>", "checkstyle"),
-        (b"<html><body>testsuite</body></html>", "log"),
+        (b"<html><body>testsuite</body></html>", None),
         (b"[]", "review"),
+        (b'{"issues": []}', "review"),
+        (b'{"name": "x", "version": "1.0.0"}', None),
+        (b"TAP version 14\n1..1\nok 1\n", "tap"),
+        (b"1..2\nnot ok 1 - x\n", "tap"),
+        (b"ok so this is a log line\n", "log"),
+        (b"ok 1 - adds\n", "tap"),
+        (b"# Subtest: sum\n    ok 1 - adds\n", "tap"),
+        (b"# Building the project\nok, done\n", "log"),
         (b"", "log"),
     ],
 )
-def test_detection_edge_cases(head: bytes, fmt: str) -> None:
-    assert detect_format(head) == fmt
+def test_detection_edge_cases(head: bytes, fmt: str | None) -> None:
+    assert detect_format(head).format == fmt
 
 
 def test_every_concrete_format_has_a_reader() -> None:
@@ -66,9 +85,9 @@ def test_every_concrete_format_has_a_reader() -> None:
 
 def test_ingest_command_reads_each_format(capsys: pytest.CaptureFixture[str]) -> None:
     paths = [str(FIXTURES / fixture) for fixture, _ in CASES]
-    assert main(["ingest", "--json", *paths]) == 0
+    assert main(["ingest", "--json", "--raw", *paths]) == 0
     findings = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert {f["source"] for f in findings} == {"sarif", "junit", "rdjson", "checkstyle", "review", "comment", "log"}
+    assert {f["source"] for f in findings} == {fmt for _, fmt in CASES}
 
 
 def test_ingest_command_exits_2_on_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,20 +25,21 @@ def _parse(body: bytes, limits: Limits = DEFAULT_LIMITS) -> list[Finding]:
     return list(read_junit(io.BytesIO(body), "report.xml", limits))
 
 
+# The ZeroDivisionError is raised in src/app/calc.py:16, which the traceback names below the test's line 12.
 PYTEST_IDS = [
-    ("tests/test_calc.py::test_add", 7),
-    ("tests/test_calc.py::TestDivide::test_by_zero", 12),
-    ("tests/test_calc.py::TestDivide::test_values[9-3-4]", 16),
-    ("tests/test_calc.py::test_uses_broken", 21),
+    ("tests/test_calc.py::test_add", "tests/test_calc.py", 7),
+    ("tests/test_calc.py::TestDivide::test_by_zero", "src/app/calc.py", 16),
+    ("tests/test_calc.py::TestDivide::test_values[9-3-4]", "tests/test_calc.py", 16),
+    ("tests/test_calc.py::test_uses_broken", "tests/test_calc.py", 21),
 ]
 
 
 @pytest.mark.parametrize("case", ["broken-calc", "broken-calc-xunit2"])
-def test_pytest_reports_give_node_ids_and_failing_lines(case: str) -> None:
+def test_pytest_reports_give_node_ids_and_the_line_that_failed(case: str) -> None:
     findings = _read(FIXTURES / "pytest" / case / "report.xml")
-    assert [(f.test_id, f.line) for f in findings] == PYTEST_IDS
-    assert {(f.source, f.tool, f.kind, f.severity, f.path) for f in findings} == {
-        ("junit", "pytest", "test_failure", "critical", "tests/test_calc.py")
+    assert [(f.test_id, f.path, f.line) for f in findings] == PYTEST_IDS
+    assert {(f.source, f.tool, f.kind, f.severity) for f in findings} == {
+        ("junit", "pytest", "test_failure", "critical")
     }
     assert findings[0].message == "assert 0 == 4 + where 0 = add(2, 2)"
     assert "E       assert 0 == 4" in findings[0].excerpt

@@ -241,3 +241,132 @@ def test_a_million_results_cost_bounded_time_and_findings() -> None:
 def test_documents_over_the_byte_limit_are_refused() -> None:
     with pytest.raises(InputError, match="larger than"):
         list(read_sarif(_doc([{"message": {"text": "x" * 5000}}]), "x.sarif", Limits(max_document_bytes=1000)))
+
+
+def _levels(results: list[dict[str, Any]], **run: Any) -> list[str]:
+    return [f.severity for f in _one(results, **run)]
+
+
+def test_level_comes_from_level_else_kind_else_the_rule_default() -> None:
+    rules = {"driver": {"name": "x", "rules": [{"id": "R1", "defaultConfiguration": {"level": "error"}}]}}
+    assert _levels(
+        [
+            {"ruleId": "R1", "level": "note", "message": {"text": "level wins"}},
+            {"ruleId": "R1", "kind": "review", "message": {"text": "§3.27.9: not a fail, so level none"}},
+            {"ruleId": "R1", "kind": "fail", "message": {"text": "a fail takes the rule's default"}},
+            {"ruleId": "R1", "message": {"text": "no kind is a fail"}},
+            {"ruleId": "R9", "message": {"text": "unknown rule: warning"}},
+        ],
+        tool=rules,
+    ) == ["nitpick", "nitpick", "major", "major", "minor"]
+
+
+def test_invocation_overrides_replace_the_rules_default_level() -> None:
+    tool = {"driver": {"name": "x", "rules": [{"id": "R1", "defaultConfiguration": {"level": "note"}}, {"id": "R2"}]}}
+    invocations = [
+        {
+            "executionSuccessful": True,
+            "ruleConfigurationOverrides": [
+                {"descriptor": {"index": 0}, "configuration": {"level": "error"}},
+                {"descriptor": {"id": "R2"}, "configuration": {"level": "note"}},
+            ],
+        }
+    ]
+    results = [
+        {"ruleId": "R1", "ruleIndex": 0, "message": {"text": "a"}},
+        {"ruleId": "R2", "message": {"text": "b"}},
+        {"ruleId": "R1", "level": "warning", "message": {"text": "the result's own level still wins"}},
+    ]
+    assert _levels(results, tool=tool, invocations=invocations) == ["major", "nitpick", "minor"]
+
+
+def test_hierarchical_rule_ids_take_their_parents_metadata() -> None:
+    tool = {
+        "driver": {
+            "name": "x",
+            "rules": [
+                {"id": "CA2101", "defaultConfiguration": {"level": "error"}, "properties": {"tags": ["security"]}}
+            ],
+        }
+    }
+    (finding,) = _one([{"ruleId": "CA2101/1", "message": {"text": "sub-rule"}}], tool=tool)
+    assert (finding.rule, finding.severity, finding.kind) == ("CA2101/1", "major", "security")
+
+
+def _versioned(version: str, run: dict[str, Any]) -> io.BytesIO:
+    return io.BytesIO(json.dumps({"version": version, "runs": [run]}).encode())
+
+
+def test_sarif_2_0_0_and_2_2_are_read_with_2_0_0s_file_location() -> None:
+    result = {
+        "ruleId": "R1",
+        "message": {"text": "m"},
+        "locations": [{"physicalLocation": {"fileLocation": {"uri": "src/a.py"}, "region": {"startLine": 3}}}],
+    }
+    for version in ("2.0.0", "2.2"):
+        run = {"tool": {"driver": {"name": "x"}}, "results": [result]}
+        (finding,) = read_sarif(_versioned(version, run), "x.sarif", DEFAULT_LIMITS)
+        assert (finding.path, finding.line) == ("src/a.py", 3)
+    resources = {"rules": {"R1": {"id": "R1", "defaultConfiguration": {"level": "error"}}}}
+    run = {"tool": {"name": "x"}, "resources": resources, "results": [result]}
+    (finding,) = read_sarif(_versioned("2.0.0", run), "x.sarif", DEFAULT_LIMITS)
+    assert (finding.severity, finding.tool) == ("major", "x")  # 2.0.0's rules dictionary and tool name
+
+
+def test_sarif_1_0_0_is_converted() -> None:
+    run = {
+        "tool": {"name": "CodeScanner"},
+        "rules": {"C2001": {"id": "C2001", "defaultLevel": "error", "messageFormats": {"default": "{0} is unused"}}},
+        "results": [
+            {
+                "ruleId": "C2001",
+                "formattedRuleMessage": {"formatId": "default", "arguments": ["x"]},
+                "locations": [{"resultFile": {"uri": "src/a.c", "region": {"startLine": 9, "startColumn": 2}}}],
+            },
+            {"ruleId": "C2001", "level": "pass", "message": "passed"},
+            {"ruleId": "C2001", "message": "suppressed", "suppressionStates": ["suppressedInSource"]},
+        ],
+    }
+    (finding,) = read_sarif(_versioned("1.0.0", run), "old.sarif", DEFAULT_LIMITS)
+    assert (finding.tool, finding.rule, finding.severity, finding.message) == (
+        "codescanner",
+        "C2001",
+        "major",
+        "x is unused",
+    )
+    assert (finding.path, finding.line, finding.column) == ("src/a.c", 9, 2)
+
+
+@pytest.mark.parametrize("version", ["3.0.0", "1.1", "banana"])
+def test_other_versions_are_refused_by_name(version: str) -> None:
+    with pytest.raises(InputError, match=f"SARIF version '{version}' is not read"):
+        list(read_sarif(_versioned(version, {"results": []}), "x.sarif", DEFAULT_LIMITS))
+
+
+def test_a_bom_and_a_big_integer_are_valid_sarif() -> None:
+    body = {
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "x"}},
+                "results": [{"ruleId": "R", "message": {"text": "m"}, "properties": {"id": 2**80}}],
+            }
+        ],
+    }
+    (finding,) = read_sarif(io.BytesIO(b"\xef\xbb\xbf" + json.dumps(body).encode()), "vs.sarif", DEFAULT_LIMITS)
+    assert finding.rule == "R"
+
+
+def test_sarif_1_0_0_rule_keys_pick_the_right_rule_as_roslyn_writes_them() -> None:
+    # Roslyn's v1 error log keys two descriptors with one id apart by ruleKey (dotnet/roslyn ErrorLoggerTests).
+    run = {
+        "tool": {"name": "Microsoft (R) Visual C# Compiler"},
+        "results": [{"ruleId": "TST002", "ruleKey": "TST002-003"}, {"ruleId": "TST002", "message": "m"}],
+        "rules": {
+            "TST002": {"id": "TST002", "defaultLevel": "warning"},
+            "TST002-003": {"id": "TST002", "shortDescription": "the error one", "defaultLevel": "error"},
+        },
+    }
+    first, second = read_sarif(_versioned("1.0.0", run), "csc.sarif", DEFAULT_LIMITS)
+    assert (first.rule, first.severity, first.message) == ("TST002", "major", "the error one")
+    assert (second.severity, second.message, second.tool) == ("minor", "m", "microsoft")

@@ -21,8 +21,9 @@ from typing import BinaryIO
 
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log.analyser import Analyser
-from gauntlet.ingest.log.c import CMake, Compiler, Make, Sanitizer
+from gauntlet.ingest.log.c import CMake, Compiler, Make, Sanitizer, Valgrind
 from gauntlet.ingest.log.ci import CiRunner
+from gauntlet.ingest.log.diagnostics import Diagnostics
 from gauntlet.ingest.log.dotnet import MSBuild
 from gauntlet.ingest.log.draft import Parser
 from gauntlet.ingest.log.elixir import ExUnit
@@ -35,10 +36,11 @@ from gauntlet.ingest.log.packages import Apt, Npm
 from gauntlet.ingest.log.php import Php
 from gauntlet.ingest.log.precommit import PreCommit
 from gauntlet.ingest.log.pytests import Pytest, Unittest
-from gauntlet.ingest.log.python import Pip, PythonLint, Traceback, TypeCheck
+from gauntlet.ingest.log.python import Bandit, Pip, PythonLint, Traceback, TypeCheck
 from gauntlet.ingest.log.ruby import Minitest, Rspec, RubyError
 from gauntlet.ingest.log.rust import Rust
 from gauntlet.ingest.log.scanner import iter_blocks, scan_blocks
+from gauntlet.ingest.log.scripts import LineWords
 from gauntlet.ingest.log.shell import Shell
 from gauntlet.models import Finding
 
@@ -66,10 +68,12 @@ def make_parsers() -> list[Parser]:
         Traceback(),
         TypeCheck(),
         PythonLint(),
+        Bandit(),
         Tsc(),
         MSBuild(),
         Eslint(),
         Sanitizer(),
+        Valgrind(),
         Compiler(),
         CMake(),
         Make(),
@@ -84,6 +88,8 @@ def make_parsers() -> list[Parser]:
         Apt(),
         Shell(),
         NodeError(),
+        LineWords(),
+        Diagnostics(),
     ]
 
 

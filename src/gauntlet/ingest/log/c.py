@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.models import Kind
 
-__all__ = ["CMake", "Compiler", "Make", "Sanitizer"]
+__all__ = ["CMake", "Compiler", "Make", "Sanitizer", "Valgrind"]
 
 _SOURCE = r"\S+?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|ipp|tcc|m|mm|cu|cuh|s|S|ino|f90|f)"
 _DIAGNOSTIC = re.compile(rf"^({_SOURCE}):(\d+):(?:(\d+):)? (fatal error|error): (.*?)(?: \[(-W[\w=-]+)\])?$")
@@ -41,7 +41,10 @@ _LINKER = re.compile(
     r"(undefined reference to [`'].*|multiple definition of [`'].*|cannot find -l\S+|undefined symbol: .*|"
     r"ld: symbol\(s\) not found.*|Undefined symbols for architecture.*)"
 )
-_LINK_WHERE = re.compile(rf"^({_SOURCE}):\(|^(?:/\S*/)?(?:ld|ld\.\w+|lld)(?:\.exe)?: (?:error: )?({_SOURCE}):")
+# ``main.c:(.text+0x9): undefined ...``; with debug information ``src/b.cpp:1: multiple definition ...``.
+_LINK_WHERE = re.compile(
+    rf"^({_SOURCE}):(?:\(|(\d+): )|^(?:/\S*/)?(?:ld|ld\.\w+|lld)(?:\.exe)?: (?:error: )?({_SOURCE}):"
+)
 _SNIPPET = re.compile(r"^\s+(?:\d+\s)?\|")
 _COLLECT2 = re.compile(r"^collect2: error: ld returned (\d+) exit status|^clang(?:\+\+)?: error: linker command failed")
 
@@ -51,6 +54,11 @@ class Compiler(BlockParser):
 
     The open block is a diagnostic waiting for the source snippet gcc and clang print under it (``  7 | code``).
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._repeats = Repeats()
+        self._last: tuple[str, str, str] | None = None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -64,9 +72,12 @@ class Compiler(BlockParser):
         if "error" in text:
             if match := _DIAGNOSTIC.match(text):
                 path, row, column, _, message, flag = match.groups()
-                self._draft = diagnostic(
-                    _compiler(path, sink), "build_error", message, number, path, row, column, rule=flag
-                )
+                if column and (path, row, column) == self._last:
+                    return True  # a second error at the very same place is the first one's cascade
+                self._last = (path, row, column)
+                tool = _compiler(path, sink)
+                kind: Kind = "lint" if tool in ("cppcheck", "clang-tidy") else "build_error"
+                self._draft = self._repeats.keyed(diagnostic(tool, kind, message, number, path, row, column, rule=flag))
                 return True
             if match := _OTHER_DIAGNOSTIC.match(text):
                 path, extension, row, column, message = match.groups()
@@ -86,7 +97,11 @@ class Compiler(BlockParser):
                         )
                     )
                     return True
-                sink.emit(diagnostic(_OTHER_TOOLS.get(extension), "build_error", message, number, path, row, column))
+                sink.emit(
+                    self._repeats.keyed(
+                        diagnostic(_OTHER_TOOLS.get(extension), "build_error", message, number, path, row, column)
+                    )
+                )
                 return True
             if match := _RUNTIME.match(text):
                 path, row, column, message = match.groups()
@@ -99,14 +114,17 @@ class Compiler(BlockParser):
             match := _LINKER.search(text)
         ):
             where = _LINK_WHERE.match(text)
-            path = (where.group(1) or where.group(2)) if where else None
-            sink.emit(Draft("ld", "build_error", match.group(1), number, number, path=path))
+            path = (where.group(1) or where.group(3)) if where else None
+            row = int(where.group(2)) if where and where.group(2) else None
+            sink.emit(Draft("ld", "build_error", match.group(1), number, number, path=path, line=row))
             return True
         return False
 
 
 def _compiler(path: str, sink: Sink) -> str:
     step = sink.step
+    if "cppcheck" in step or "clang-tidy" in step:
+        return "cppcheck" if "cppcheck" in step else "clang-tidy"
     if "clang" in step:
         return "clang"
     if "nvcc" in step or path.endswith((".cu", ".cuh")):
@@ -169,6 +187,38 @@ class Sanitizer:
         """Report a sanitizer block cut off by the end of input."""
         if self._start is not None:
             self._flush(self._start, sink)
+
+
+# -- valgrind ------------------------------------------------------------------------------------
+
+_VG_ERROR = re.compile(
+    r"^==\d+== (Invalid (?:read|write|free\(\)) .*|Conditional jump or move depends on uninitialised value.*|"
+    r"Use of uninitialised value.*|Mismatched free\(\) .*|Syscall param .*|Source and destination overlap.*|"
+    r"Process terminating with default action of signal .*)$"
+)
+_VG_FRAME = re.compile(r"^==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: .*? \((\S+?):(\d+)\)$")
+
+
+class Valgrind(BlockParser):
+    """valgrind memcheck's first error (``==12== Invalid read of size 4``), placed at its first source frame."""
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if not text.startswith("=="):
+            return False
+        if self._draft is None:
+            if match := _VG_ERROR.match(text):
+                self._draft = Draft("valgrind", "crash", match.group(1), number, number)
+                return True
+            return False
+        draft = self._draft
+        if draft.path is None and (frame := _VG_FRAME.match(text)) and not _SAN_LIBRARY.search(frame.group(1)):
+            draft.path, draft.line, draft.end = frame.group(1), int(frame.group(2)), number
+            return True
+        if number - draft.start > 30 or text.rstrip().endswith("=="):
+            self.close(sink)  # a report ends at valgrind's empty ``==12==`` line
+        return True
 
 
 # -- build drivers -------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser
-from gauntlet.ingest.log.draft import Line, Sink, diagnostic, failed_test
+from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic, failed_test
 from gauntlet.models import Kind
 
 __all__ = ["MSBuild"]
@@ -24,6 +24,7 @@ class MSBuild(BlockParser):
 
     def __init__(self) -> None:
         super().__init__()
+        self._repeats = Repeats()
         self._message_next = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
@@ -36,7 +37,7 @@ class MSBuild(BlockParser):
             prefix = code.rstrip("0123456789")
             tool = _TOOLS.get(prefix, "msbuild")
             kind: Kind = "dependency" if prefix == "NU" else "build_error"
-            sink.emit(diagnostic(tool, kind, message, number, path, row, column, rule=code))
+            sink.emit(self._repeats.keyed(diagnostic(tool, kind, message, number, path, row, column, rule=code)))
             return True
         if "Failed " in text and (match := _FAILED_TEST.match(text)):
             name = match.group(1)

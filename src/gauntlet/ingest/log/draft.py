@@ -17,9 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from gauntlet.ingest.fingerprint import normalise_message, normalise_path
+from gauntlet.ingest.log.text import repo_path
 from gauntlet.models import Kind
 
-__all__ = ["Draft", "Line", "Parser", "Role", "Sink", "diagnostic", "failed_test"]
+__all__ = ["Draft", "Line", "Parser", "Repeats", "Role", "Sink", "diagnostic", "failed_test"]
 
 Role = Literal["primary", "fallback", "terminal"]
 
@@ -128,3 +130,34 @@ def failed_test(tool: str, name: str, number: int, *, key: str | None = None) ->
     :param key: the test's identity across runs; ``tool:name`` unless runners share one.
     """
     return Draft(tool, "test_failure", f"{name} failed", number, number, test_id=name, key=key or f"{tool}:{name}")
+
+
+class Repeats:
+    """Keeps apart one diagnostic repeated at different lines of a file (errcheck's ``Error return value ...``).
+
+    A finding's identity leaves its line out, so that it survives edits above it; two findings that differ
+    only in their line would be taken for one. The first line keeps the usual identity (``key`` None); each
+    further line gets a key naming its rank among them, which a rerun with shifted lines keeps too.
+    The same line seen again (a tool that prints its errors twice) keeps its rank: still one finding.
+    """
+
+    def __init__(self) -> None:
+        self._lines: dict[tuple[str | None, str | None, str | None, str], list[int | None]] = {}
+
+    def keyed(self, draft: Draft) -> Draft:
+        """``draft`` with its :meth:`key` set (unless it has a key of its own), for ``sink.emit``."""
+        if draft.key is None:
+            draft.key = self.key(draft)
+        return draft
+
+    def key(self, draft: Draft) -> str | None:
+        """The draft's key: None for the first line it is reported at, else its path, rule, message and rank."""
+        lines = self._lines.setdefault((draft.tool, draft.path, draft.rule, normalise_message(draft.message)), [])
+        if draft.line not in lines:
+            lines.append(draft.line)
+        rank = lines.index(draft.line)
+        if rank == 0:
+            return None
+        # The parts the analyser would hash, made the same way (workspace and temporary paths left out).
+        where = normalise_path(repo_path(draft.path)) or ""
+        return "\x1f".join((where, draft.rule or "", normalise_message(draft.message), f"#{rank + 1}"))

@@ -12,12 +12,19 @@ __all__ = ["ExUnit"]
 
 _ITEM = re.compile(r"^\s+\d+\) test (.+) \(([\w.]+)\)$")
 _WHERE = re.compile(r"^\s+(\S+?\.exs?):(\d+)$")
+#: ``stacktrace:`` frames: ``test/math_test.exs:7: (test)``; the test's own file places the failing line.
+_FRAME = re.compile(r"^\s+(\S+?\.exs?):(\d+): ")
 _RAISED = re.compile(r"^\*\* \((\w+(?:\.\w+)*)\) (?:(\S+?\.exs?):(\d+): )?(.*)$")
 _BUILD = ("CompileError", "SyntaxError", "TokenMissingError", "Mix.Error")
 
 
 class ExUnit(BlockParser):
     """ExUnit's numbered failures and the ``** (Error) ...`` lines of mix and elixir."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: The open test was placed at its first stack frame in its own file (the failing line).
+        self._framed = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -30,6 +37,7 @@ class ExUnit(BlockParser):
             return True
         if " test " in text and (match := _ITEM.match(text)):
             self.close(sink)
+            self._framed = False
             title, module = match.groups()
             test_id = f"{module}: test {title}"
             self._draft = Draft("exunit", "test_failure", "", number, number, test_id=test_id, key=f"exunit:{test_id}")
@@ -40,6 +48,8 @@ class ExUnit(BlockParser):
         stripped = text.strip()
         if draft.path is None and (where := _WHERE.match(text)):
             draft.path, draft.line, draft.end = where.group(1), int(where.group(2)), number
+        elif (frame := _FRAME.match(text)) and frame.group(1) == draft.path and not self._framed:
+            draft.line, draft.end, self._framed = int(frame.group(2)), number, True
         elif stripped and not draft.message and draft.path is not None:
             draft.message, draft.end = stripped, number
         return True

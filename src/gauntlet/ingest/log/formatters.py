@@ -9,16 +9,24 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.ingest.log.text import repo_path
 
 __all__ = ["Formatters"]
 
 _BLACK = re.compile(r"^would reformat (\S.*)$")
+# ``error: cannot format x.py: Cannot parse: 1:6: ...`` (black < 24) and ``error: cannot parse: x.py:1:6`` (later).
+_BLACK_FAILED = re.compile(
+    r"^error: cannot (?:format (\S+?): (?:Cannot parse: )?(?:(\d+):\d+: )?(.*)|parse: (\S+?):(\d+):\d+)$"
+)
 _ISORT = re.compile(r"^ERROR: (\S+) Imports are incorrectly sorted")
 _PRETTIER_FILE = re.compile(r"^\[warn\] (\S+\.\w+)$")
 _PRETTIER_END = re.compile(r"^\[warn\] Code style issues found")
-_RUBOCOP = re.compile(r"^(\S+?\.(?:rb|rake|gemspec)):(\d+):(\d+): ([CWEFR]): (?:\[Correctable\] )?([\w/]+): (.*)$")
+# RuboCop's ``app/x.rb:4:1: C: [Correctable] Style/X: msg``; standardrb indents its rows and may leave out the
+# severity (``  app/x.rb:4:1: Lint/UselessAssignment: msg``).
+_RUBOCOP = re.compile(
+    r"^\s*(\S+?\.(?:rb|rake|gemspec|ru)):(\d+):(\d+): (?:([CWEFR]): )?(?:\[Correctable\] )?([A-Z]\w+/\w+): (.*)$"
+)
 _PYTEST_COV = re.compile(r"^FAIL Required test coverage of (\S+) not reached\. Total coverage: (\S+)")
 _JEST_COV = re.compile(r"^Jest: \"?(\w+)\"? coverage threshold for (\w+) \((\S+)\) not met: (\S+)")
 
@@ -26,12 +34,22 @@ _JEST_COV = re.compile(r"^Jest: \"?(\w+)\"? coverage threshold for (\w+) \((\S+)
 class Formatters(LineParser):
     """One lint finding per file a formatter would change; coverage below the configured gate."""
 
+    def __init__(self) -> None:
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
         if text.startswith("would reformat ") and (match := _BLACK.match(text)):
             path = repo_path(match.group(1)) or match.group(1)
             sink.emit(Draft("black", "lint", f"would reformat {path}", number, number, path=path, rule="black"))
+            return True
+        if text.startswith("error: cannot ") and (match := _BLACK_FAILED.match(text)):
+            path, row, message, path2, row2 = match.groups()
+            path = repo_path(path or path2) or path or path2
+            message = f"cannot format {path}: {message or 'cannot parse'}"
+            sink.emit(Draft("black", "lint", message, number, number, path=path, line=int(row or row2 or 0) or None))
             return True
         if text.startswith("ERROR: ") and (match := _ISORT.match(text)):
             path = match.group(1)
@@ -51,8 +69,12 @@ class Formatters(LineParser):
             return True
         if (match := _RUBOCOP.match(text)) is not None:
             path, row, column, severity, cop, message = match.groups()
+            tool = "standardrb" if "standard" in sink.step else "rubocop"
+            minor = severity is not None and severity in "CR"
             sink.emit(
-                diagnostic("rubocop", "lint", message, number, path, row, column, rule=cop, warning=severity in "CR")
+                self._repeats.keyed(
+                    diagnostic(tool, "lint", message, number, path, row, column, rule=cop, warning=minor)
+                )
             )
             return True
         if text.startswith("FAIL Required") and (match := _PYTEST_COV.match(text)):

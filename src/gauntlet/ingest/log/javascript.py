@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 
-__all__ = ["NODE_FRAME", "Eslint", "NodeError", "Tsc"]
+__all__ = ["NODE_FRAME", "NODE_LOCATION", "Eslint", "NodeError", "Tsc"]
 
 _TSC = re.compile(r"^(\S.*?)(?:\((\d+),(\d+)\):|:(\d+):(\d+) -) error (TS\d+): (.*)$")
 
@@ -15,31 +15,46 @@ _TSC = re.compile(r"^(\S.*?)(?:\((\d+),(\d+)\):|:(\d+):(\d+) -) error (TS\d+): (
 class Tsc(LineParser):
     """``src/a.ts(1,7): error TS2322: ...`` and the ``--pretty`` form ``src/a.ts:1:7 - error TS2322``."""
 
+    def __init__(self) -> None:
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
         if "error TS" in text and (match := _TSC.match(text)):
             path, row, column, row2, column2, code, message = match.groups()
-            sink.emit(diagnostic("tsc", "type_error", message, number, path, row or row2, column or column2, rule=code))
+            sink.emit(
+                self._repeats.keyed(
+                    diagnostic("tsc", "type_error", message, number, path, row or row2, column or column2, rule=code)
+                )
+            )
             return True
         return False
 
 
-_ESLINT_FILE = re.compile(r"^(/\S+|[A-Za-z]:\\\S+|\S+\.(?:[cm]?[jt]sx?|vue|svelte|astro|json|md))$")
-_ESLINT_ROW = re.compile(r"^\s+(\d+):(\d+)\s+error\s+(.*?)(?:\s{2,}([@\w/-]+))?$")
+_ESLINT_FILE = re.compile(r"^(/\S+|[A-Za-z]:\\\S+|\S+\.[A-Za-z][\w-]{0,9})$")
+# The stylish table eslint made common: stylelint marks errors ``✖``, yamllint wraps the rule in parentheses.
+_ESLINT_ROW = re.compile(r"^\s+(\d+):(\d+)\s+(?:error|✖)\s+(.*?)(?:\s{2,}\(?([@\w/-]+)\)?)?$")
+_STYLISH_TOOLS = ("stylelint", "yamllint", "markdownlint", "htmlhint", "textlint")
 
 
 class Eslint(LineParser):
     """eslint's stylish format: a file line, then ``  1:7  error  message  rule`` rows (warnings ignored)."""
 
+    def __init__(self) -> None:
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
-        if "error" in text and text.startswith(" ") and (match := _ESLINT_ROW.match(text)):
+        if ("error" in text or "✖" in text) and text.startswith(" ") and (match := _ESLINT_ROW.match(text)):
             row, column, message, rule = match.groups()
             # The file header is a line without an anchor: find it among the lines read before.
             path = self._look_back(number, sink)
-            sink.emit(diagnostic("eslint", "lint", message, number, path, row, column, rule=rule))
+            tool = next((name for name in _STYLISH_TOOLS if name in sink.step), "eslint")
+            sink.emit(self._repeats.keyed(diagnostic(tool, "lint", message, number, path, row, column, rule=rule)))
             return True
         return False
 
@@ -56,6 +71,8 @@ class Eslint(LineParser):
 #: A node stack frame with a file location: ``    at fn (src/x.js:3:5)``.
 NODE_FRAME = re.compile(r"^\s+at .*?\(?((?:file://)?(?:/|\w)[^\s():]*?\.[cm]?[jt]sx?):(\d+):(\d+)\)?$")
 
+#: The line node prints above a SyntaxError (and an error thrown at load time): ``/w/broken.js:2``.
+NODE_LOCATION = re.compile(r"^((?:file://)?\S+?\.[cm]?[jt]sx?):(\d+)$")
 _NODE_ERROR = re.compile(r"^((?:[A-Z]\w*)?Error)(?: \[(\w+)\])?: (.*)$")
 
 
@@ -86,9 +103,13 @@ class NodeError(BlockParser):
             self._frames = 0
             self._draft = Draft("node", "build_error" if missing else "crash", text, number, number, rule=code)
             start = number
-            for earlier, previous in sink.tail(4, number):
+            for earlier, previous in sink.tail(6, number):
                 if previous.strip() == "^" or previous.startswith(("node:internal", "file://", "/")):
                     start = min(start, earlier)
+                if match.group(1) == "SyntaxError" and (where := NODE_LOCATION.match(previous)):
+                    # A syntax error has no frame in the file: its place is the line node prints above it.
+                    self._draft.path, self._draft.line = where.group(1), int(where.group(2))
+                    self._draft.kind = "build_error"
             self._draft.start = start
             return True
         return False

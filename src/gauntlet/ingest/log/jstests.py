@@ -155,7 +155,8 @@ class Mocha(SectionParser):
             return True
         stripped = text.strip()
         if not draft.message and stripped:
-            if (error := _ERROR_LINE.match(text)) and draft.end > draft.start:
+            # The title ends at its second line or at a blank line (a title of one line: ``1) concats:``).
+            if (error := _ERROR_LINE.match(text)) and (draft.end > draft.start or number - draft.end > 1):
                 draft.message, draft.end = error.group(1), number
             elif number - draft.end <= 1 and len(self._title) < 6:
                 self._title.append(stripped.rstrip(":"))
@@ -175,7 +176,9 @@ class Mocha(SectionParser):
 # -- TAP (node --test, tape, prove) --------------------------------------------------------------
 
 _NOT_OK = re.compile(r"^(\s*)not ok \d+ (?:- )?(.*?)(?: # (?:TODO|SKIP).*)?$")
-_TAP_FIELD = re.compile(r"^\s+(location|failureType|error|name|message): (.*)$")
+_TAP_FIELD = re.compile(r"^\s+(location|failureType|error|name|message|stack): (.*)$")
+#: A frame of node's ``stack:`` field: ``TestContext.<anonymous> (/w/test/round.test.js:5:10)``.
+_TAP_FRAME = re.compile(r"\((?:file://)?(\S+?):(\d+):(\d+)\)$")
 
 
 class Tap(BlockParser):
@@ -185,6 +188,8 @@ class Tap(BlockParser):
         super().__init__()
         self._indent = ""
         self._error_next = False
+        #: Inside the ``stack:`` field, until a frame in the test's own file placed the failing line.
+        self._in_stack = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -209,7 +214,14 @@ class Tap(BlockParser):
         if self._error_next and stripped:
             draft.message, self._error_next = stripped, False
             draft.end = number
+        elif self._in_stack and (frame := _TAP_FRAME.search(stripped)) and not _TAP_FIELD.match(text):
+            if frame.group(1) == draft.path:
+                # ``location`` is where the test is declared; its stack's frame in that file is the failing line.
+                if draft.line != int(frame.group(2)):
+                    draft.line, draft.column, draft.end = int(frame.group(2)), int(frame.group(3)), number
+                self._in_stack = False
         elif match := _TAP_FIELD.match(text):
+            self._in_stack = match.group(1) == "stack"
             field, value = match.group(1), match.group(2).strip("'\"")
             if field == "failureType" and value == "subtestsFailed":
                 draft.kind = "unknown"  # marks a parent: dropped on close
@@ -227,7 +239,7 @@ class Tap(BlockParser):
 
     def close(self, sink: Sink) -> None:
         """Report the block being read, unless it only says its subtests failed."""
-        self._error_next = False
+        self._error_next = self._in_stack = False
         self._report(sink)
 
     def _finish(self, draft: Draft) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic, failed_test
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic, failed_test
 from gauntlet.models import Kind
 
 __all__ = ["Gradle", "Java", "Maven", "Sbt"]
@@ -23,6 +23,11 @@ class Java(BlockParser):
     The open block is an uncaught exception, until its stack ends.
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
@@ -38,12 +43,18 @@ class Java(BlockParser):
             path, row, column, row2, message = match.groups()
             if text.startswith("[ERROR]") or "error:" in text:
                 tool = "javac" if path.endswith(".java") else "kotlinc" if ".kt" in path else "scalac"
-                sink.emit(diagnostic(tool, "build_error", message, number, path, row or row2, column))
+                sink.emit(
+                    self._repeats.keyed(diagnostic(tool, "build_error", message, number, path, row or row2, column))
+                )
                 return True
             return False
         if text.startswith("e: ") and (match := _KOTLIN.match(text)):
             path, row, column, row2, column2, message = match.groups()
-            sink.emit(diagnostic("kotlinc", "build_error", message, number, path, row or row2, column or column2))
+            sink.emit(
+                self._repeats.keyed(
+                    diagnostic("kotlinc", "build_error", message, number, path, row or row2, column or column2)
+                )
+            )
             return True
         if text.startswith("Exception in thread") and (match := _UNCAUGHT.match(text)):
             name = match.group(2)
@@ -59,6 +70,8 @@ def _junit_key(test_id: str) -> str:
 
 _SUREFIRE_NEW = re.compile(r"^\[ERROR\] ([\w.$]+)\.(\w+)(?:\(.*?\))? -- Time elapsed: .*<<< (FAILURE|ERROR)!$")
 _SUREFIRE_OLD = re.compile(r"^\[ERROR\] (\w+)\(([\w.$]+)\)\s+Time elapsed: .*<<< (FAILURE|ERROR)!$")
+# Surefire's ``Results:`` rows name the test class's line: ``[ERROR]   PriceTest.addsTax:9 expected: <1> ...``.
+_SUREFIRE_ROW = re.compile(r"^\[ERROR\]\s{2,}(\w+)\.(\w+):(\d+) ")
 _MAVEN_GOAL = re.compile(r"^\[ERROR\] Failed to execute goal (\S+) .*?: (.*)$")
 _MAVEN_DEPENDENCY = re.compile(
     r"Could not resolve dependencies|Could not transfer artifact|Could not find artifact|"
@@ -69,21 +82,39 @@ _MAVEN_DEPENDENCY = re.compile(
 class Maven(BlockParser):
     """Surefire per-test failures (``<<< FAILURE!``), ``Failed to execute goal`` and ``BUILD FAILURE``.
 
-    The open block is a failed test's header, whose message is on the next line.
+    The open block is a failed test's header, whose message is on the next line. Failed tests are held
+    until the build's end: the ``Results:`` rows below them name the line in the test class.
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tests: dict[str, Draft] = {}
+
+    @property
+    def active(self) -> bool:
+        """True inside a failed test's header (held tests need no more lines than Maven's own)."""
+        return self._draft is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
         if (test := self._draft) is not None:
+            self._draft = None
             if text.strip() and not text.startswith("["):
                 test.message = f"{test.test_id}: {text.strip()}"
                 test.end = number
-            self.close(sink)
+            self._tests.setdefault(test.test_id or "", test)
             if test.end == number:
                 return True
+        if row := _SUREFIRE_ROW.match(text):
+            held = next((t for t in self._tests.values() if (t.test_id or "").endswith(f"{row[1]}.{row[2]}")), None)
+            if held is not None and held.path is None:
+                # The class's file, as far as the log names it: Java keeps a public class in ``Name.java``.
+                held.path, held.line = f"{row[1]}.java", int(row[3])
+            return True
         if not text.startswith("[ERROR]"):
             if text.startswith("[INFO] BUILD FAILURE"):
+                self._flush_tests(sink)
                 sink.emit(Draft("maven", "build_error", "BUILD FAILURE", number, number, role="fallback", rank=1))
                 return True
             return False
@@ -96,6 +127,7 @@ class Maven(BlockParser):
             self._draft = failed_test("maven", test_id, number, key=_junit_key(test_id))
             return True
         if match := _MAVEN_GOAL.match(text):
+            self._flush_tests(sink)
             message = match.group(2)
             kind: Kind = "dependency" if _MAVEN_DEPENDENCY.search(message) else "build_error"
             if kind == "dependency":
@@ -107,6 +139,16 @@ class Maven(BlockParser):
             sink.emit(Draft("maven", "dependency", text.removeprefix("[ERROR]").strip(), number, number))
             return True
         return True  # Maven's other [ERROR] lines repeat or advise; they explain nothing new
+
+    def _flush_tests(self, sink: Sink) -> None:
+        tests, self._tests = self._tests, {}
+        for test in tests.values():
+            sink.emit(test)
+
+    def close(self, sink: Sink) -> None:
+        """Report the header being read and the failed tests held."""
+        self._report(sink)
+        self._flush_tests(sink)
 
 
 _GRADLE_TEST = re.compile(r"^([\w.$]+) > (.+?) FAILED$")
@@ -166,7 +208,8 @@ class Gradle:
         self._test = self._wrong = None
 
 
-_SBT_ERROR = re.compile(r"^\[error\] (\S+?\.(?:scala|java)):(\d+):(\d+): (.*)$")
+# sbt 1.x prints a column (``Foo.scala:6:12:``), sbt 0.13 none (``Foo.scala:6:``).
+_SBT_ERROR = re.compile(r"^\[error\] (\S+?\.(?:scala|java)):(\d+):(?:(\d+):)? (.*)$")
 _SCALATEST_FAILED = re.compile(r"^(?:\[info\] )?\s*- (.+?) \*\*\* FAILED \*\*\*(?: \(.*\))?$")
 _SCALATEST_WHERE = re.compile(r"\((\w+\.scala):(\d+)\)$")
 
@@ -176,6 +219,11 @@ class Sbt(BlockParser):
 
     The open block is a failed test, whose reason follows on the next line.
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -194,7 +242,7 @@ class Sbt(BlockParser):
                 return True
         if text.startswith("[error] ") and (match := _SBT_ERROR.match(text)):
             path, row, column, message = match.groups()
-            sink.emit(diagnostic("scalac", "build_error", message, number, path, row, column))
+            sink.emit(self._repeats.keyed(diagnostic("scalac", "build_error", message, number, path, row, column)))
             return True
         if "FAILED" in text and (match := _SCALATEST_FAILED.match(text)):
             name = match.group(1)

@@ -18,7 +18,8 @@ _SECTION = re.compile(r"^={3,} (FAILURES|ERRORS) ={3,}$")
 _ANY_SECTION = re.compile(r"^={3,} (.*?) ={3,}$")
 _BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
 _LOCATION = re.compile(r"^(\S+?\.py):(\d+):(?: (\S.*))?$")
-_SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
+# Not unittest's closing ``FAILED (failures=1)``: a pytest summary line names a test (``path::name``).
+_SUMMARY = re.compile(r"^(FAILED|ERROR) (?!\()(\S+?)(?: - (.*))?$")
 _EXCEPTION = re.compile(r"^([\w.]*(?:Error|Exception|Exit|Failure|Interrupt|Failed)\b:?.*)$")
 _USAGE = re.compile(r"^(?:ERROR: (file or directory not found: .*|usage: .*|not found: .*)|pytest: error: (.*))$")
 _MAX_E_LINES = 12

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
-from gauntlet.ingest.log.draft import Draft, Line, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
+from gauntlet.ingest.log.javascript import NODE_LOCATION
 from gauntlet.models import Kind
 
 __all__ = ["Pip", "PythonLint", "Traceback", "TypeCheck"]
@@ -94,6 +95,8 @@ class Traceback:
             if frame := _FRAME.match(previous):
                 frames.append((frame.group(1), int(frame.group(2))))
                 start = min(start, earlier)
+        if not frames and any(NODE_LOCATION.match(previous) for _, previous in sink.tail(6, number)):
+            return False  # node's SyntaxError, under its ``file.js:2`` line: the node parser's
         path, lineno = _repo_frame(frames)
         sink.emit(Draft("python", exception_kind(match.group(1)), text, start, number, path=path, line=lineno))
         return True
@@ -125,6 +128,10 @@ _TYPE_CHECKERS = (("mypy", _MYPY), ("pyright", _PYRIGHT))
 class TypeCheck(LineParser):
     """mypy (``x.py:3: error: ... [code]``) and pyright (``x.py:3:5 - error: ...``)."""
 
+    def __init__(self) -> None:
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
@@ -133,7 +140,9 @@ class TypeCheck(LineParser):
         for tool, pattern in _TYPE_CHECKERS:
             if match := pattern.match(text):
                 path, row, column, message, code = match.groups()
-                sink.emit(diagnostic(tool, "type_error", message, number, path, row, column, rule=code))
+                sink.emit(
+                    self._repeats.keyed(diagnostic(tool, "type_error", message, number, path, row, column, rule=code))
+                )
                 return True
         return False
 
@@ -141,7 +150,7 @@ class TypeCheck(LineParser):
 # -- linters -------------------------------------------------------------------------------------
 
 _PYLINT = re.compile(r"^(\S+?\.py):(\d+):(\d+): ([CRWEFI]\d{4}): (.*?)(?: \(([\w-]+)\))?$")
-_FLAKE8 = re.compile(r"^(\S+?\.pyi?):(\d+):(\d+): ([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(.*)$")
+_FLAKE8 = re.compile(r"^(?:##\[(?:error|warning)\])?(\S+?\.pyi?):(\d+):(\d+): ([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(.*)$")
 # ruff ≥ 0.12 prints the code first and the location on the next line: ``F401 [*] msg`` / `` --> x.py:1:8``.
 _RUFF_HEAD = re.compile(r"^([A-Z]{1,4}\d{1,4}) (?:\[\*\] )?(\S.*)$")
 _RUFF_ARROW = re.compile(r"^\s*--> (\S+?\.pyi?):(\d+):(\d+)$")
@@ -151,6 +160,10 @@ _RUFF_FOUND = re.compile(r"^Found (\d+) errors?\b")
 class PythonLint(LineParser):
     """ruff, flake8 (and pycodestyle, pyflakes) and pylint message lines."""
 
+    def __init__(self) -> None:
+        #: One message at several lines of a file is several findings (see :class:`Repeats`).
+        self._repeats = Repeats()
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
@@ -158,40 +171,34 @@ class PythonLint(LineParser):
             if match := _PYLINT.match(text):
                 path, row, column, code, message, symbol = match.groups()
                 minor = code[0] in "CRI"
-                sink.emit(
-                    diagnostic(
-                        "pylint",
-                        "lint",
-                        message,
-                        number,
-                        path,
-                        row,
-                        int(column) + 1,
-                        rule=symbol or code,
-                        warning=minor,
-                    )
+                found = diagnostic(
+                    "pylint", "lint", message, number, path, row, int(column) + 1, rule=symbol or code, warning=minor
                 )
+                sink.emit(self._repeats.keyed(found))
                 return True
             if match := _FLAKE8.match(text):
                 path, row, column, code, message = match.groups()
-                sink.emit(
-                    diagnostic(self._tool(path, sink, number), "lint", message, number, path, row, column, rule=code)
+                found = diagnostic(
+                    self._tool(path, sink, number), "lint", message, number, path, row, column, rule=code
                 )
+                sink.emit(self._repeats.keyed(found))
                 return True
             if match := _RUFF_ARROW.match(text):
                 head = sink.tail(1, number)
                 if head and (code := _RUFF_HEAD.match(head[0][1])):
                     sink.emit(
-                        Draft(
-                            "ruff",
-                            "lint",
-                            code.group(2),
-                            head[0][0],
-                            number,
-                            path=match.group(1),
-                            line=int(match.group(2)),
-                            column=int(match.group(3)),
-                            rule=code.group(1),
+                        self._repeats.keyed(
+                            Draft(
+                                "ruff",
+                                "lint",
+                                code.group(2),
+                                head[0][0],
+                                number,
+                                path=match.group(1),
+                                line=int(match.group(2)),
+                                column=int(match.group(3)),
+                                rule=code.group(1),
+                            )
                         )
                     )
                     return True
@@ -275,5 +282,42 @@ class Pip(BlockParser):
         if stripped.startswith(("[end of output]", "error: metadata-generation-failed", "ERROR: Failed")) or (
             number - box.start > 200
         ):
+            self.close(sink)
+        return True
+
+
+# -- bandit --------------------------------------------------------------------------------------
+
+_BANDIT_ISSUE = re.compile(r"^>> Issue: \[(B\d+)(?::(\w+))?\] (.*)$")
+_BANDIT_SEVERITY = re.compile(r"^\s+Severity: (\w+)")
+_BANDIT_LOCATION = re.compile(r"^\s+Location: (\S+?\.py):(\d+):(\d+)$")
+
+
+class Bandit(BlockParser):
+    """bandit's ``>> Issue: [B602:name] message`` blocks, placed by their ``Location: x.py:5:11`` line."""
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        if text.startswith(">> Issue: ") and (match := _BANDIT_ISSUE.match(text)):
+            self.close(sink)
+            code, name, message = match.groups()
+            self._draft = Draft("bandit", "security", message, number, number, rule=f"{code}:{name}" if name else code)
+            return True
+        draft = self._draft
+        if draft is None:
+            return False
+        if number - draft.start > 8:
+            self.close(sink)
+            return False
+        if severity := _BANDIT_SEVERITY.match(text):
+            draft.warning = severity.group(1) == "Low"
+        elif location := _BANDIT_LOCATION.match(text):
+            draft.path, draft.line, draft.column, draft.end = (
+                location.group(1),
+                int(location.group(2)),
+                int(location.group(3)) + 1,
+                number,
+            )
             self.close(sink)
         return True

@@ -118,9 +118,11 @@ class Minitest(BlockParser):
             draft.path, draft.line = path, int(row) if row else None
             draft.end = number
             return True
-        if not text.strip() or number - draft.start > 20:
+        if number - draft.start > 20 or (not text.strip() and (draft.path is not None or number - draft.start > 12)):
             self.close(sink)
             return True
+        if not text.strip():
+            return True  # Ruby's error_highlight snippet stands between the message and the frame
         if frame := _MT_FRAME.match(text):
             if draft.path is None:
                 draft.path, draft.line = frame.group(1), int(frame.group(2))

@@ -10,10 +10,15 @@ from gauntlet.models import Kind
 
 __all__ = ["Shell"]
 
+# bash ``x.sh: line 4: tool: command not found``, dash ``x.sh: 4: tool: not found``,
+# zsh ``x.zsh:4: command not found: tool``, cmd.exe ``'tool' is not recognized ...``.
 _NOT_FOUND = re.compile(
-    r"^(?:\S+: )?(?:line \d+: |\d+: )?(\S+): (?:command )?not found$|"
+    r"^(?:(\S+): )?(?:line (\d+): |(\d+): )?(\S+): (?:command )?not found$|"
+    r"^(\S+):(\d+): command not found: (\S+)$|"
     r"^'(\S+)' is not recognized as an internal or external command"
 )
+#: A script named in the message is the repository's unless it is the runner's temporary step script.
+_SCRIPT = re.compile(r"^(?!.*/_temp/)(?!(?:/\S*/)?(?:ba|da|z|k)?sh$)\S*[./]\S*$")
 # bash reports a child killed by a signal as ``line 3: 1234 Segmentation fault      (core dumped) ./a.out``.
 _SIGNAL = re.compile(
     r"^(?:.*?: line \d+: +\d+ )?(Segmentation fault|Aborted|Killed|Bus error|Illegal instruction|"
@@ -48,7 +53,9 @@ class Shell(LineParser):
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
         if ("not found" in text or "not recognized" in text) and (match := _NOT_FOUND.match(text)):
-            command = next(group for group in match.groups() if group)
+            script, row, row2, command, zscript, zrow, zcommand, windows = match.groups()
+            script, row, command = script or zscript, row or row2 or zrow, command or zcommand or windows
+            placed = script is not None and row is not None and _SCRIPT.match(script) is not None
             sink.emit(
                 Draft(
                     "shell",
@@ -56,6 +63,8 @@ class Shell(LineParser):
                     f"{command}: command not found",
                     number,
                     number,
+                    path=script if placed else None,
+                    line=int(row) if placed and row else None,
                     rule="command-not-found",
                 )
             )

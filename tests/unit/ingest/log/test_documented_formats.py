@@ -58,7 +58,7 @@ from logscan_helpers import findings
             "[ERROR] Failures: \n"
             "[ERROR]   AppTest.testAdd:12 expected: <4> but was: <3>\n"
             "[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0",
-            ("maven", "test_failure", None, None, None),
+            ("maven", "test_failure", "AppTest.java", 12, None),
         ),
         (
             "main.go:12:2: ineffectual assignment to err (ineffassign)\nexit status 1",

@@ -1,0 +1,122 @@
+"""Compiler-like diagnostics of any tool: ``file.ext:line[:column]: [error:] message``, with or without a column.
+
+Most compilers, interpreters and checkers that no parser knows by name still print the GNU shape
+(erlc, luac, xmllint, codespell, shellcheck ``-f gcc``, ruby ``-c``, nim, crystal ...). Tool parsers
+come first and claim the shapes they know; what reaches :class:`Diagnostics` is named for the tool
+that printed it (a ``tool: `` prefix, else the step's command) and given a kind from what that tool
+is: a checker's finding is ``lint``, an interpreter's error at run time a ``crash``, anything else
+(and any syntax error) a ``build_error``. Warnings, notes and traceback frames are not failures.
+
+gfortran puts the location on a line of its own and the ``Error:`` a few lines below it; that one
+block is read here too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.ingest.log.base import BlockParser
+from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
+from gauntlet.models import Kind
+
+__all__ = ["Diagnostics", "step_tool"]
+
+_PLACE = re.compile(
+    r"^(?:(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9})):"
+    r"(?P<row>\d+):(?:(?P<column>\d+):)?(?P<rest>.*)$"
+)
+_SEVERITY = re.compile(
+    r"^\s*(?:(?P<level>fatal error|error|Error|ERROR|fatal|E|F)|"
+    r"(?P<minor>(?i:warning|note|info|hint|remark|style|performance|portability)|W|C|R|I|N))\s*:\s*"
+)
+# Where a line names a place but reports nothing: traceback frames (``x.rb:2:in 'f'``, ``x.lua:2: in``),
+# source snippets, a file listing with a count.
+_NOT_A_FAILURE = re.compile(r"^\s*(?:in\b|\(|\d+\s*$|$)")
+#: glibc's ``prog: file.c:2: main: Assertion `x' failed.``: the abort that follows is the failure (a crash).
+_ASSERT = re.compile(r"^\S+: Assertion `.*' failed\.$")
+_LIBRARY = re.compile(r"^(?:/usr/|/opt/|/lib/|<)|/node_modules/|/site-packages/|/vendor/bundle/|/_temp/")
+#: Extensions whose tools have parsers of their own, which see these lines first (left to them).
+_OWNED = frozenset({"py", "pyi", "go", "rs", "java", "kt", "scala", "ts", "tsx", "cs", "fs", "vb"})
+#: Not source files: a log line naming them with a number is a listing, a URL or a timestamp.
+_NOT_SOURCE = frozenset({"com", "org", "net", "io", "html", "log", "txt", "o", "a", "so", "exe", "dll", "jar", "whl"})
+_SYNTAX = re.compile(r"(?i)syntax error|parse error|unexpected (?:token|symbol|end|character)|expected .* before")
+#: Checkers: what they report is ``lint``. Matched on the tool's name (``yamllint``, ``go-staticcheck``).
+_CHECKER = re.compile(r"lint|check|spell|cppcheck|staticcheck|vet|hadolint|actionlint|tidy$|xmllint")
+#: Interpreters: an error they report while running a script is a ``crash``.
+_INTERPRETERS = frozenset(
+    {"lua", "perl", "ruby", "tclsh", "tcl", "node", "php", "python", "bash", "sh", "awk", "Rscript"}
+)
+#: A step's first word that is a launcher, not the tool (``env X=1 tool``, ``npx tool``, ``sudo tool``).
+_LAUNCHERS = frozenset({"env", "npx", "sudo", "exec", "time", "bundle", "poetry", "uv", "pipx", "command", "run"})
+#: A trailing ``[SC2086]``: some checkers' codes say which checker printed the line, whatever the step ran.
+_CODE = re.compile(r" \[([A-Z]{2}\d{4})\]$")
+_CODE_TOOLS = {"SC": "shellcheck"}
+_FORTRAN_ERROR = re.compile(r"^(?:Fatal )?Error: (.*)$")
+
+
+def step_tool(command: str) -> str | None:
+    """The tool a step's command runs: ``luac5.4 -p x.lua`` → ``luac``, ``npx eslint .`` → ``eslint``."""
+    for word in command.split():
+        if "=" in word or word.startswith("-"):
+            continue
+        name = word.rsplit("/", 1)[-1]
+        if name in _LAUNCHERS or name in ("exec", "run"):
+            continue
+        # Drop a version the binary's name carries (lua5.4, python3.12, gcc-12).
+        return re.sub(r"[-.]?\d+(?:\.\d+)*$", "", name).removeprefix("go-") or name
+    return None
+
+
+def _kind(tool: str | None, message: str) -> Kind:
+    if tool and _CHECKER.search(tool):
+        return "lint"
+    if _SYNTAX.search(message) or (tool or "").endswith("c"):
+        return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc)
+    return "crash" if tool in _INTERPRETERS else "build_error"
+
+
+class Diagnostics(BlockParser):
+    """``path:row[:column]: [severity:] message`` from any tool; the open block is gfortran's location line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._repeats = Repeats()
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        pending = self._draft
+        if pending is not None:
+            if error := _FORTRAN_ERROR.match(text):
+                pending.message, pending.end = error.group(1), number
+                self.close(sink)
+                return True
+            if number - pending.start > 6:
+                self._draft = None  # a location without an error under it: a warning's
+            else:
+                return True
+        if ":" not in text or (match := _PLACE.match(text)) is None:
+            return False
+        path, extension, rest = match.group("path"), match.group("ext"), match.group("rest")
+        if extension in _OWNED or extension.lower() in _NOT_SOURCE or _LIBRARY.search(path):
+            return False
+        if not rest.strip():
+            if extension.startswith("f"):  # gfortran: the message follows the snippet
+                self._draft = diagnostic("gfortran", "build_error", "", number, path, match["row"], match["column"])
+                return True
+            return False
+        severity = _SEVERITY.match(rest)
+        message = rest[severity.end() :] if severity else rest.strip()
+        if _NOT_A_FAILURE.match(message) or _ASSERT.match(message):
+            return False
+        tool = match.group("tool")
+        tool = re.sub(r"[-.]?\d+(?:\.\d+)*$", "", tool) if tool else step_tool(sink.step)
+        if code := _CODE.search(message):
+            tool = _CODE_TOOLS.get(code.group(1)[:2], tool)
+        kind = _kind(tool, message)
+        minor = severity is not None and severity.group("minor") is not None
+        if minor and kind != "lint":
+            return False  # a compiler's warning or note; a checker fails the step on any of its findings
+        draft = diagnostic(tool, kind, message.strip(), number, path, match["row"], match["column"], warning=minor)
+        sink.emit(self._repeats.keyed(draft))
+        return True

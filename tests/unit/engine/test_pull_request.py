@@ -1,0 +1,54 @@
+"""The PR steps through ``decide``: a closed PR's record is compacted there, once, and nothing is posted."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+
+from gauntlet.config import Config
+from gauntlet.engine.decide import decide
+from gauntlet.engine.pull_request import ATTEMPTS_KEPT_WHEN_CLOSED
+from gauntlet.models import Finding, Observation, evolve
+from gauntlet.state.models import State
+from gauntlet.state.pr import PRRecord
+
+NOW = datetime(2026, 11, 2, tzinfo=UTC)
+
+
+def _run(state: State, sha: str, run_id: str = "1") -> State:
+    finding = Finding(fingerprint=f"f-{sha}", source="log", kind="infra", severity="major", message="runner lost")
+    obs = Observation(pr=7, head_sha=sha, run_id=run_id, findings=(finding,))
+    new, _ = decide(state, obs, Config(), NOW, np.random.default_rng(0))
+    return new
+
+
+def _closed() -> Observation:
+    return Observation(pr=7, head_sha="z" * 40, closed=True)
+
+
+def test_a_closed_pr_keeps_its_latest_iteration_and_last_attempts() -> None:
+    state = State(pr=PRRecord(number=7))
+    for sha in "abcde":
+        state = _run(evolve_events(state), sha * 40, run_id=str(ord(sha)))
+    assert len(state.pr.iterations) == 5 and len(state.pr.attempts) > ATTEMPTS_KEPT_WHEN_CLOSED
+    closed, plan = decide(evolve_events(state), _closed(), Config(), NOW, np.random.default_rng(0))
+    assert plan.effects == () and plan.decision is None
+    assert closed.pr is not None and closed.pr.closed
+    assert [it.head_sha for it in closed.pr.iterations] == ["e" * 40]
+    assert closed.pr.attempts == state.pr.attempts[-ATTEMPTS_KEPT_WHEN_CLOSED:]
+    assert closed.pr.iteration_count == state.pr.iteration_count
+    assert [e.kind for e in closed.events] == ["pr_closed"]
+    # A redelivered close changes nothing.
+    again, _ = decide(evolve_events(closed), _closed(), Config(), NOW, np.random.default_rng(0))
+    assert again == evolve_events(closed)
+
+
+def test_a_pr_gauntlet_never_recorded_is_left_alone() -> None:
+    state = State(pr=PRRecord(number=7))
+    assert decide(state, _closed(), Config(), NOW, np.random.default_rng(0))[0] == state
+
+
+def evolve_events(state: State) -> State:
+    """The state as the next run loads it: the audit events already written."""
+    return evolve(state, events=[])

@@ -1,0 +1,109 @@
+"""The real-tool corpus (tests/fixtures/corpus) meets its targets: the figures bench/corpus.py prints.
+
+Each log there is a real tool's output on a project broken in a known way; its labels say what was broken
+(never what Gauntlet found). The whole corpus is ingested once, in-process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from gauntlet.ingest.log.prefilter import may_start
+
+ROOT = Path(__file__).parents[4]
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "bench" / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+BENCH = _bench()
+
+#: The prefilter hands parsers the context lines before a failed step's exit only when they look like a
+#: failure; the shapes of most compilers and checkers no parser knew (``shop.erl:5:21: ...``, ``... at x.pl
+#: line 4.``) are not among them yet. Until the prefilter's context hints include them (see docs/ci-logs.md,
+#: "Real-tool corpus"), recall and precision stay below the targets and the target test is an expected failure.
+CONTEXT_HINTS = may_start("shop.erl:5:21: variable 'Missing' is unbound") and may_start("boom at run.pl line 4.")
+#: What is reached without those hints: a regression floor, not the target.
+FLOOR = {"recall": 0.78, "precision": 0.82}
+
+
+@pytest.fixture(scope="module")
+def results() -> list[object]:
+    return BENCH.run()  # type: ignore[no-any-return]
+
+
+def test_the_corpus_is_large_and_varied(results: list[object]) -> None:
+    total = BENCH.totals(results)
+    assert total.cases >= 150
+    assert total.tools >= 40
+    assert sum(1 for r in results if r.lines > 50_000) >= 2  # type: ignore[attr-defined]
+    assert total.passing_logs >= 10
+
+
+def test_every_case_has_a_generator_and_labels() -> None:
+    corpus = ROOT / "tests" / "fixtures" / "corpus"
+    for folder in sorted(p for p in corpus.iterdir() if p.is_dir()):
+        script = (folder / "generate.sh").read_text()
+        assert script.splitlines()[1].startswith("#"), folder  # the tools and what is broken, under the shebang
+        assert (folder / "versions.txt").read_text().strip(), folder
+        for case in (p for p in folder.iterdir() if p.is_dir()):
+            assert f"begin {case.name}\n" in script, case
+            for line in (case / "labels.jsonl").read_text().splitlines():
+                assert set(json.loads(line)) == {"tool", "kind", "path", "line", "test_id"}, case
+
+
+def test_recall_and_precision_stay_above_the_floor(results: list[object]) -> None:
+    total = BENCH.totals(results)
+    assert total.recall >= FLOOR["recall"], BENCH.report(results, verbose=False)
+    assert total.precision >= FLOOR["precision"], BENCH.report(results, verbose=False)
+
+
+@pytest.mark.xfail(not CONTEXT_HINTS, reason="needs the prefilter's context hints for diagnostics", strict=True)
+def test_recall_and_precision_reach_the_targets(results: list[object]) -> None:
+    total = BENCH.totals(results)
+    assert total.recall >= BENCH.TARGETS["recall"], BENCH.report(results, verbose=False)
+    assert total.precision >= BENCH.TARGETS["precision"], BENCH.report(results, verbose=False)
+
+
+def test_no_duplicates_and_nothing_on_passing_logs(results: list[object]) -> None:
+    total = BENCH.totals(results)
+    assert total.duplicates == 0, BENCH.report(results, verbose=False)
+    assert total.passing_findings == 0, BENCH.report(results, verbose=False)
+
+
+def test_a_finding_elsewhere_is_no_match() -> None:
+    """The scoring can fail: a finding one line off, or in another file of the same name, matches nothing."""
+    from gauntlet.models import Finding
+
+    label = BENCH.Label("gcc", "build_error", "src/calc.c", 4, None)
+
+    def finding(path: str, line: int) -> Finding:
+        return Finding(
+            fingerprint="0" * 16,
+            source="log",
+            tool="gcc",
+            kind="build_error",
+            severity="critical",
+            path=path,
+            line=line,
+            message="m",
+        )
+
+    assert BENCH.strict(label, finding("src/calc.c", 4))
+    assert BENCH.strict(label, finding("calc.c", 4))  # all the log names of it
+    assert not BENCH.strict(label, finding("src/calc.c", 5))
+    assert not BENCH.strict(label, finding("lib/calc.c", 4))
+    assert not BENCH.strict(label, finding("c.c", 4))
+    assert BENCH.duplicates([label], [finding("src/calc.c", 4), finding("src/calc.c", 4)]) == 1

@@ -194,7 +194,8 @@ def trim(description: dict[str, Any]) -> dict[str, Any]:
         components.setdefault(kind, {})[name] = node
         _refs(node, pending)
     for (schema, prop), fix in CORRECTIONS.items():
-        components["schemas"][schema]["properties"][prop].update(fix)
+        if schema in components.get("schemas", {}):  # only where a served operation reaches it
+            components["schemas"][schema]["properties"][prop].update(fix)
     # Sorted, so that the same inputs give the same bytes (the pending set has no order).
     components = {kind: dict(sorted(named.items())) for kind, named in sorted(components.items())}
     return {

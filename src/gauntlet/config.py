@@ -152,6 +152,9 @@ class ReviewsConfig(_Section):
     ``severity`` overrides the severity table, label by label (``none``: conversation).
     """
 
+    # "from" is a Python keyword: the field is from_, read and written as "from" (a dump loads back).
+    model_config = ConfigDict(extra="forbid", frozen=True, serialize_by_alias=True)
+
     from_: list[Literal["maintainers"] | ReviewBots] = Field(["maintainers"], alias="from")
     severity: dict[ReviewLabel, ReviewSeverity] = {}
 

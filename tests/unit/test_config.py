@@ -113,6 +113,7 @@ def test_reviews_say_whose_comments_count_and_the_severity_of_labels() -> None:
     config = parse_config('reviews:\n  from: [maintainers, bots: ["CodeRabbitAI[bot]"]]\n  severity: {nit: none}\n')
     assert (config.reviews.maintainers, config.reviews.bots) == (True, frozenset({"coderabbitai[bot]"}))
     assert config.reviews.severity == {"nit": "none"}
+    assert Config.model_validate(config.model_dump(mode="json")) == config, "a dump loads back"
     assert parse_config("").reviews.maintainers and not parse_config("").reviews.bots
     assert not parse_config("reviews:\n  from: [bots: []]\n").reviews.maintainers
     with pytest.raises(ConfigError, match=r"gauntlet\.yml:3: reviews\.severity\.nope"):

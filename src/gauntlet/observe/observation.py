@@ -105,11 +105,17 @@ def observe(
         )
     # Classification depends on where the run is (a critical on the default branch is P0).
     where = Observation.from_event(event, run, github=github)
-    reviews_read = remote is not None and settings.review_comments and where.pr is not None
-    if remote is not None and reviews_read and where.pr is not None:
+    threads = None
+    if remote is not None and settings.review_comments and where.pr is not None:
         threads = read_reviews(remote, where.pr, pr_author=event.pr_author, config=config.reviews)
+    if threads is not None:
         found = found.model_copy(update={"findings": (*found.findings, *threads)})
     seen = as_run_sees_them(found, config, on_default_branch=where.on_default_branch)
     return Observation.from_event(
-        event, run, findings=seen.findings, github=github, input_problems=seen.problems, reviews_read=reviews_read
+        event,
+        run,
+        findings=seen.findings,
+        github=github,
+        input_problems=seen.problems,
+        reviews_read=threads is not None,
     )

@@ -11,7 +11,16 @@ from typing import Any
 
 from gauntlet.sandbox.anchors import Anchor, anchor, diff_positions
 from gauntlet.sandbox.app import Context
-from gauntlet.sandbox.http import Response, Router, found, not_found, paginate, required_text, validation_failed
+from gauntlet.sandbox.http import (
+    ApiError,
+    Response,
+    Router,
+    found,
+    not_found,
+    paginate,
+    required_text,
+    validation_failed,
+)
 from gauntlet.sandbox.routes.issues import own_or_write
 from gauntlet.sandbox.routes.pulls import get_pull, refresh
 from gauntlet.sandbox.store import Issue, Repo, Review, ReviewComment, now_iso
@@ -95,7 +104,10 @@ def create_review(ctx: Context) -> Response:
 def dismiss_review(ctx: Context) -> Response:
     """Dismiss an approval or a change request (write permission); 422 for any other state."""
     repo = ctx.repo("write")
-    required_text(ctx.body(), "message", "PullRequestReview")
+    message = ctx.body().get("message")
+    if not isinstance(message, str) or not message.strip():
+        # This operation's 422 is a "validation-error-simple": its errors are strings.
+        raise ApiError(422, "Validation Failed", errors=["message wasn't supplied."])
     with ctx.store.lock:
         number = get_pull(ctx, repo).number
         review = ctx.numbered(repo.reviews, "review_id")

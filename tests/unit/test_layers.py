@@ -32,6 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "observe": {"classify", "config", "engine", "errors", "github", "ingest", "models", "settings", "vocabulary"},
     "pipeline": {"config", "effects", "engine", "errors", "models", "observe", "report", "state", "vocabulary"},
     "status": {"errors", "state", "vocabulary"},
+    "dashboard": {"effects", "errors", "state", "vocabulary"},
     "sandbox": {"errors"},
     "action": {
         "config",
@@ -47,10 +48,11 @@ ALLOWED: dict[str, set[str]] = {
         "state",
         "vocabulary",
     },
-    "demo": {"action", "errors", "github", "models", "pipeline", "sandbox", "state", "vocabulary"},
+    "demo": {"action", "dashboard", "errors", "github", "models", "pipeline", "sandbox", "state", "vocabulary"},
     "cli": {
         "action",
         "config",
+        "dashboard",
         "demo",
         "effects",
         "engine",

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ValidationError
 
 from gauntlet.errors import InputError
 from gauntlet.state.branch import BranchRecord
-from gauntlet.state.models import SHARED_FILES
 from gauntlet.state.pr import PRRecord
+from gauntlet.vocabulary import SHARED_FILES
 
 __all__ = ["MAX_FILE_BYTES", "StateSource", "export_ref"]
 

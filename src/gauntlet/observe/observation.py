@@ -20,10 +20,11 @@ from pathlib import Path
 
 from gauntlet.config import Config
 from gauntlet.errors import InputError
-from gauntlet.models import Observation, Permission, RunIdentity
+from gauntlet.models import Observation, Permission, RunIdentity, evolve
 from gauntlet.observe.files import as_run_sees_them, expand, read_findings
 from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
+from gauntlet.observe.owners import owners_of
 from gauntlet.observe.payload import Delivery, event_facts
 from gauntlet.observe.reviews import read_reviews
 from gauntlet.observe.routing import Route
@@ -40,6 +41,9 @@ class Downloads:
 
     logs: Sequence[Path] = ()
     findings: Sequence[Path] = ()
+    #: The names of the CI jobs whose logs were downloaded because they failed (on ``workflow_run`` the job
+    #: Gauntlet runs in is its own: these are the ones reports name).
+    failed_jobs: Sequence[str] = ()
 
 
 def observe(
@@ -111,7 +115,7 @@ def observe(
     if threads is not None:
         found = found.model_copy(update={"findings": (*found.findings, *threads)})
     seen = as_run_sees_them(found, config, on_default_branch=where.on_default_branch)
-    return Observation.from_event(
+    observation = Observation.from_event(
         event,
         run,
         findings=seen.findings,
@@ -119,3 +123,5 @@ def observe(
         input_problems=seen.problems,
         reviews_read=threads is not None,
     )
+    owners = owners_of(settings.workspace, observation.findings, observation.changed_files)
+    return evolve(observation, failed_jobs=tuple(downloads.failed_jobs), owners=owners)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from gauntlet.models import Finding, Kind, Severity, Source
@@ -20,6 +21,13 @@ __all__ = [
 
 #: Older iterations are dropped from the file (the iteration counter keeps counting).
 MAX_ITERATIONS_KEPT = 20
+#: Repository-relative source paths a failure's excerpt names (its stack frames), at most.
+MAX_FRAMES = 10
+#: A relative source path in a stack frame (``File "src/app/core.py", line 77``, ``at src/app.ts:3:1``); a path
+#: preceded by ``/`` or a path character is part of an absolute one (the interpreter's own files) and not taken.
+_FRAME = re.compile(
+    r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|ex|exs))\b"
+)
 
 
 class FindingRecord(Record):
@@ -35,6 +43,8 @@ class FindingRecord(Record):
     test_id: str | None = None
     rule: str | None = None
     message: str
+    #: The source files its excerpt names (stack frames), for learning what a fix touched.
+    frames: list[str] = []
     #: A review finding read from the PR itself: its thread on GitHub (the sticky comment links it).
     url: str | None = None
 
@@ -45,8 +55,10 @@ class FindingRecord(Record):
 
     @classmethod
     def of(cls, finding: Finding) -> FindingRecord:
-        """Keep the reportable fields of ``finding``."""
-        return cls.model_validate({**finding.model_dump(include=set(cls.model_fields)), "url": finding.url})
+        """Keep the reportable fields of ``finding``, the source files its excerpt names, and its thread."""
+        frames = list(dict.fromkeys(_FRAME.findall(finding.excerpt)))[:MAX_FRAMES]
+        kept = finding.model_dump(include=set(cls.model_fields) - {"frames", "url"})
+        return cls.model_validate({**kept, "frames": frames, "url": finding.url})
 
 
 class IterationRecord(Record):

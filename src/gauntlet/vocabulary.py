@@ -26,6 +26,8 @@ __all__ = [
     "HealthStatus",
     "HealthVerdict",
     "MarkerKind",
+    "ProvenanceReport",
+    "ProvenanceWord",
     "RecoveryAction",
     "RecoveryVerdict",
     "RevertReason",
@@ -44,6 +46,9 @@ GauntletAction = Literal["fix_criticals", "checkpoint_majors", "checkpoint_minor
 RecoveryAction = Literal["rollback", "retry", "skip", "escalate", "continue"]
 FailureType = Literal["broken_build", "verification_failed", "circular_fix", "infra", "unknown"]
 HealthStatus = Literal["continue", "warn", "reflect", "block"]
+#: Whose failure a failing finding is (DESIGN §3): caused by the change, already on the default branch, flaky,
+#: or nobody can tell yet.
+ProvenanceWord = Literal["new", "preexisting", "flaky", "unknown"]
 
 
 class RevertReason(StrEnum):
@@ -92,9 +97,16 @@ class HealthVerdict(_Verdict):
     reasons: tuple[str, ...] = ()
 
 
+class ProvenanceReport(_Verdict):
+    """``run --json`` ``provenance`` (DESIGN §8): counts per provenance word, and each failing fingerprint's word."""
+
+    counts: dict[str, int] = {}
+    fingerprints: dict[str, str] = {}
+
+
 # --- markers (DESIGN §5) ---------------------------------------------------------------------------------------
 
-MarkerKind = Literal["pr-comment", "risk", "needs-human", "revert", "proposal"]
+MarkerKind = Literal["pr-comment", "risk", "needs-human", "revert", "proposal", "flaky"]
 #: Any marker Gauntlet writes; it counts only on items Gauntlet's own identity authored.
 MARKER_PATTERN = re.compile(r"<!-- gauntlet:key=[^\s>]+ -->")
 
@@ -151,6 +163,7 @@ LABELS: dict[str, tuple[str, str]] = {
     BOT_LABEL: ("5319e7", "Filed by Gauntlet"),
     "accepted-risk": ("fbca04", "A finding accepted as a risk with /gauntlet accept-risk"),
     "needs-human": ("d93f0b", "Gauntlet cannot resolve this on its own"),
+    "flaky": ("c5def5", "A test that fails and passes without a change (docs/recovery.md)"),
     "severity:critical": ("b60205", "Gauntlet severity: critical"),
     "severity:major": ("d93f0b", "Gauntlet severity: major"),
     "severity:minor": ("fbca04", "Gauntlet severity: minor"),

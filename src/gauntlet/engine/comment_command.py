@@ -138,7 +138,9 @@ def _replan(state: State, ctx: CommandContext) -> Plan | None:
     )
     if latest_obs.id != ":".join(latest):  # the id's format changed: it would not name the stored observation
         return None
-    _, plan = plan_iteration(state, latest_obs, ctx.config, ctx.now, ctx.rng, fresh=False)
+    # A comment run holds the default branch's record as ``branch``: the PR step reads it as its base.
+    base = state.base if state.base is not None else state.branch
+    _, plan = plan_iteration(evolve(state, base=base), latest_obs, ctx.config, ctx.now, ctx.rng, fresh=False)
     # Only the report: a command must not set off the recovery actions the plan names again.
     effects = tuple(
         evolve(effect, conclusion=accepted_conclusion(pr, effect.conclusion, ctx.config))

@@ -19,7 +19,7 @@ from gauntlet.effects.models import (
     WriteSummary,
 )
 from gauntlet.effects.views import IssueView, RunView
-from gauntlet.engine import circular, health, learning, recovery
+from gauntlet.engine import circular, health, learning, outcomes, provenance, recovery
 from gauntlet.engine.loop import decide_iteration, fails_check, merge_observation
 from gauntlet.models import Observation, Severity, evolve
 from gauntlet.state.base import keep_last
@@ -71,8 +71,12 @@ def fold_observation(state: State, obs: Observation, now: datetime) -> tuple[Sta
     pr = state.pr
     if any(obs.id in iteration.observations for iteration in pr.iterations):
         return state, False
-    merged = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now, reviews_read=obs.reviews_read)
-    return evolve(state, pr=merged), True
+    pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now, reviews_read=obs.reviews_read)
+    # The PR's own outcome history: a test that fails and passes on one of its commits is flaky here.
+    records = [FindingRecord.of(f) for f in obs.findings]
+    complete = recovery.failure_type(records) not in ("infra", "unknown")
+    pr = evolve(pr, outcomes=outcomes.record(pr.outcomes, outcomes.of_run(obs, records, complete), now))
+    return evolve(state, pr=pr), True
 
 
 def plan_iteration(
@@ -92,7 +96,11 @@ def plan_iteration(
     seen = not fresh
     current = pr.current
     assert current is not None
+    judged = provenance.judge_pr(state.base, pr, obs, current.findings, config)
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
+    # The check follows provenance: only block_on provenances (new, unknown) count toward fail_on.
+    waived = {risk.fingerprint for risk in pr.accepted_risks} | provenance.unblocked(judged, config.gauntlet.block_on)
+    checked = decide_iteration(current, waived)
     earlier = [a for a in pr.attempts if a.observation != obs.id]
     loop = circular.detect(
         [(it.head_sha, _failing(it.findings)) for it in pr.iterations],
@@ -120,12 +128,14 @@ def plan_iteration(
         attempts=tuple(pr.attempts[-3:]),
         learnings=lessons.hints,
         rules=lessons.rules,
+        blamed=provenance.blamed(judged, current.findings, config.gauntlet.block_on),
     )
-    failing = fails_check(decision, config.gauntlet.fail_on) or status.status == "block"
+    failing = fails_check(checked, config.gauntlet.fail_on) or status.status == "block"
     plan = Plan(
         decision=decision,
         recovery=verdict,
         health=status,
+        provenance=provenance.report_of(judged),
         effects=(
             UpsertComment(pr=obs.pr, view=view),
             SetCheck(
@@ -138,6 +148,7 @@ def plan_iteration(
             WriteSummary(view=view),
             *((blocked,) if blocked and not config.paused else ()),
             *_recovery_effects(obs, verdict, earlier, pr),
+            *_flake_check(obs, judged, current.findings, config, verdict),
         ),
     )
     return evolve(state, pr=pr, events=events), plan
@@ -182,6 +193,27 @@ def _record_attempt(
         number=verdict.attempt,
     )
     return evolve(pr, attempts=keep_last([*pr.attempts, attempt], MAX_ATTEMPTS_KEPT))
+
+
+def _flake_check(
+    obs: Observation,
+    judged: list[provenance.Judged],
+    findings: list[FindingRecord],
+    config: Config,
+    verdict: RecoveryVerdict,
+) -> tuple[Effect, ...]:
+    """Rerun the failed jobs once when a test failure is ``new``: a flake passes the rerun and turns ``flaky``.
+
+    Only a run's first attempt asks, so a real regression costs one rerun of the failed jobs, never more.
+    """
+    if not config.provenance.pr_rerun or config.paused or obs.run_attempt != "1" or verdict.failure_type == "infra":
+        return ()
+    if not (obs.run_id.isdigit() and obs.run_id != "0"):
+        return ()
+    tests = {f.fingerprint for f in findings if f.kind == "test_failure"}
+    if not any(j.provenance in ("new", "unknown") and j.fingerprint in tests for j in judged):
+        return ()
+    return (RerunFailedJobs(run_id=int(obs.run_id), attempt=1),)
 
 
 def _failing(findings: list[FindingRecord]) -> frozenset[str]:

@@ -233,7 +233,7 @@ class CloseIssueHandler:
         return _result(effect, "updated", existing, "closed")
 
 
-_KIND_LABEL = {"risk": "accepted-risk", "needs-human": "needs-human"}
+_KIND_LABEL = {"risk": "accepted-risk", "needs-human": "needs-human", "flaky": "flaky"}
 
 
 def issue_labels(kind: str, severity: str | None, extra: Iterable[str] = ()) -> tuple[str, ...]:

@@ -1,0 +1,8 @@
+"""The hostile suite drives the action through the scenarios' ``ActionWorld`` (a plain module beside those tests)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scenarios"))

@@ -72,16 +72,15 @@ class Story:
         event = workflow_run_event(run, REPOSITORY)
         done = world.act("workflow_run", event, inputs={"download_logs": "true"}, run_id=9000 + number)
         self.narrator.gauntlet(done)
-        rerun = world.repo(MAINTAINER).get_workflow_run(run_id)
-        if rerun.run_attempt == run.run_attempt:
+        if world.repo(MAINTAINER).get_workflow_run(run_id).run_attempt == run.run_attempt:
             return done
         # A single red run never confirms a breakage (DESIGN §3): Gauntlet asked GitHub to rerun the failed jobs.
         # The break is real, so the rerun fails the same way, and that second observation confirms it.
         failed = {
             job: (conclusion, (DATA / log).read_text(encoding="utf-8")) for job, (log, conclusion) in CI[push].items()
         }
-        rerun = world.sandbox.finish_jobs(REPOSITORY, run_id, failed)
-        self.narrator.say(f"Gauntlet asked for a rerun of the failed jobs; attempt {rerun.run_attempt} fails again")
+        attempt = world.sandbox.finish_jobs(REPOSITORY, run_id, failed).run_attempt
+        self.narrator.say(f"Gauntlet asked for a rerun of the failed jobs; attempt {attempt} fails again")
         event = workflow_run_event(world.repo(MAINTAINER).get_workflow_run(run_id), REPOSITORY)
         done = world.act("workflow_run", event, inputs={"download_logs": "true"}, run_id=9100 + number)
         self.narrator.gauntlet(done)

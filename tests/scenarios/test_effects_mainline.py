@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import numpy as np
-from effects_world import REPO, World, file_at, world_fixture  # noqa: F401  (a fixture)
 from mainline import findings_of
+from scenario import REPO, Scenario
 
 from gauntlet.config import Config
 from gauntlet.engine.decide import decide
@@ -24,7 +24,7 @@ CALC = "def add(a, b):\n    return a + b\n"
 BROKEN = "def add(a, b):\n    return a - b\n"
 
 
-def fact(world: World, sha: str, files: tuple[str, ...]) -> CommitFact:
+def fact(world: Scenario, sha: str, files: tuple[str, ...]) -> CommitFact:
     commit = world.repo.get_commit(sha)
     return CommitFact.of(
         sha=sha,
@@ -36,7 +36,9 @@ def fact(world: World, sha: str, files: tuple[str, ...]) -> CommitFact:
     )
 
 
-def run(world: World, head: str, history: tuple[CommitFact, ...], log: str | None, run_id: int, at: datetime) -> None:
+def run(
+    world: Scenario, head: str, history: tuple[CommitFact, ...], log: str | None, run_id: int, at: datetime
+) -> None:
     """One CI run on main through the real engine; its plan applied on the sandbox, its results recorded."""
     observation = Observation(
         repository=REPO,
@@ -58,7 +60,7 @@ def run(world: World, head: str, history: tuple[CommitFact, ...], log: str | Non
     world.apply(*plan.effects)
 
 
-def test_a_confirmed_break_is_reverted_once_end_to_end(world: World) -> None:
+def test_a_confirmed_break_is_reverted_once_end_to_end(world: Scenario) -> None:
     good = world.sandbox.commit(REPO, {"src/app/calc.py": CALC}, "Add add()")
     bad = world.sandbox.commit(REPO, {"src/app/calc.py": BROKEN}, "Make add() faster", author="bob")
     history = (fact(world, bad, ("src/app/calc.py",)), fact(world, good, ("src/app/calc.py",)))
@@ -72,7 +74,7 @@ def test_a_confirmed_break_is_reverted_once_end_to_end(world: World) -> None:
     assert pr.head.ref == f"gauntlet/revert-{bad[:12]}"
     assert f"This reverts commit {bad}." in pr.body
     assert [f.filename for f in pr.get_files()] == ["src/app/calc.py"]
-    assert file_at(world, "src/app/calc.py", pr.head.sha) == CALC
+    assert world.file_at("src/app/calc.py", pr.head.sha) == CALC
     assert world.index(f"revert:{bad[:12]}") == pr.number
 
     # More red runs on the same head: the open revert PR is seen and kept, never doubled, even by a run

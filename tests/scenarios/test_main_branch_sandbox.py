@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
-from effects_world import REPO, World, world_fixture  # noqa: F401  (a fixture)
 from mainline import SCENARIOS, findings_of
+from scenario import REPO, Scenario
 
 from gauntlet.config import Config
 from gauntlet.effects.models import Plan
@@ -33,7 +33,7 @@ MARKER = "<!-- gauntlet:key="
 class Replay:
     """One scenario file pushed to the sandbox and replayed run by run."""
 
-    def __init__(self, world: World, name: str) -> None:
+    def __init__(self, world: Scenario, name: str) -> None:
         self.world = world
         self.data: dict[str, Any] = yaml.safe_load((SCENARIOS / f"{name}.yaml").read_text(encoding="utf-8"))
         self.config = Config.model_validate(self.data.get("config", {}))
@@ -109,7 +109,7 @@ class Replay:
         return list(self.world.repo.get_pulls(state="all"))
 
 
-def test_a_single_culprit_gets_a_revert_pr_once(world: World) -> None:
+def test_a_single_culprit_gets_a_revert_pr_once(world: Scenario) -> None:
     replay = Replay(world, "single-culprit")
     replay.replay()
     [pr] = replay.pulls()
@@ -131,7 +131,7 @@ def test_a_single_culprit_gets_a_revert_pr_once(world: World) -> None:
         ("auto-revert-off", "auto_revert is off"),
     ],
 )
-def test_a_refused_revert_files_one_needs_human_issue(world: World, name: str, reason: str) -> None:
+def test_a_refused_revert_files_one_needs_human_issue(world: Scenario, name: str, reason: str) -> None:
     replay = Replay(world, name)
     plans = replay.replay()
     [issue] = replay.issues()
@@ -143,7 +143,7 @@ def test_a_refused_revert_files_one_needs_human_issue(world: World, name: str, r
     assert len(replay.issues()) == 1
 
 
-def test_a_revert_pr_a_person_closed_is_never_recreated(world: World) -> None:
+def test_a_revert_pr_a_person_closed_is_never_recreated(world: Scenario) -> None:
     replay = Replay(world, "human-closed-revert-pr")
     replay.replay()
     [pr] = replay.pulls()
@@ -153,7 +153,7 @@ def test_a_revert_pr_a_person_closed_is_never_recreated(world: World) -> None:
     assert "without merging" in issue.body
 
 
-def test_recovery_without_revert_closes_the_needs_human_issue(world: World) -> None:
+def test_recovery_without_revert_closes_the_needs_human_issue(world: Scenario) -> None:
     replay = Replay(world, "recovery-without-revert")
     replay.replay()
     [issue] = replay.issues()
@@ -161,7 +161,7 @@ def test_recovery_without_revert_closes_the_needs_human_issue(world: World) -> N
     assert replay.pulls() == []
 
 
-def test_runs_killed_by_faults_and_rerun_still_open_one_revert_pr(world: World) -> None:
+def test_runs_killed_by_faults_and_rerun_still_open_one_revert_pr(world: Scenario) -> None:
     replay = Replay(world, "single-culprit")
     replay.run(0)
     world.retries = 1

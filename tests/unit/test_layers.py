@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "config": {"errors", "models"},
     "state": {"errors", "models", "vocabulary"},
     "classify": {"config", "models"},
-    "ingest": {"classify", "errors", "models"},
+    "ingest": {"classify", "errors", "models", "vocabulary"},
     "effects": {"config", "errors", "models", "state", "vocabulary"},
     "report": {"effects", "models", "vocabulary"},
     "engine": {"classify", "config", "effects", "errors", "ingest", "models", "report", "state", "vocabulary"},

@@ -28,6 +28,7 @@ from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.structured import Fingerprints, excerpt, logger, one_line
 from gauntlet.ingest.values import as_text
 from gauntlet.models import Finding, Kind, Severity
+from gauntlet.vocabulary import MARKER_PATTERN
 
 __all__ = ["parse_comment", "read_comments", "stated_severity"]
 
@@ -70,7 +71,6 @@ _PLAIN = re.compile(rf"^(?P<word>{_SEVERITY_WORD})\s*:\s*(?P<rest>.*)$", re.I)
 _BRACKET = re.compile(rf"^\[(?P<word>{_SEVERITY_WORD})\]\s*:?\s*(?P<rest>.*)$", re.I)
 _BADGE = re.compile(r"!\[P(?P<level>[0-3])\b[^\]]*\]\([^)]*\)|^\[?P(?P<bare>[0-3])\]?\s*:")
 _EMPHASIS = re.compile(r"[*_`~]+|</?(?:sub|sup|b|strong|em|i|code)>", re.IGNORECASE)
-_GAUNTLET_MARKER = "<!-- gauntlet:key="
 _CWE = re.compile(r"\bCWE-(\d{1,5})\b", re.IGNORECASE)
 
 
@@ -145,7 +145,7 @@ def parse_comment(
     :param author: the commenter's login.
     :returns: the finding, or ``None`` for conversation.
     """
-    if _GAUNTLET_MARKER in body:
+    if MARKER_PATTERN.search(body):
         return None
     stated = stated_severity(body[:65_536])
     if stated is None:

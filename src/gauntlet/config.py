@@ -88,6 +88,11 @@ class SelfHealConfig(_Section):
     minor_p1: int = Field(1, ge=1)
     minor_p2: int = Field(5, ge=1)
     patch_p2: int = Field(3, ge=1)
+    #: Distinct occasions (PRs, or days on a branch) a key needs before any threshold counts: self-healing is
+    #: about defects that recur, and one failing PR (or one failure repeated) is not a recurrence.
+    min_occasions: int = Field(2, ge=1)
+    #: Observations of the component during a watch needed to call a proposal verified (else ``unverified``).
+    min_observations: int = Field(3, ge=1)
     max_patch_per_day: int = Field(10, ge=0)
     max_minor_per_day: int = Field(3, ge=0)
     cooldown_hours: float = Field(24, ge=0)
@@ -125,7 +130,8 @@ class CommandsConfig(_Section):
     accepted_conclusion: Literal["neutral", "success"] = "neutral"
     #: Let the author of a PR accept its risks or approve what concerns it (off: someone else must).
     allow_self_approval: bool = False
-    #: An accepted or escalated finding not seen on the default branch for this long gets its issue closed.
+    #: No longer read: an accepted-risk issue ends on evidence, never by time (docs/commands.md, Triage). Kept so
+    #: configurations that set it still load.
     triage_days: int = Field(14, ge=1, le=365)
 
 

@@ -40,12 +40,15 @@ __all__ = [
     "CommitFact",
     "EventFacts",
     "Finding",
+    "FixDiff",
     "GitHubFacts",
     "InputProblem",
     "Kind",
     "Observation",
     "Permission",
     "Priority",
+    "ProposalPRFact",
+    "ProposalPRState",
     "RevertPRFact",
     "RevertPRState",
     "RunIdentity",
@@ -227,6 +230,35 @@ class RevertPRFact(BaseModel):
     state: RevertPRState
 
 
+ProposalPRState = Literal["open", "merged", "closed"]
+
+
+class ProposalPRFact(BaseModel):
+    """What GitHub says about a self-healing proposal's PR (read at the edge for the scan)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    proposal_id: str
+    number: int
+    state: ProposalPRState
+    #: When it was merged: the watch starts there.
+    merged_at: datetime | None = None
+
+
+class FixDiff(BaseModel):
+    """The files changed between the last commit where failures were seen and the first where they were gone.
+
+    One compare call at the edge (``GET /repos/{owner}/{repo}/compare/{base}...{head}``), made only when the
+    observation may fix something; learning ranks these files by what the failure named.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    base_sha: str
+    head_sha: str
+    files: tuple[str, ...] = ()
+
+
 #: Collaborator permission levels, lowest first ("none": not a collaborator), as ``role_name`` reports them.
 Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
 
@@ -322,8 +354,15 @@ class Observation(BaseModel):
     run_attempt: str = "1"
     job: str = ""
     workflow: str = ""
+    #: The CI jobs that failed in the observed run, by name (read with their logs on ``workflow_run``, where
+    #: ``job`` is Gauntlet's own job): what reports name as the failing job.
+    failed_jobs: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
     changed_files: tuple[str, ...] = ()
+    #: Path -> its first code owner (``CODEOWNERS`` in the checkout), for the paths the findings and the change name.
+    owners: dict[str, str] = Field(default_factory=dict)
+    #: What changed since the last commit where a failure of this PR or job was seen (learning's "what fixed it").
+    fix_diff: FixDiff | None = None
     #: Default branch only: its first-parent history, newest first, from the tip back past last-good.
     commits: tuple[CommitFact, ...] = ()
     #: Default branch only: the state of the revert PRs Gauntlet opened earlier.

@@ -13,7 +13,7 @@ again with jitter until it succeeds or the deadline passes.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
@@ -23,10 +23,10 @@ from gauntlet.effects.base import Backend, EffectResult, apply
 from gauntlet.engine.decide import decide, scope_of
 from gauntlet.engine.results import record_results
 from gauntlet.errors import StateConflict
-from gauntlet.models import Observation
+from gauntlet.models import Observation, ProposalPRFact
 from gauntlet.observe.routing import Route
 from gauntlet.report import RunReport
-from gauntlet.state.models import Scope
+from gauntlet.state.models import Scope, State
 from gauntlet.state.store import StateStore
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "COMMIT_DEADLINE_SECONDS",
     "Clock",
+    "StateReads",
     "commit_with_retry",
     "run",
     "run_scan",
@@ -57,6 +58,20 @@ class Clock:
     throttle: bool = True
 
 
+@dataclass(frozen=True)
+class StateReads:
+    """What the edge reads once the state is loaded, because only the state says it is needed.
+
+    Called inside the commit retries, on the state each attempt loaded (``action/state_reads.py``).
+
+    :param fix_diff: adds the fix diff to an observation that may fix a failure the state knows.
+    :param proposal_prs: what GitHub says about the pending proposals' PRs (without it they stay pending).
+    """
+
+    fix_diff: Callable[[State, Observation], Observation] | None = None
+    proposal_prs: Callable[[State], Sequence[ProposalPRFact]] | None = None
+
+
 def serve(
     route: Route,
     observation: Observation,
@@ -66,11 +81,13 @@ def serve(
     clock: Clock,
     *,
     commit: bool,
+    reads: StateReads = StateReads(),
 ) -> RunReport:
     """Take a routed observation through the pipeline; return the run report.
 
     :param route: what the routing table made of the event (``gauntlet.observe.routing``).
     :param commit: write the new state (``False`` in a dry run).
+    :param reads: the edge's state-dependent reads (none on the command line).
     :raises InputError: the event lacks what its route needs.
     """
     if route == "scan":
@@ -84,6 +101,7 @@ def serve(
             commit=commit,
             sleep=clock.sleep,
             clock=clock.monotonic,
+            proposal_prs=reads.proposal_prs,
         )
         return RunReport.of(outcome.plan, results)
     return run(
@@ -95,6 +113,7 @@ def serve(
         commit=commit,
         sleep=clock.sleep,
         clock=clock.monotonic,
+        enrich=reads.fix_diff,
     )
 
 
@@ -111,15 +130,20 @@ def run(
     commit: bool = True,
     sleep: Callable[[float], None],
     clock: Callable[[], float],
+    enrich: Callable[[State, Observation], Observation] | None = None,
 ) -> RunReport:
-    """Decide, apply and commit for one observation; return the report."""
+    """Decide, apply and commit for one observation; return the report.
+
+    :param enrich: adds the facts only the loaded state says are needed (the edge's fix diff).
+    """
     seed = _seed(observation.id)
 
     def attempt() -> RunReport:
         import numpy as np
 
         snapshot = store.load(scope_of(observation))
-        state, plan = decide(snapshot.state, observation, config, now, np.random.default_rng(seed))
+        seen = enrich(snapshot.state, observation) if enrich is not None else observation
+        state, plan = decide(snapshot.state, seen, config, now, np.random.default_rng(seed))
         results = apply(plan.effects, backend)
         if commit:
             store.save(snapshot, record_results(state, results), _message(observation))
@@ -139,17 +163,21 @@ def run_scan(
     commit: bool = True,
     sleep: Callable[[float], None],
     clock: Callable[[], float],
+    proposal_prs: Callable[[State], Sequence[ProposalPRFact]] | None = None,
 ) -> tuple[ScanOutcome, list[EffectResult]]:
     """The scheduled scan (self-healing, verification, compaction): decide, apply and commit with retries.
 
     :param repository: ``owner/name``, for the bodies Gauntlet writes.
     :param base: the default branch, whose record the scan reads and which proposal PRs target.
+    :param proposal_prs: reads what GitHub says about the pending proposals' PRs in the loaded state
+        (the edge's; without it, pending proposals stay pending).
     """
     from gauntlet.engine.scan import scan
 
     def attempt() -> tuple[ScanOutcome, list[EffectResult]]:
         snapshot = store.load(Scope(branch=base))
-        outcome = scan(snapshot.state, config, now, repository=repository, base=base)
+        facts = proposal_prs(snapshot.state) if proposal_prs is not None else ()
+        outcome = scan(snapshot.state, config, now, repository=repository, base=base, proposal_prs=facts)
         results = apply(outcome.plan.effects, backend)
         if commit:
             store.save(snapshot, record_results(outcome.state, results), "gauntlet: scheduled scan")

@@ -107,6 +107,16 @@ def test_unrouted_events_are_reported_as_ignored(world: Scenario) -> None:
     assert [r for r in world.sandbox.requests() if not r["path"].startswith("/_sandbox")] == []
 
 
+def test_a_deleted_tag_or_branch_plans_nothing(world: Scenario) -> None:
+    for ref in ("refs/tags/v1.0", "refs/heads/topic"):
+        event = {"ref": ref, "before": "a" * 40, "after": "0" * 40, "deleted": True, "repository": {"full_name": REPO}}
+        outcome = world.run("push", event)
+        assert outcome.code == 0, outcome.error
+        assert "ignored event push" in outcome.stdout
+        assert json.loads(outcome.outputs["report"])["effects"] == []
+    assert [r for r in world.sandbox.requests() if not r["path"].startswith("/_sandbox")] == []
+
+
 def test_dry_run_with_a_state_dir_needs_no_github_at_all(world: Scenario) -> None:
     number, sha = world.open_pr("dry", {"calc.py": "def add(a, b):\n    return a + b\n"})
     world.sandbox.clear_requests()
@@ -116,7 +126,7 @@ def test_dry_run_with_a_state_dir_needs_no_github_at_all(world: Scenario) -> Non
         world.pull_request_event(number, sha, "opened"),
         files=failing_ci(1),
         inputs={"dry_run": "true", "state_dir": ".gauntlet"},
-        token="",
+        # The token a workflow always passes (`github_token` defaults to it): it must not be used.
         api_url="http://127.0.0.1:9",  # nothing listens there: any call would fail the run
     )
 
@@ -182,3 +192,45 @@ def test_fail_on_and_fail_step_decide_the_check_and_the_exit_code(world: Scenari
     assert (failing.code, lenient.code) == (1, 0), (failing.error, lenient.error)
     [check] = world.check_runs(sha)
     assert check.conclusion == "success", "the later run with fail_on: never updated the same check"
+
+
+def test_on_workflow_run_a_main_breakage_names_the_ci_job_that_failed(world: Scenario) -> None:
+    def ci(sha: str, conclusion: str, log: str) -> dict[str, object]:
+        run = world.sandbox.seed_run(
+            REPO,
+            jobs=[
+                JobSeed(name="lint", conclusion="success", log="ok\n"),
+                JobSeed(name="test", conclusion=conclusion, log=log),
+            ],
+            head_branch="main",
+            head_sha=sha,
+            event="push",
+        )
+        workflow_run = {
+            "id": run.id,
+            "head_sha": sha,
+            "head_branch": "main",
+            "pull_requests": [],
+            "run_attempt": 1,
+            "name": "CI",
+        }
+        return {
+            "action": "completed",
+            "workflow_run": workflow_run,
+            "repository": {"full_name": REPO, "default_branch": "main"},
+        }
+
+    inputs = {"download_logs": "true", "logs": "", "findings": ""}
+    good = world.sandbox.head(REPO) or ""
+    assert world.run("workflow_run", ci(good, "success", "1 passed\n"), inputs=inputs).code == 0
+    culprit = world.sandbox.commit(REPO, {"calc.py": "def add(a, b):\n    return a * b\n"}, "Multiply", author="bob")
+    broken = failing_ci(1)["pytest.log"]
+    runs = [world.run("workflow_run", ci(culprit, "failure", broken), inputs=inputs, run_id=300 + i) for i in range(2)]
+    assert [r.code for r in runs] == [0, 0], [r.error for r in runs]
+    repo = world.owner.get_repo(REPO)
+    bodies = [p.body for p in repo.get_pulls(state="all") if p.head.ref.startswith("gauntlet/revert-")]
+    bodies += [i.body for i in repo.get_issues(state="all", labels=["needs-human"])]
+    assert bodies, "the breakage was reported"
+    for body in bodies:
+        assert "`CI/test`" in body and "CI/gauntlet" not in body
+        assert "in run " in body and "log lines " in body

@@ -84,3 +84,22 @@ def test_a_marker_typed_by_someone_else_is_ignored(world: Scenario) -> None:
     assert len(comments) == 2
     assert comments[0].id == planted.id and comments[0].body.endswith("trust me"), "never edited"
     assert comments[1].user.login == BOT
+
+
+def test_a_personal_access_token_edits_its_own_sticky_comment(world: Scenario) -> None:
+    # A PAT writes as its user, not as github-actions[bot]: with the default bot_login, Gauntlet asks GitHub
+    # who the token is (the prefix says it is a user's token) and finds its own comment again.
+    pat = "ghp_maya"  # the sandbox's login is the token text
+    world.sandbox.set_permission(REPO, pat, "write")
+    number, sha = world.open_pr("pat", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    first = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=failing_ci(1), token=pat)
+    assert first.code == 0, first.error
+    sha2 = world.push(number, {"calc.py": "def add(a, b):\n    return a + b\n# 2\n"})
+    second = world.run(
+        "pull_request", world.pull_request_event(number, sha2), files=failing_ci(2), run_id=101, token=pat
+    )
+    assert second.code == 0, second.error
+    [comment] = world.comments(number)
+    assert comment.user.login == pat and "iteration 2" in comment.body
+    asked = [r for r in world.sandbox.requests() if r["method"] == "GET" and r["path"] == "/user"]
+    assert len(asked) == 2  # one call a run

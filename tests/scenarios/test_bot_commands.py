@@ -323,3 +323,61 @@ def test_faults_and_reruns_never_duplicate_what_a_command_did(bench: Bench) -> N
     assert bench.repo().get_workflow_run(bench.run_id).run_attempt == 2
     sticky = [c for c in bench.repo().get_issue(bench.pr).get_comments() if "gauntlet:key=pr-comment:1 -->" in c.body]
     assert len(sticky) == 1
+
+
+def test_retry_with_nothing_to_rerun_replies_and_exits_0(bench: Bench) -> None:
+    # CI passed; only the review findings failed the check: the run has no failed job to rerun.
+    passing = [JobSeed(name="test", conclusion="success", log="ok")]
+    run = bench.sandbox.seed_run(
+        REPO, jobs=passing, head_branch="feature", event="pull_request", pull_numbers=[bench.pr]
+    )
+    event = bench.workspace / "pr.json"
+    act({**bench.env, "GITHUB_RUN_ID": str(run.id), "GITHUB_EVENT_NAME": "pull_request",
+         "GITHUB_EVENT_PATH": str(event), "INPUT_FINDINGS": "review.json"})  # fmt: skip
+    comment = bench.say("wes", "/gauntlet retry")
+    printed = bench.deliver(comment)  # act() asserts exit 0: GitHub's 403 for the rerun no longer fails the run
+    [reply] = bench.replies(comment.id)
+    assert f"rerun the failed jobs of run {run.id}" in reply
+    assert "rerun_failed_jobs skipped" in printed
+    reruns = [r for r in bench.sandbox.requests() if r["path"].endswith(f"/runs/{run.id}/rerun-failed-jobs")]
+    assert reruns == []
+
+
+def test_a_comment_deleted_before_its_run_is_skipped_with_a_notice(bench: Bench) -> None:
+    comment = bench.say("wes", "/gauntlet accept-risk all fine")
+    event = bench.event(comment)
+    before = bench.state_head()
+    comment.delete()
+    printed = act(event)  # act() asserts exit 0
+    assert f"::notice title=Gauntlet::skipped: comment {comment.id} was deleted" in printed
+    assert bench.state_head() == before and bench.risk_issues() == []
+    writes = [r for r in bench.sandbox.requests() if r["method"] == "POST" and "/_sandbox" not in r["path"]]
+    assert not [r for r in writes if f"/comments/{comment.id}/" in r["path"]]
+
+
+def test_an_accepted_review_risk_closes_when_its_code_changes_on_main_never_by_time(bench: Bench) -> None:
+    # The sandbox dates its commits by the wall clock: these runs are timed by it too.
+    def act_now(env: dict[str, str]) -> None:
+        clock = Clock(now=datetime.now(UTC), sleep=lambda seconds: None, monotonic=time.monotonic, throttle=False)
+        assert run_action(env, clock, io.StringIO()) == 0
+
+    comment = bench.say("max", "/gauntlet accept-risk minors the style pass comes later")
+    act_now(bench.event(comment))
+    [issue] = bench.risk_issues()
+    assert "when the code at `src/app.py` changes on the default branch" in issue.body
+
+    def main_run(files: dict[str, str], message: str, run_id: int) -> None:
+        sha = bench.sandbox.commit(REPO, files, message)
+        push = bench.workspace / f"push-{run_id}.json"
+        push.write_text(json.dumps({"ref": "refs/heads/main", "after": sha, "before": "0" * 40,
+                                    "repository": {"full_name": REPO, "default_branch": "main"}}))  # fmt: skip
+        act_now({**bench.env, "GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(push), "GITHUB_SHA": sha,
+                 "GITHUB_REF": "refs/heads/main", "GITHUB_RUN_ID": str(run_id)})  # fmt: skip
+
+    main_run({"README.md": "# app, documented\n"}, "Document the app", 7001)
+    assert bench.repo().get_issue(issue.number).state == "open", "the finding's code did not change"
+    main_run({"src/app.py": "x = 3\n"}, "Rework x", 7002)
+    closed = bench.repo().get_issue(issue.number)
+    assert closed.state == "closed"
+    [note] = [c.body for c in closed.get_comments() if c.user.login == BOT]
+    assert "the code at `src/app.py` changed on `main`" in note

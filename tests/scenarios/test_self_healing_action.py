@@ -25,6 +25,12 @@ def test_a_reviewers_rule_is_learned_shown_and_proposed_by_the_scheduled_run(wor
     learned = json.loads(world.state_file("v1/learnings.json") or b"{}")
     assert [r["text"] for r in learned["rules"]] == [RULE]
 
+    lonely = world.run("schedule", SCHEDULE, run_id=199)
+    assert lonely.code == 0 and lonely.report["proposals"] == []  # one PR is not a recurrence
+    second, sha = world.open_pr("divide-again", {"calc.py": "def divide(a, b):\n    return a // b\n"})
+    ran = world.run("pull_request", world.pull_request_event(second, sha, "opened"), files={"review.json": review})
+    assert ran.code == 0, ran.error
+
     scan = world.run("schedule", SCHEDULE, run_id=200)
     assert scan.code == 0, scan.error
     assert scan.report["proposals"] == ["SH-1"]
@@ -32,7 +38,7 @@ def test_a_reviewers_rule_is_learned_shown_and_proposed_by_the_scheduled_run(wor
     [proposal] = book.proposals
     assert (proposal.level, proposal.status, proposal.defect_type, proposal.rules) == (
         "MINOR",
-        "open",
+        "pending",
         "review",
         [RULE],
     )

@@ -44,23 +44,24 @@ def _safe(name: str) -> str:
     return _UNSAFE.sub("-", name).strip("-.")[:80] or "job"
 
 
-def download_failed_logs(client: GitHubClient, repository: str, run_id: int, folder: Path) -> list[Path]:
+def download_failed_logs(client: GitHubClient, repository: str, run_id: int, folder: Path) -> list[tuple[str, Path]]:
     """Download the logs of the failed jobs of run ``run_id`` (latest attempt) into ``folder``.
 
-    :returns: the files written, one per failed job (at most :data:`MAX_JOBS`).
+    :returns: each failed job's name and the file its log was written to (at most :data:`MAX_JOBS`).
     :raises GitHubUnavailable: GitHub kept failing.
     """
     api = f"/repos/{repository}/actions"
     listing = client.request("GET", f"{api}/runs/{run_id}/jobs", params={"per_page": 100, "filter": "latest"})
     failed = [job for job in listing.get("jobs", []) if job.get("conclusion") in _FAILED][:MAX_JOBS]
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
+    written: list[tuple[str, Path]] = []
     for job in failed:
         location = client.location(f"{api}/jobs/{int(job['id'])}/logs")
         data, _ = client.download(location, MAX_LOG_BYTES)
-        path = folder / f"{_safe(str(job.get('name') or job['id']))}-{int(job['id'])}.log"
+        name = str(job.get("name") or job["id"])
+        path = folder / f"{_safe(name)}-{int(job['id'])}.log"
         path.write_bytes(data)
-        written.append(path)
+        written.append((name, path))
     return written
 
 

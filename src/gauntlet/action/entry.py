@@ -24,6 +24,7 @@ from typing import TextIO
 from gauntlet.action.downloads import download_artifacts, download_failed_logs
 from gauntlet.action.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
 from gauntlet.action.outputs import annotation_commands, escape_data, output_values, write_outputs, write_summary
+from gauntlet.action.state_reads import state_reads
 from gauntlet.config import Config, load_config
 from gauntlet.effects.base import Backend, EffectResult, Existing
 from gauntlet.effects.dryrun import DryRunBackend
@@ -31,6 +32,7 @@ from gauntlet.effects.models import Effect, SetCheck
 from gauntlet.errors import InputError
 from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
+from gauntlet.github.comments import CommentGone
 from gauntlet.github.gitstore import BranchStore
 from gauntlet.github.hub import Hub, nothing_known
 from gauntlet.models import evolve
@@ -101,8 +103,9 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
         return 0
     config = _config(settings)
     client = _client(settings, clock)
-    if settings.bot_login == AUTO_LOGIN:
-        settings = evolve(settings, bot_login=_own_login(client, out))
+    token = settings.token.get_secret_value() if settings.token is not None else ""
+    if client is not None and settings.bot_login in (AUTO_LOGIN, DEFAULT_BOT_LOGIN):
+        settings = evolve(settings, bot_login=_own_login(client, token, settings.bot_login, out))
     report, edge = _serve(handler, delivery, settings, config, client, clock, out)
     for problem in report.input_problems:  # the run went on without it; the summary says so too
         out.write(f"::warning title=Gauntlet could not read an input::{escape_data(problem.message)}\n")
@@ -142,15 +145,23 @@ def _serve(
     if handler == "scan":
         _repository(settings)
     edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
+    reads = state_reads(remote)
+    if handler == "comment":
+        try:
+            return serve(handler, observation, config, store, edge, clock, commit=commit, reads=reads), edge
+        except CommentGone as exc:
+            # Its 👀 is the first effect: nothing was done for the command, and nothing is left to answer.
+            out.write(f"::notice title=Gauntlet::skipped: {exc}\n")
+            return RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict()), None
     if handler != "iteration":
-        return serve(handler, observation, config, store, edge, clock, commit=commit), edge
+        return serve(handler, observation, config, store, edge, clock, commit=commit, reads=reads), edge
     try:
-        return serve(handler, observation, config, store, edge, clock, commit=commit), edge
+        return serve(handler, observation, config, store, edge, clock, commit=commit, reads=reads), edge
     except ReadOnlyToken:
         # The state could not be committed either: report what this run saw and write nothing.
         out.write(f"::notice title=Gauntlet::{READ_ONLY_NOTICE}\n")
         edge = _edge(settings, client, store, read_only=True)
-        report = serve(handler, observation, config, store, edge, clock, commit=False)
+        report = serve(handler, observation, config, store, edge, clock, commit=False, reads=reads)
         if settings.summary_path is not None:
             with settings.summary_path.open("a", encoding="utf-8") as summary:
                 summary.write(f"\n> [!NOTE]\n> {READ_ONLY_NOTICE}\n")
@@ -169,16 +180,20 @@ def _download(settings: ActionSettings, delivery: Delivery, remote: Remote, fold
     run_id = int(raw_run) if raw_run.isdigit() else 0  # the payload is untrusted
     if not run_id:
         return Downloads()
-    logs: list[Path] = []
+    failed: list[tuple[str, Path]] = []
     found: list[Path] = []
     if settings.download_logs:
-        logs = download_failed_logs(remote.client, remote.repository, run_id, folder / "logs")
+        failed = download_failed_logs(remote.client, remote.repository, run_id, folder / "logs")
     if settings.download_artifacts:
         found = download_artifacts(
             remote.client, remote.repository, run_id, settings.download_artifacts, folder / "artifacts"
         )
     # In name order, as a listing of the folder would give them.
-    return Downloads(logs=tuple(sorted(logs, key=str)), findings=tuple(sorted(found, key=str)))
+    return Downloads(
+        logs=tuple(sorted((path for _, path in failed), key=str)),
+        findings=tuple(sorted(found, key=str)),
+        failed_jobs=tuple(name for name, _ in failed),
+    )
 
 
 def _edge(
@@ -207,15 +222,30 @@ def _edge(
     return _EdgeBackend(inner=inner, summary_path=settings.summary_path)
 
 
-def _own_login(client: GitHubClient | None, out: TextIO) -> str:
-    """``bot_login: auto``: who the token is (``GET /user``); an installation token may not ask, so the default."""
-    if client is not None:
-        try:
-            return str(client.request("GET", "/user")["login"])
-        except (ReadOnlyToken, NotFound):
-            pass
-    out.write(f"::notice title=Gauntlet::bot_login auto: the token cannot read /user; using {DEFAULT_BOT_LOGIN}\n")
-    return DEFAULT_BOT_LOGIN
+#: Token prefixes GitHub gives each kind of token
+#: (https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/):
+#: a user's (personal, fine-grained, OAuth, user-to-server) and an app installation's (``GITHUB_TOKEN`` is one).
+USER_TOKEN_PREFIXES = ("ghp_", "github_pat_", "gho_", "ghu_")
+INSTALLATION_TOKEN_PREFIXES = ("ghs_",)
+
+
+def _own_login(client: GitHubClient, token: str, bot_login: str, out: TextIO) -> str:
+    """Gauntlet's own identity, when ``bot_login`` is the default or ``auto``.
+
+    A user token writes as its user: ``GET /user`` says who (with the default ``bot_login`` a personal
+    access token would otherwise post a new sticky comment every run, never recognising its own). An
+    installation token writes as the Actions bot and may not read ``/user``: no call. Any other token keeps
+    the default, unless ``auto`` asks to try.
+    """
+    if token.startswith(INSTALLATION_TOKEN_PREFIXES):
+        return DEFAULT_BOT_LOGIN
+    if not token.startswith(USER_TOKEN_PREFIXES) and bot_login != AUTO_LOGIN:
+        return bot_login
+    try:
+        return str(client.request("GET", "/user")["login"])
+    except (ReadOnlyToken, NotFound):
+        out.write(f"::notice title=Gauntlet::the token cannot read /user; using {DEFAULT_BOT_LOGIN} as bot_login\n")
+        return DEFAULT_BOT_LOGIN
 
 
 def _store(settings: ActionSettings, client: GitHubClient | None) -> StateStore:
@@ -228,6 +258,9 @@ def _store(settings: ActionSettings, client: GitHubClient | None) -> StateStore:
 
 def _client(settings: ActionSettings, clock: Clock) -> GitHubClient | None:
     if settings.token is None:
+        return None
+    if settings.run.dry_run and settings.run.state_dir is not None:
+        # The documented no-network mode: state in a folder and effects only planned need no GitHub at all.
         return None
     return GitHubClient(settings.token.get_secret_value(), settings.api_url, throttle=clock.throttle)
 

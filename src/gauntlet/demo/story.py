@@ -5,13 +5,15 @@
 3. The developer pushes a fix: iteration 2, fixes recognised, the same comment edited.
 4. The maintainer accepts the remaining minor risk by comment: an accepted-risk issue is filed.
 5. A commit breaks main (a real failing log; last-good known from step 1): a revert PR is opened.
-6. The nightly scan proposes the rule a reviewer taught in step 2 as a PR on the agent-rules file.
+6. The nightly scan proposes what recurred: the test that failed on the PR broke main too, so a MAJOR
+   proposal asks a human; what was seen once (the reviewer's rule, one PR) waits for a recurrence, and it says so.
 
 Each step prints what happened and where to look, and keeps the bodies as the sandbox returns them.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from github.IssueComment import IssueComment
@@ -156,20 +158,39 @@ def broken_main(story: Story) -> None:
 
 
 def nightly_scan(story: Story) -> None:
-    """Step 6: the scheduled run proposes the rule a reviewer taught, as a PR on the agent-rules file."""
+    """Step 6: the scheduled run proposes only what recurred (distinct PRs or days), and says why."""
     world, say = story.world, story.narrator
     say.step(6, "the nightly scheduled run scans for recurring defects")
     done = world.act("schedule", schedule_event(REPOSITORY), run_id=9200)
     say.gauntlet(done)
-    for proposal in ProposalBook.model_validate_json(_state_file(story, "v1/proposals.json")).proposals:
+    book = ProposalBook.model_validate_json(_state_file(story, "v1/proposals.json"))
+    for proposal in book.proposals:
         why = f" ({proposal.blocked_reason})" if proposal.blocked_reason else ""
         what = f"{proposal.component}/{proposal.defect_type}, {len(proposal.rules)} rule(s)"
         say.say(f"state: {proposal.id} {proposal.level} {proposal.status}{why}: {what}")
-    _show_gauntlet_pulls(story, "proposal", 6, "the scan proposed nothing")
+        for line in proposal.evidence:
+            say.say(f"  why: {line}")
+    for line in _scan_messages(story):
+        if "no proposal" in line:
+            say.say(f"  why not: {line}")
+    if any(p.level != "MAJOR" for p in book.proposals):
+        _show_gauntlet_pulls(story, "proposal", 6, "the scan proposed nothing")
     _show_new_issues(story)
 
 
 STEPS = (create_repository, failing_pull_request, pushed_fix, accept_risk, broken_main, nightly_scan)
+
+
+def _scan_messages(story: Story) -> list[str]:
+    """What the latest scan said, from its event in the state branch's audit log."""
+    parts = story.world.repo(MAINTAINER).get_contents("v1/events", ref=STATE_BRANCH)
+    said: list[str] = []
+    for part in sorted(parts if isinstance(parts, list) else [parts], key=lambda c: c.path):
+        for line in _state_file(story, part.path).splitlines():
+            event = json.loads(line) if line.strip() else {}
+            if event.get("kind") == "scan":
+                said = [str(m) for m in event.get("data", {}).get("messages", [])]
+    return said
 
 
 def _show_gauntlet_pulls(story: Story, kind: str, step: int, none: str, hint: str = "") -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gauntlet.effects.models import (
     CloseIssue,
+    CommentOnPR,
     Effect,
     FileIssue,
     OpenProposalPR,
@@ -37,6 +38,8 @@ def body_of(effect: Effect) -> str:
             return render("proposal_pr.md.j2", view=effect.view, rollback_of=effect.rollback_of)
         case ReplyToComment():
             return render("reply.md.j2", view=effect.view, key=effect.key.split(":", 1)[1])
+        case CommentOnPR():
+            return render("note.md.j2", view=effect.view, ident=effect.ident)
         case CloseIssue():
             return render("close_issue.md.j2", reason=effect.reason)
         case React() | RerunFailedJobs():

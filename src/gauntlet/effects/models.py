@@ -17,6 +17,7 @@ from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
 __all__ = [
     "CheckAnnotation",
     "CloseIssue",
+    "CommentOnPR",
     "Effect",
     "FileIssue",
     "IssueKind",
@@ -181,6 +182,19 @@ class ReplyToComment(_Effect):
         return f"reply:{self.comment_id}:{self.index}"
 
 
+class CommentOnPR(_Effect):
+    """A comment on a PR or issue Gauntlet opened (a proposal's escalation), written once per ``ident``."""
+
+    type: Literal["comment_on_pr"] = "comment_on_pr"
+    issue_number: int
+    ident: str
+    view: ReplyView
+
+    @property
+    def key(self) -> str:
+        return f"note:{self.ident}"
+
+
 class RerunFailedJobs(_Effect):
     """Rerun the failed jobs of a workflow run (infra retries, ``/gauntlet retry``)."""
 
@@ -203,6 +217,7 @@ Effect = Annotated[
     | OpenProposalPR
     | React
     | ReplyToComment
+    | CommentOnPR
     | RerunFailedJobs,
     Field(discriminator="type"),
 ]

@@ -72,8 +72,9 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     branch = state.branch
     if any(run.observation == obs.id for run in branch.runs):
         return state, _plan(obs, branch, config, decision, green, _recorded_verdict(branch, obs), ())
-    state, triaged = triage_branch_run(state, obs, config, now)  # accepted-risk issues (engine/triage.py)
     complete = recovery.failure_type(records) not in ("infra", "unknown")
+    # Accepted-risk issues (engine/triage.py): what this run shows ends or reopens them.
+    state, triaged = triage_branch_run(state, obs, config, now, complete=complete)
     branch = breakages.fold_revert_facts(branch, obs, state.index.entries, now)
     branch = breakages.record_run(branch, obs, records, green=green and complete, complete=complete, now=now)
     events = [*state.events, Event(at=now, kind="branch_run", key=f"branch:{branch.name}", data={"green": green})]
@@ -92,8 +93,10 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     # Self-healing counts defects on branches too (a critical on the default branch is P0); a green run after
     # a red one records its failure→fix pairs, shown when the same failure appears on a PR.
     place = f"branch:{branch.name}"
-    defects = selfheal.record_defects(state.defects, obs.findings, place, now, config.components)
-    learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.changed_files, now)
+    # What the run exercised: its findings' components and what its commit changed (a green run counts too).
+    changed = obs.changed_files or (obs.commits[0].files if obs.commits else ())
+    defects = selfheal.record_defects(state.defects, obs.findings, place, now, config.components, changed, obs.owners)
+    learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.fix_diff, now)
     state = evolve(state, branch=branch, events=events, defects=defects, learnings=learnings)
     return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))
 
@@ -116,6 +119,8 @@ def _red(
     chain = first_parent_chain(obs.commits)
     branch, breakage, closed = breakages.breakage_for(branch, obs, records, now)
     breakage = breakages.extend(breakage, obs, records, chain)
+    if obs.failed_jobs:
+        breakage = evolve(breakage, failed_jobs=sorted({*breakage.failed_jobs, *obs.failed_jobs}))
     branch = evolve(branch, breakages=breakages.replace(branch.breakages, breakage))
     revert = decide_revert(branch, breakage, records, chain, config.revert, now)
     verdict = _verdict(branch, breakage, records, revert, config)
@@ -187,12 +192,12 @@ def _verdict(
         budget = base.budget if base.action == "retry" else None
         verdict = evolve(base, attempt=attempt)
     if verdict.action == "retry" and budget is not None and breakage.reruns >= budget:
-        verdict = evolve(
-            verdict, action="escalate", reason=f"{verdict.reason}; {budget} rerun(s) spent, a human is needed"
+        verdict = verdict.model_copy(
+            update={"action": "escalate", "reason": f"{verdict.reason}; {budget} rerun(s) spent, a human is needed"}
         )
     if loop is not None and verdict.action in ("retry", "skip"):
-        verdict = evolve(
-            verdict, failure_type="circular_fix", action="escalate", reason=f"{loop.reason}; {verdict.reason}"
+        verdict = verdict.model_copy(
+            update={"failure_type": "circular_fix", "action": "escalate", "reason": f"{loop.reason}; {verdict.reason}"}
         )
     return evolve(verdict, budget=budget)
 
@@ -224,12 +229,7 @@ def _count_revert(branch: BranchRecord, breakage: Breakage, revert: RevertDecisi
 
 def _revert_pr(obs: Observation, breakage: Breakage, revert: RevertDecision) -> OpenRevertPR:
     assert revert.culprit is not None
-    by_fp = {f.fingerprint: f for f in breakage.findings}
-    evidence = [revert.detail] + [
-        f"{by_fp[fp].kind}: {by_fp[fp].test_id or by_fp[fp].path or ''} {by_fp[fp].message}".strip()
-        for fp in revert.fingerprints
-        if fp in by_fp
-    ]
+    evidence = [revert.detail, *run_evidence(obs, breakage)]
     view = RevertView(
         repository=obs.repository,
         culprit=revert.culprit.sha,
@@ -241,28 +241,48 @@ def _revert_pr(obs: Observation, breakage: Breakage, revert: RevertDecision) -> 
     return OpenRevertPR(culprit=revert.culprit.sha, base=obs.default_branch, view=view)
 
 
+def failing_jobs(breakage: Breakage) -> str:
+    """The CI jobs a breakage is about, as reports name them: the jobs seen failing, else its job key."""
+    workflow = breakage.job.split("/", 1)[0]
+    named = [f"`{workflow}/{job}`" if workflow else f"`{job}`" for job in breakage.failed_jobs]
+    return ", ".join(named) or f"`{breakage.job}`"
+
+
+def run_evidence(obs: Observation, breakage: Breakage) -> list[str]:
+    """The failing jobs, the run and the log lines of each failure (for the issue or PR that reports it)."""
+    lines = [f"failing CI job(s): {failing_jobs(breakage)} in run {obs.run_id} (attempt {obs.run_attempt})"]
+    seen = [f for f in obs.findings if f.severity in recovery.BLOCKING_SEVERITIES]
+    for f in seen[:10]:
+        span = f" (log lines {f.log_lines[0]}–{f.log_lines[1]})" if f.log_lines else ""
+        lines.append(f"{f.kind}: {f.test_id or f.path or ''} {f.message}".strip() + span)
+    if not seen:  # a redelivery or a rerun without findings: what the breakage recorded
+        lines.extend(f"{f.kind}: {f.test_id or f.path or ''} {f.message}".strip() for f in breakage.findings[:10])
+    return lines
+
+
 def _needs_human(
     obs: Observation, name: str, breakage: Breakage, revert: RevertDecision, verdict: RecoveryVerdict
 ) -> FileIssue:
     first = breakage.findings[0] if breakage.findings else None
     suspects = [f"suspect {sha[:7]}" for sha in revert.suspects]
-    failures = [f"{f.kind}: {f.test_id or f.path or ''} {f.message}".strip() for f in breakage.findings[:10]]
+    jobs = failing_jobs(breakage)
     view = IssueView(
         repository=obs.repository,
-        summary=f"`{breakage.job}` on `{name}` is red since {breakage.first_red[:7]} and Gauntlet will not fix it.",
+        summary=f"{jobs} on `{name}` is red since {breakage.first_red[:7]} and Gauntlet will not fix it.",
         severity=first.severity if first else None,
         path=first.path if first else None,
         line=first.line if first else None,
         commit=revert.culprit.sha if revert.culprit else breakage.first_red,
         decision=verdict.reason,
-        evidence=tuple([*failures, *suspects][:20]),
-        resolve=f"push a fix or a revert; Gauntlet closes this issue when `{breakage.job}` is green again",
+        evidence=tuple([*run_evidence(obs, breakage), *suspects][:20]),
+        resolve=f"push a fix, or a revert of the culprit (`git revert <sha>`); Gauntlet closes this issue when "
+        f"{jobs} is green again on `{name}`",
     )
     code = revert.refusal or "auto_revert off"
     return FileIssue(
         kind="needs-human",
         ident=breakages.issue_ident(name, breakage),
-        title=f"{name} is red: {breakage.job} ({verdict.failure_type}, {code})",
+        title=f"{name} is red: {jobs.replace('`', '')} ({verdict.failure_type}, {code})",
         view=view,
         labels=NEEDS_HUMAN_LABELS,
     )

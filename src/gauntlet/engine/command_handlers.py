@@ -115,10 +115,7 @@ def _status(state: State, command: Command, ctx: CommandContext) -> tuple[State,
         lines = [f"This is Gauntlet's `{key}` issue."]
         if watched is not None:
             seen = f"{watched.last_seen:%Y-%m-%d}" if watched.last_seen else "never"
-            lines.append(
-                f"Last seen on the default branch: {seen}; closed when unseen for "
-                f"{ctx.config.commands.triage_days} days."
-            )
+            lines.append(f"Last seen on the default branch: {seen}; {ends_when(watched.job, watched.path)}.")
         return state, Outcome(ok=True, text="Status:", details=tuple(lines))
     return state, Outcome(ok=True, text="Status:", details=status_lines(state.pr, ctx.config))
 
@@ -149,7 +146,8 @@ def _accept_risk(state: State, command: Command, ctx: CommandContext) -> tuple[S
     book = state.triage
     effects: list[Effect] = []
     for finding in chosen:
-        issue = _risk_issue(finding, ctx, reason)
+        job = _reporting_job(pr, finding)
+        issue = _risk_issue(finding, ctx, reason, job)
         effects.append(issue)
         book = watch(
             book,
@@ -161,6 +159,9 @@ def _accept_risk(state: State, command: Command, ctx: CommandContext) -> tuple[S
                 summary=finding.message,
                 severity=finding.severity,
                 since=ctx.now,
+                job=job,
+                path=finding.path,
+                pr=ctx.comment.issue_number,
             ),
         )
     state = evolve(state, pr=pr, triage=book)
@@ -168,6 +169,23 @@ def _accept_risk(state: State, command: Command, ctx: CommandContext) -> tuple[S
     return state, Outcome(
         ok=True, text=text, details=tuple(risk_line(f) for f in chosen), effects=tuple(effects), replan=True
     )
+
+
+def _reporting_job(pr: PRRecord | None, finding: FindingRecord) -> str | None:
+    """The CI job whose runs would report ``finding`` again; ``None`` for a review finding (no CI run does)."""
+    if finding.source in ("review", "comment"):
+        return None
+    latest = latest_observation(pr)
+    return latest[3] if latest is not None else None
+
+
+def ends_when(job: str | None, path: str | None) -> str:
+    """When Gauntlet closes an accepted-risk issue: on evidence, never by time."""
+    if job is not None:
+        return f"Gauntlet closes this issue when `{job}` runs on the default branch and no longer reports it"
+    if path:
+        return f"Gauntlet closes this issue when the code at `{path}` changes on the default branch"
+    return "Gauntlet cannot tell when this finding is gone: close this issue by hand when it is"
 
 
 def _risk_choice(candidates: list[FindingRecord], command: Command) -> list[FindingRecord]:
@@ -178,7 +196,7 @@ def _risk_choice(candidates: list[FindingRecord], command: Command) -> list[Find
     return [f for f in candidates if f.severity in severities]
 
 
-def _risk_issue(finding: FindingRecord, ctx: CommandContext, reason: str) -> FileIssue:
+def _risk_issue(finding: FindingRecord, ctx: CommandContext, reason: str, job: str | None) -> FileIssue:
     pr = ctx.comment.issue_number
     view = IssueView(
         repository=ctx.obs.repository,
@@ -189,8 +207,7 @@ def _risk_issue(finding: FindingRecord, ctx: CommandContext, reason: str) -> Fil
         line=finding.line,
         why=reason,
         decision=f"accepted on #{pr} by {ctx.comment.author}",
-        resolve="fix the finding; Gauntlet closes this issue once the default branch has not shown it for "
-        f"{ctx.config.commands.triage_days} days",
+        resolve=f"fix the finding; {ends_when(job, finding.path)}",
         accepted_by=ctx.comment.author,
         pr=pr,
     )
@@ -218,10 +235,10 @@ def _retry(state: State, command: Command, ctx: CommandContext) -> tuple[State, 
     if latest is None or not latest[1].isdigit() or int(latest[1]) == 0 or not latest[2].isdigit():
         return state, Outcome(ok=False, text="Not done: Gauntlet has recorded no workflow run on this pull request.")
     run_id, attempt = int(latest[1]), int(latest[2])
+    # A run whose jobs all passed has nothing to rerun: GitHub refuses it, and the edge skips it (github/runs.py).
     rerun = RerunFailedJobs(run_id=run_id, attempt=attempt)
-    return state, Outcome(
-        ok=True, text=f"Rerunning the failed jobs of run {run_id} (attempt {attempt}).", effects=(rerun,)
-    )
+    text = f"Asked GitHub to rerun the failed jobs of run {run_id} (attempt {attempt}), if it has any."
+    return state, Outcome(ok=True, text=text, effects=(rerun,))
 
 
 def _reset(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:

@@ -2,9 +2,12 @@
 
 Theory of operation. A blocking fingerprint that failed at one head SHA of a PR
 and is gone at the next is a failure→fix pair: the fixing commit and the files
-it changed are kept, and when the same fingerprint fails again anywhere, the
-sticky comment says how it was fixed before. A pair also teaches a rule ("when
-<class> fails in <component>, look at <files>"); review findings teach the rule
+changed since the failing one (the observation's fix diff, ranked by what the
+failure named: :mod:`gauntlet.engine.fixes`) are kept, and when the same
+fingerprint fails again anywhere, the sticky comment says how it was fixed
+before. A pair whose diff touched something the failure named also teaches a
+rule ("when <class> fails in <component>, look at <files>"); one that touched
+nothing it named is kept with low confidence, and teaches nothing; review findings teach the rule
 their reviewer wrote in ``rule_learned``. The same (or a nearly identical) rule
 reinforces the existing entry instead of adding one; its confidence is::
 
@@ -28,8 +31,8 @@ from datetime import datetime
 import numpy as np
 
 from gauntlet.config import Config
-from gauntlet.engine import bandit, selfheal
-from gauntlet.models import Finding, Kind, Observation, evolve
+from gauntlet.engine import bandit, fixes, selfheal
+from gauntlet.models import Finding, FixDiff, Kind, Observation, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.branch import RunRecord
 from gauntlet.state.models import State
@@ -50,6 +53,7 @@ __all__ = [
     "Lessons",
     "compact_learnings",
     "confidence",
+    "diff_files",
     "error_class",
     "hints_for",
     "learn_from_pr",
@@ -113,8 +117,12 @@ def learn_rule(
         alike = similarity(rule.text, clean)
         same_subject = rule.kind == kind and bool(set(rule.classes) & set(wanted))
         if alike == 1.0 or (same_subject and alike >= MERGE_SIMILARITY):
-            merged = evolve(
-                rule, reinforcements=rule.reinforcements + 1, last_seen=now, classes=sorted({*rule.classes, *wanted})
+            merged = rule.model_copy(
+                update={
+                    "reinforcements": rule.reinforcements + 1,
+                    "last_seen": now,
+                    "classes": sorted({*rule.classes, *wanted}),
+                }
             )
             return _with_rule(book, merged, now), rule.id
     ident = "R-" + hashlib.sha256(clean.lower().encode()).hexdigest()[:10]
@@ -130,11 +138,20 @@ def sync_curated(book: LearningBook, curated: Mapping[str, Sequence[str]], now: 
             if existing is not None and existing.kind == "curated" and context in existing.classes:
                 continue
             if existing is not None:
-                promoted = evolve(existing, kind="curated", classes=sorted({*existing.classes, context}))
+                promoted = existing.model_copy(
+                    update={"kind": "curated", "classes": sorted({*existing.classes, context})}
+                )
                 book = _with_rule(book, promoted, now)
             else:
                 book, _ = learn_rule(book, text, "curated", [context], now)
     return book
+
+
+def diff_files(diff: FixDiff | None, failed_sha: str, fixed_sha: str) -> tuple[str, ...]:
+    """The files of ``diff`` when it spans exactly ``failed_sha`` → ``fixed_sha`` (else nothing is known)."""
+    if diff is None or (diff.base_sha, diff.head_sha) != (failed_sha, fixed_sha):
+        return ()
+    return diff.files
 
 
 def record_fixes(
@@ -142,43 +159,49 @@ def record_fixes(
     previous: IterationRecord | None,
     current: IterationRecord,
     place: str,
-    files: Sequence[str],
+    diff: FixDiff | None,
     now: datetime,
     components: Mapping[str, Sequence[str]] = {},
+    owners: Mapping[str, str] = {},
 ) -> LearningBook:
     """Record the failure→fix pairs ``current`` shows at ``place``, and what contradicts earlier ones.
 
-    A pair needs a blocking fingerprint of ``previous`` that ``current`` no longer has.
+    A pair needs a blocking fingerprint of ``previous`` that ``current`` no longer has; its files come
+    from ``diff`` (``previous``'s head to ``current``'s), ranked by what the failure named.
     The same fingerprint failing again at the fixing SHA (a later job) withdraws the pair;
     failing again at a later SHA counts as a contradiction of the rule it taught.
     """
     failing = {f.fingerprint for f in current.findings}
-    fixes = [
+    kept = [
         p for p in book.fixes if not (p.place == place and p.fixed_sha == current.head_sha and p.fingerprint in failing)
     ]
-    broken = [p for p in fixes if p.place == place and p.fixed_sha != current.head_sha and p.fingerprint in current.new]
-    book = evolve(book, fixes=fixes)
+    broken = [p for p in kept if p.place == place and p.fixed_sha != current.head_sha and p.fingerprint in current.new]
+    book = evolve(book, fixes=kept)
     for pair in broken:
         book = _contradict(book, pair.rule)
     if previous is None:
         return book
     before = {f.fingerprint: f for f in previous.findings if f.severity in _BLOCKING and f.kind != "infra"}
     known = {(p.place, p.fingerprint, p.fixed_sha) for p in book.fixes}
+    changed = diff_files(diff, previous.head_sha, current.head_sha)
     for fingerprint in current.fixed:
         record = before.get(fingerprint)
         if record is None or (place, fingerprint, current.head_sha) in known:
             continue
+        files, named = fixes.rank_files(changed, fixes.named_by(record.path, record.test_id, record.frames))
         pair = FixPair(
             fingerprint=fingerprint,
             error_class=error_class(record.kind),
             place=place,
             failed_sha=previous.head_sha,
             fixed_sha=current.head_sha,
-            files=sorted(files)[:20],
+            files=files,
+            confidence="high" if named else "low",
+            named=named,
             summary=selfheal.summary_of(record.test_id, record.path, record.message),
             at=now,
         )
-        book = _add_pair(book, pair, selfheal.component_of(record.path, record.test_id, components), now)
+        book = _add_pair(book, pair, selfheal.component_of(record.path, record.test_id, components, owners), now)
     return book
 
 
@@ -187,7 +210,7 @@ def record_branch_fixes(
     defects: DefectLog,
     runs: Sequence[RunRecord],
     place: str,
-    files: Sequence[str],
+    diff: FixDiff | None,
     now: datetime,
 ) -> LearningBook:
     """Record the failure→fix pairs of a branch run that went green after a red run of the same job.
@@ -195,7 +218,7 @@ def record_branch_fixes(
     :param defects: the defect log, which knows what each fingerprint seen at ``place`` was.
     :param runs: the branch's runs, the one just recorded last.
     :param place: ``branch:<name>``.
-    :param files: the files the fixing run reported as changed.
+    :param diff: what changed from the red run's commit to the green one's.
     """
     if not runs or not runs[-1].green or not runs[-1].complete:
         return book
@@ -205,17 +228,21 @@ def record_branch_fixes(
         return book
     known = {(p.place, p.fingerprint, p.fixed_sha) for p in book.fixes}
     seen = {e.fingerprint: e for e in defects.entries if e.place == place}
+    changed = diff_files(diff, previous.head_sha, current.head_sha)
     for fingerprint in previous.failing:
         entry = seen.get(fingerprint)
         if entry is None or (place, fingerprint, current.head_sha) in known:
             continue
+        files, named = fixes.rank_files(changed, fixes.named_by(entry.path, None))
         pair = FixPair(
             fingerprint=fingerprint,
             error_class=entry.defect_type,
             place=place,
             failed_sha=previous.head_sha,
             fixed_sha=current.head_sha,
-            files=sorted(files)[:20],
+            files=files,
+            confidence="high" if named else "low",
+            named=named,
             summary=entry.summary or fingerprint,
             at=now,
         )
@@ -235,7 +262,8 @@ def hints_for(book: LearningBook, findings: Iterable[FindingRecord], place: str,
         pair = pairs[-1]
         where = f"PR #{pair.place[3:]}" if pair.place.startswith("pr:") else pair.place.replace(":", " ", 1)
         files = ", ".join(pair.files[:5]) + (f" and {len(pair.files) - 5} more" if len(pair.files) > 5 else "")
-        changed = f", which changed {files}" if files else ""
+        # A low-confidence pair's diff touched nothing the failure named: its files are no lesson.
+        changed = f", which changed {files}" if files and pair.confidence == "high" else ""
         hints.append(f"{pair.summary.rstrip('.')} (failed before on {where}, fixed by {pair.fixed_sha[:7]}{changed})")
         if len(hints) == MAX_HINTS:
             break
@@ -266,9 +294,11 @@ def learn_from_pr(
     previous = state.pr.iterations[-2] if len(state.pr.iterations) > 1 else None
     book, table, defects = state.learnings, state.bandit, state.defects
     if fresh:
-        defects = selfheal.record_defects(defects, obs.findings, place, now, config.components)
+        defects = selfheal.record_defects(
+            defects, obs.findings, place, now, config.components, obs.changed_files, obs.owners
+        )
         book = sync_curated(book, config.selfheal.curated_rules, now)
-        book = record_fixes(book, previous, current, place, obs.changed_files, now, config.components)
+        book = record_fixes(book, previous, current, place, obs.fix_diff, now, config.components, obs.owners)
         book = _learn_reviews(book, obs.findings, place, now)
         table = bandit.settle(table, place, current.head_sha, _classes(current.findings), book.rules)
     shown: list[str] = []
@@ -311,16 +341,17 @@ def _ranked_classes(findings: Iterable[FindingRecord]) -> list[str]:
 
 
 def _add_pair(book: LearningBook, pair: FixPair, component: str, now: datetime) -> LearningBook:
-    """Keep ``pair`` (bounded) and, when it names the files that fixed it, learn the rule it teaches."""
-    if pair.files:
+    """Keep ``pair`` (bounded) and, when its diff touched what the failure named, learn the rule it teaches."""
+    if pair.files and pair.confidence == "high":
         book, rule = learn_rule(book, _fix_rule_text(pair, component), "fix", [pair.error_class], now)
         pair = evolve(pair, rule=rule)
     return evolve(book, fixes=keep_last([*book.fixes, pair], MAX_FIXES))
 
 
 def _fix_rule_text(pair: FixPair, component: str) -> str:
-    files = ", ".join(pair.files[:3])
-    pronoun = "it" if len(pair.files) == 1 else "them"
+    relevant = pair.files[: min(pair.named, 3)]
+    files = ", ".join(relevant)
+    pronoun = "it" if len(relevant) == 1 else "them"
     return f"When {pair.error_class} fails in {component}, look at {files} first: an earlier fix changed {pronoun}."
 
 

@@ -136,7 +136,7 @@ def plan_iteration(
             ),
             WriteSummary(view=view),
             *((blocked,) if blocked and not config.paused else ()),
-            *_recovery_effects(obs, verdict, earlier),
+            *_recovery_effects(obs, verdict, earlier, pr),
         ),
     )
     return evolve(state, pr=pr, events=events), plan
@@ -187,7 +187,9 @@ def _failing(findings: list[FindingRecord]) -> frozenset[str]:
     return frozenset(f.fingerprint for f in findings if f.severity in recovery.BLOCKING_SEVERITIES)
 
 
-def _recovery_effects(obs: Observation, verdict: RecoveryVerdict, earlier: list[Attempt]) -> tuple[Effect, ...]:
+def _recovery_effects(
+    obs: Observation, verdict: RecoveryVerdict, earlier: list[Attempt], pr: PRRecord
+) -> tuple[Effect, ...]:
     """Rerun the failed jobs for an infra retry; file a needs-human issue when a failure type first escalates."""
     assert obs.pr is not None
     if verdict.action == "retry" and verdict.failure_type == "infra" and obs.run_id.isdigit() and obs.run_id != "0":
@@ -195,12 +197,21 @@ def _recovery_effects(obs: Observation, verdict: RecoveryVerdict, earlier: list[
     escalated_before = any(a.failure_type == verdict.failure_type and a.action == "escalate" for a in earlier)
     if verdict.action != "escalate" or escalated_before:
         return ()
+    spent = f"after {verdict.attempt} attempt(s)" + (f" of a budget of {verdict.budget}" if verdict.budget else "")
+    circular_fix = verdict.failure_type == "circular_fix"
+    why = (
+        "new commits keep bringing back the same failures: more iterations will not converge"
+        if circular_fix
+        else f"Gauntlet stopped retrying {spent}"
+    )
     view = IssueView(
         repository=obs.repository,
         summary=f"Gauntlet stopped retrying on PR #{obs.pr}: {verdict.failure_type}",
         decision=verdict.reason,
-        why=f"attempt {verdict.attempt}" + (f" of a budget of {verdict.budget}" if verdict.budget is not None else ""),
-        resolve="Look at the failures by hand; a PR is never rolled back automatically.",
+        why=why,
+        evidence=iteration_evidence(pr),
+        resolve="Look at the failures by hand (a PR is never rolled back automatically), push a fix, then comment "
+        "`/gauntlet reset` on the PR to start the retry budgets again.",
         pr=obs.pr,
     )
     return (
@@ -212,6 +223,17 @@ def _recovery_effects(obs: Observation, verdict: RecoveryVerdict, earlier: list[
             labels=("gauntlet", "needs-human"),
         ),
     )
+
+
+def iteration_evidence(pr: PRRecord, last: int = 5) -> tuple[str, ...]:
+    """The PR's last iterations, each with its commit and its failing fingerprints (what came back)."""
+    lines: list[str] = []
+    for it in pr.iterations[-last:]:
+        failing = [f for f in it.findings if f.severity in recovery.BLOCKING_SEVERITIES]
+        named = ", ".join(f"`{f.fingerprint[:12]}` {f.test_id or f.path or f.message}" for f in failing[:5])
+        more = f" and {len(failing) - 5} more" if len(failing) > 5 else ""
+        lines.append(f"iteration {it.number} at {it.head_sha[:7]}: {named or 'nothing failing'}{more}")
+    return tuple(lines)
 
 
 def _view(obs: Observation, pr: PRRecord, current: IterationRecord, decision: Decision, config: Config) -> RunView:

@@ -2,8 +2,9 @@
 
 One pass, pure like the rest of the engine::
 
-    verify     settle every open proposal whose watch ended (verified / rolled_back / unverified)
-    propose    keys over a threshold -> proposals, escalations or blocked records
+    settle     pending proposals whose PR merged start watching, closed ones are rejected; watched ones
+               escalate on a recurrence or, once the watch ended, are verified / rolled_back / unverified
+    propose    recurring keys over a threshold -> proposals or blocked records
     compact    drop defects, rules, arms and proposals no window reaches any more
     health     the repository's health, with its reasons
 
@@ -13,7 +14,7 @@ automatic happens) but still compacts and reports.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,8 +23,8 @@ from pydantic import BaseModel, ConfigDict
 from gauntlet.config import Config
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
-from gauntlet.engine import bandit, health, learning, selfheal
-from gauntlet.models import evolve
+from gauntlet.engine import bandit, health, learning, selfheal, verification
+from gauntlet.models import ProposalPRFact
 from gauntlet.report import EffectLine
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
@@ -42,20 +43,37 @@ class ScanOutcome:
     messages: tuple[str, ...] = ()
 
 
-def scan(state: State, config: Config, now: datetime, *, repository: str, base: str) -> ScanOutcome:
+def scan(
+    state: State,
+    config: Config,
+    now: datetime,
+    *,
+    repository: str,
+    base: str,
+    proposal_prs: Sequence[ProposalPRFact] = (),
+) -> ScanOutcome:
     """Run one self-healing scan over the shared state (and the default branch's record, if loaded).
 
     :param state: the shared files, plus ``branch`` for the default branch's health.
     :param repository: ``owner/name``, for the bodies Gauntlet writes.
     :param base: the default branch, which proposal PRs target.
+    :param proposal_prs: what GitHub says about the pending proposals' PRs (none known: they stay pending).
     """
     active = config.selfheal.enabled and not config.paused
     learnings = learning.sync_curated(state.learnings, config.selfheal.curated_rules, now)
     steps: list[selfheal.ProposalOutcome] = []
     book = state.proposals
     if active:
-        steps.append(
-            selfheal.verify(book, state.defects, repository=repository, base=base, config=config.selfheal, now=now)
+        steps.extend(
+            verification.settle(
+                book,
+                state.defects,
+                proposal_prs,
+                repository=repository,
+                base=base,
+                config=config.selfheal,
+                now=now,
+            )
         )
         steps.append(
             selfheal.propose(
@@ -75,14 +93,17 @@ def scan(state: State, config: Config, now: datetime, *, repository: str, base: 
     effects = [e for step in steps for e in step.effects]
     learnings = learning.compact_learnings(learnings, now)
     status = health.assess_repository(state.branch, book, config.health, now, watch_days=config.selfheal.watch_days)
-    events = [*state.events, *_events(book.proposals, changed, now)]
-    new = evolve(
-        state,
-        defects=selfheal.compact_defects(state.defects, config.selfheal, now),
-        proposals=selfheal.compact_proposals(book),
-        learnings=learnings,
-        bandit=bandit.forget(state.bandit, learnings.rules),
-        events=events,
+    # What the scan concluded, in words, for the audit log (and for whoever reads the state branch).
+    said = Event(at=now, kind="scan", key="scan", data={"messages": messages})
+    events = [*state.events, *_events(book.proposals, changed, now), said]
+    new = state.model_copy(
+        update={
+            "defects": selfheal.compact_defects(state.defects, config.selfheal, now),
+            "proposals": selfheal.compact_proposals(book),
+            "learnings": learnings,
+            "bandit": bandit.forget(state.bandit, learnings.rules),
+            "events": events,
+        }
     )
     plan = Plan(health=status, proposals=tuple(changed), effects=tuple(effects))
     return ScanOutcome(state=new, plan=plan, messages=tuple(messages))

@@ -1,21 +1,20 @@
-"""Self-healing (DESIGN §3): recurring defects become proposals, proposals are verified or rolled back.
+"""Self-healing (DESIGN §3): recurring defects become proposals (:mod:`gauntlet.engine.verification` settles them).
 
 Theory of operation. Every observation adds its defects to the defect log, once
 per place (``pr:12``, ``branch:main``) and fingerprint. The scheduled scan
-groups the log by (component, defect type) over ``window_days`` and compares
-the priorities against the thresholds::
+groups the log by (component, defect type) over ``window_days`` and counts
+*occasions* (distinct PRs, or days on a branch) per priority. A key seen on
+fewer than ``min_occasions`` occasions is not recurring and makes nothing; one
+that recurs is compared against the thresholds::
 
     ≥1 P0             -> MAJOR   a needs-human issue, never automatic
     ≥1 P1 or ≥5 P2    -> MINOR   a proposal PR promoting the learned rules
     ≥3 P2             -> PATCH   a proposal PR promoting the learned rules
 
-A key with an active proposal (open, needs-human or blocked) gets no second one,
-whichever scan made it. While an open proposal is watched (``watch_days``), the
-key crossing a threshold again with defects seen since the proposal is a
-recurrence: the proposal is escalated one level (PATCH → MINOR → MAJOR). When
-the watch ends the defect rate over the watch is compared with the rate before:
-not grown → ``verified``, grown → ``rolled_back`` (a revert PR of the
-promotion), no observation at all during the watch → ``unverified``.
+A key with an active proposal (pending, watching, needs-human or blocked) gets
+no second one, whichever scan made it. A proposal PR is ``pending`` until it is
+merged; what happens after (the watch, escalation, verification, rollback) is
+:mod:`gauntlet.engine.verification`'s.
 
 Limits (a per-key cooldown, a daily cap per level, no learned rules to promote)
 do not drop a proposal: it is recorded as ``blocked`` with its
@@ -25,7 +24,6 @@ this off.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -33,7 +31,15 @@ from datetime import datetime, timedelta
 from gauntlet.config import SelfHealConfig
 from gauntlet.effects.models import Effect, FileIssue, OpenProposalPR
 from gauntlet.effects.views import IssueView, ProposalView
-from gauntlet.engine.defects import compact_defects, component_of, counts_by_key, record_defects, summary_of
+from gauntlet.engine.defects import (
+    KeyCounts,
+    compact_defects,
+    component_of,
+    counts_by_key,
+    occasion_of,
+    record_defects,
+    summary_of,
+)
 from gauntlet.models import Priority, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.shared import (
@@ -47,27 +53,33 @@ from gauntlet.state.shared import (
 
 __all__ = [
     "ACTIVE",
+    "NEXT_LEVEL",
     "ProposalOutcome",
     "approve",
     "compact_defects",
     "compact_proposals",
     "component_of",
     "counts_by_key",
+    "evidence_of",
+    "higher",
     "level_for",
+    "proposal_effect",
     "propose",
+    "reaches",
     "record_defects",
     "reject",
     "summary_of",
-    "verify",
 ]
 
 #: Statuses that keep a key from getting a second proposal.
-ACTIVE = frozenset({"open", "needs_human", "blocked"})
+ACTIVE = frozenset({"pending", "watching", "needs_human", "blocked"})
 _FINAL = frozenset({"escalated", "verified", "rolled_back", "unverified", "rejected", "lapsed"})
-_NEXT: dict[ProposalLevel, ProposalLevel] = {"PATCH": "MINOR", "MINOR": "MAJOR", "MAJOR": "MAJOR"}
+NEXT_LEVEL: dict[ProposalLevel, ProposalLevel] = {"PATCH": "MINOR", "MINOR": "MAJOR", "MAJOR": "MAJOR"}
 _RANK: dict[ProposalLevel, int] = {"PATCH": 0, "MINOR": 1, "MAJOR": 2}
 #: The rules a proposal promotes, at most.
 MAX_RULES_PER_PROPOSAL = 5
+#: Defects a proposal lists as its evidence, at most (one per occasion).
+MAX_EVIDENCE_LINES = 10
 
 
 @dataclass(frozen=True)
@@ -89,6 +101,13 @@ def level_for(counts: Mapping[Priority, int], config: SelfHealConfig) -> Proposa
     if counts.get("P2", 0) >= config.patch_p2:
         return "PATCH"
     return None
+
+
+def reaches(counts: KeyCounts, config: SelfHealConfig) -> ProposalLevel | None:
+    """The level a key's window reaches: a recurrence (``min_occasions`` occasions) over a threshold, or ``None``."""
+    if len(counts.occasions) < config.min_occasions:
+        return None
+    return level_for(counts.priorities, config)
 
 
 def propose(
@@ -117,26 +136,22 @@ def propose(
     reached_keys: set[tuple[str, str]] = set()
     for (component, defect_type), in_window in sorted(window.items()):
         counts = _unsettled(log, proposals, (component, defect_type), in_window, start, now)
-        reached = level_for(counts, config)
+        reached = reaches(counts, config)
         if reached is None:
+            if level_for(counts.priorities, config) is not None:
+                messages.append(_not_recurring(component, defect_type, counts, config))
             continue
         reached_keys.add((component, defect_type))
         level: ProposalLevel = reached
         active = _latest(proposals, component, defect_type, ACTIVE)
         escalated_from: str | None = None
-        if active is not None and active.status == "open":
-            since = counts_by_key(log, active.created_at, now).get((component, defect_type), Counter())
-            if level_for(since, config) is None:
-                continue  # watched, no recurrence: nothing new to say
-            level = _higher(level, _NEXT[active.level])
-            escalated_from = active.id
-        elif active is not None and active.status == "needs_human":
-            continue
-        elif active is not None and active.status == "blocked":
+        if active is not None and active.status in ("pending", "watching", "needs_human"):
+            continue  # the proposal in flight answers this key; a watched one escalates in verification
+        if active is not None and active.status == "blocked":
             escalated_from = active.escalated_from
-            level = _higher(level, active.level)
-        ident = active.id if active is not None and active.status == "blocked" else f"SH-{number}"
-        if ident == f"SH-{number}":
+            level = higher(level, active.level)
+        ident = active.id if active is not None else f"SH-{number}"
+        if active is None:
             number += 1
         promoted = list(rules.get(defect_type, ()))[:MAX_RULES_PER_PROPOSAL]
         blocked = _blocked_reason(proposals, component, defect_type, level, promoted, config, now)
@@ -145,30 +160,23 @@ def propose(
             component=component,
             defect_type=defect_type,
             level=level,
-            status="blocked" if blocked else ("needs_human" if level == "MAJOR" else "open"),
+            status="blocked" if blocked else ("needs_human" if level == "MAJOR" else "pending"),
             created_at=now,
             rules=promoted,
-            evidence=_evidence(counts, config.window_days),
+            evidence=evidence_of(counts, config.window_days),
             blocked_reason=blocked,
-            baseline_rate=sum(counts.values()) / config.window_days,
-            watch_until=None if blocked or level == "MAJOR" else now + timedelta(days=config.watch_days),
+            baseline_rate=len(counts.occasions) / config.window_days,
             escalated_from=escalated_from,
         )
         proposals = [p for p in proposals if p.id != ident]
-        if escalated_from is not None and not blocked:
-            proposals = [
-                evolve(p, status="escalated") if p.id == escalated_from and p.status == "open" else p for p in proposals
-            ]
-            messages.append(
-                f"{escalated_from} escalated to {ident} ({level}): {proposal.key} recurred during the watch"
-            )
         proposals.append(proposal)
         changed.append(ident)
         if blocked:
             messages.append(f"{ident} ({level}) {proposal.key} blocked: {blocked}")
             continue
-        effects.append(_effect(proposal, repository, base))
-        messages.append(f"{ident} ({level}) proposed for {proposal.key}")
+        effects.append(proposal_effect(proposal, repository, base))
+        why = f"{len(counts.occasions)} occasions in {config.window_days} days"
+        messages.append(f"{ident} ({level}) proposed for {proposal.key}: {why}")
     for p in [p for p in proposals if p.status == "blocked" and (p.component, p.defect_type) not in reached_keys]:
         note = f"its defects no longer reach a threshold (blocked by {p.blocked_reason})"
         proposals = [evolve(q, status="lapsed", note=note) if q.id == p.id else q for q in proposals]
@@ -176,42 +184,6 @@ def propose(
         messages.append(f"{p.id} lapsed: {note}")
     return ProposalOutcome(
         book=evolve(book, proposals=_bounded(proposals), next_number=number),
-        effects=tuple(effects),
-        changed=tuple(changed),
-        messages=tuple(messages),
-    )
-
-
-def verify(
-    book: ProposalBook, log: DefectLog, *, repository: str, base: str, config: SelfHealConfig, now: datetime
-) -> ProposalOutcome:
-    """Settle every open proposal whose watch has ended: ``verified``, ``rolled_back`` or ``unverified``."""
-    proposals: list[Proposal] = []
-    effects: list[Effect] = []
-    changed: list[str] = []
-    messages: list[str] = []
-    for p in book.proposals:
-        if p.status != "open" or p.watch_until is None or now < p.watch_until:
-            proposals.append(p)
-            continue
-        start = p.watch_until - timedelta(days=config.watch_days)
-        observed = any(start.date().isoformat() <= day <= p.watch_until.date().isoformat() for day in log.activity)
-        after = counts_by_key(log, start, p.watch_until).get((p.component, p.defect_type), Counter())
-        rate = sum(after.values()) / config.watch_days
-        if not observed:
-            settled = evolve(p, status="unverified", note="no runs were observed during the watch")
-        elif rate > p.baseline_rate:
-            note = f"{p.key} grew from {p.baseline_rate:.2f} to {rate:.2f} defects a day during the watch"
-            settled = evolve(p, status="rolled_back", note=note)
-            effects.append(_effect(settled, repository, base, rollback=True))
-        else:
-            note = f"{p.key} went from {p.baseline_rate:.2f} to {rate:.2f} defects a day during the watch"
-            settled = evolve(p, status="verified", note=note)
-        proposals.append(settled)
-        changed.append(p.id)
-        messages.append(f"{p.id} {settled.status}: {settled.note}")
-    return ProposalOutcome(
-        book=evolve(book, proposals=proposals),
         effects=tuple(effects),
         changed=tuple(changed),
         messages=tuple(messages),
@@ -230,9 +202,9 @@ def approve(
 ) -> ProposalOutcome:
     """``/gauntlet approve <id>``: a maintainer promotes a proposal a human had to decide on.
 
-    A MAJOR (needs-human) or a proposal a limit blocked becomes an open proposal PR,
-    watched from now; an open one records the approval. Nothing happens to a final one,
-    nor to a proposal with no learned rules to promote.
+    A MAJOR (needs-human) or a proposal a limit blocked becomes a proposal PR (``pending``: its watch
+    starts when it is merged); a pending or watched one records the approval. Nothing happens to a final
+    one, nor to a proposal with no learned rules to promote.
     """
     proposal = _find(book, proposal_id)
     if proposal is None:
@@ -240,12 +212,12 @@ def approve(
     if proposal.status in _FINAL:
         return ProposalOutcome(book=book, messages=(f"{proposal_id} is already {proposal.status}",))
     stamped = evolve(proposal, decided_by=by, decided_at=now)
-    if proposal.status == "open":
+    if proposal.status in ("pending", "watching"):
         return _replace(book, stamped, (), f"{proposal_id} approved by {by}")
     if not proposal.rules:
         return ProposalOutcome(book=book, messages=(f"{proposal_id} has no learned rules to promote yet",))
-    promoted = evolve(stamped, status="open", blocked_reason=None, watch_until=now + timedelta(days=config.watch_days))
-    effect = _effect(promoted, repository, base)
+    promoted = evolve(stamped, status="pending", blocked_reason=None, watch_until=None)
+    effect = proposal_effect(promoted, repository, base)
     return _replace(book, promoted, (effect,), f"{proposal_id} approved by {by}: proposal PR opened")
 
 
@@ -256,7 +228,9 @@ def reject(book: ProposalBook, proposal_id: str, *, by: str, reason: str, now: d
         return ProposalOutcome(book=book, messages=(f"no proposal {proposal_id}",))
     if proposal.status in _FINAL:
         return ProposalOutcome(book=book, messages=(f"{proposal_id} is already {proposal.status}",))
-    rejected = evolve(proposal, status="rejected", decided_by=by, decided_at=now, note=reason, watch_until=None)
+    rejected = proposal.model_copy(
+        update={"status": "rejected", "decided_by": by, "decided_at": now, "note": reason, "watch_until": None}
+    )
     return _replace(book, rejected, (), f"{proposal_id} rejected by {by}" + (f": {reason}" if reason else ""))
 
 
@@ -294,8 +268,10 @@ def _blocked_reason(
     return None
 
 
-def _effect(proposal: Proposal, repository: str, base: str, *, rollback: bool = False) -> Effect:
+def proposal_effect(proposal: Proposal, repository: str, base: str, *, rollback: bool = False) -> Effect:
+    """The effect a proposal takes: a needs-human issue for a MAJOR, else its PR (or the PR rolling it back)."""
     if proposal.level == "MAJOR" and not rollback and proposal.status == "needs_human":
+        rules = [f"rule it would promote: {rule}" for rule in proposal.rules] or ["no rule learned for it yet"]
         return FileIssue(
             kind="needs-human",
             ident=f"proposal-{proposal.id}",
@@ -303,13 +279,15 @@ def _effect(proposal: Proposal, repository: str, base: str, *, rollback: bool = 
             labels=("gauntlet", "needs-human"),
             view=IssueView(
                 repository=repository,
-                summary=f"{proposal.key} keeps recurring at P0 priority",
+                summary=f"{proposal.key} keeps recurring, at P0 priority (critical on the default branch, or security)",
                 severity="critical",
-                why="A MAJOR self-healing proposal is never applied automatically.",
-                decision=f"Gauntlet proposes {proposal.id} at level MAJOR.",
-                evidence=tuple(proposal.evidence),
-                resolve=f"Fix the cause, then `/gauntlet approve {proposal.id}` to promote the learned rules "
-                f"or `/gauntlet reject {proposal.id} <reason>`.",
+                why="A MAJOR self-healing proposal is never applied automatically: a human decides.",
+                decision=f"Gauntlet proposes {proposal.id} at level MAJOR"
+                + (f" ({proposal.note})" if proposal.note else "")
+                + ".",
+                evidence=(*proposal.evidence, *rules),
+                resolve=f"Fix the cause, then comment `/gauntlet approve {proposal.id}` to open a PR promoting "
+                f"the rules, or `/gauntlet reject {proposal.id} <reason>`.",
             ),
         )
     return OpenProposalPR(
@@ -333,10 +311,10 @@ def _unsettled(
     log: DefectLog,
     proposals: list[Proposal],
     key: tuple[str, str],
-    in_window: Counter[Priority],
+    in_window: KeyCounts,
     start: datetime,
     now: datetime,
-) -> Counter[Priority]:
+) -> KeyCounts:
     """The window's defects of a key that no settled proposal has answered yet.
 
     Defects up to the end of a settled proposal's watch (or its rejection) were its business;
@@ -349,16 +327,36 @@ def _unsettled(
     ]
     if not settled or max(settled) <= start:
         return in_window
-    return counts_by_key(log, max(settled), now).get(key, Counter())
+    return counts_by_key(log, max(settled), now).get(key, KeyCounts())
 
 
-def _higher(a: ProposalLevel, b: ProposalLevel) -> ProposalLevel:
+def higher(a: ProposalLevel, b: ProposalLevel) -> ProposalLevel:
     return a if _RANK[a] >= _RANK[b] else b
 
 
-def _evidence(counts: Mapping[Priority, int], days: int) -> list[str]:
-    parts = ", ".join(f"{counts[p]} × {p}" for p in ("P0", "P1", "P2") if counts.get(p))
-    return [f"{parts} in the last {days} days"]
+def evidence_of(counts: KeyCounts, days: int) -> list[str]:
+    """What a proposal shows for itself: the occasions per priority, then the defects, one per occasion."""
+    parts = ", ".join(f"{counts.priorities[p]} × {p}" for p in ("P0", "P1", "P2") if counts.priorities.get(p))
+    lines = [f"{len(counts.occasions)} occasions in the last {days} days ({parts})"]
+    shown: set[str] = set()
+    for e in sorted(counts.entries, key=lambda e: (e.at, e.place, e.fingerprint)):
+        occasion = occasion_of(e)
+        if occasion in shown:
+            continue
+        shown.add(occasion)
+        where = f"PR #{e.place[3:]}" if e.place.startswith("pr:") else f"{e.place[7:]} on {e.at:%Y-%m-%d}"
+        lines.append(f"{e.priority} on {where}: {e.summary or e.fingerprint}")
+        if len(lines) > MAX_EVIDENCE_LINES:
+            lines.append(f"and {len(counts.occasions) - len(shown)} more occasion(s)")
+            break
+    return lines
+
+
+def _not_recurring(component: str, defect_type: str, counts: KeyCounts, config: SelfHealConfig) -> str:
+    return (
+        f"{component}/{defect_type}: no proposal, seen on {len(counts.occasions)} occasion(s) "
+        f"(a proposal needs a recurrence: {config.min_occasions} distinct PRs or days)"
+    )
 
 
 def _latest(proposals: list[Proposal], component: str, defect_type: str, statuses: frozenset[str]) -> Proposal | None:

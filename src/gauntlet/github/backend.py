@@ -28,6 +28,7 @@ def handlers() -> dict[str, Handler]:
     table: dict[str, Handler] = {
         "upsert_comment": comments.StickyComment(),
         "reply_to_comment": comments.Reply(),
+        "comment_on_pr": comments.Reply(),
         "react": comments.ReactionHandler(),
         "set_check": runs.CheckRunHandler(),
         "rerun_failed_jobs": runs.RerunHandler(),

@@ -20,13 +20,13 @@ from typing import Any
 
 from gauntlet.effects.base import EffectResult, Existing
 from gauntlet.effects.bodies import body_of
-from gauntlet.effects.models import Effect, React, ReplyToComment, UpsertComment
+from gauntlet.effects.models import CommentOnPR, Effect, React, ReplyToComment, UpsertComment
 from gauntlet.github.client import NotFound
 from gauntlet.github.hub import Hub, find_earlier, paged
 from gauntlet.models import evolve
 from gauntlet.vocabulary import MARKER_PATTERN
 
-__all__ = ["ReactionHandler", "Reply", "StickyComment", "find_marked_comment", "marker_in"]
+__all__ = ["CommentGone", "ReactionHandler", "Reply", "StickyComment", "find_marked_comment", "marker_in"]
 
 
 def marker_in(body: str) -> str:
@@ -142,17 +142,21 @@ class StickyComment:
 
 
 class Reply:
-    """``reply_to_comment``: one reply per command comment (and index), never posted twice."""
+    """``reply_to_comment`` and ``comment_on_pr``: one comment per key, never posted twice."""
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """The reply written earlier for this command, if any."""
-        assert isinstance(effect, ReplyToComment)
+        """The reply written earlier for this command (or the note for this ident), if any."""
+        assert isinstance(effect, ReplyToComment | CommentOnPR)
         return find_marked_comment(hub, effect.issue_number, marker_in(body_of(effect)), hub.known(effect.key))
 
     def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
         """Post the reply, or bring the earlier one up to date."""
-        assert isinstance(effect, ReplyToComment)
+        assert isinstance(effect, ReplyToComment | CommentOnPR)
         return _write(hub, effect, effect.issue_number, body_of(effect), existing)
+
+
+class CommentGone(NotFound):
+    """The command's comment no longer exists: someone deleted it before its run started."""
 
 
 class ReactionHandler:
@@ -162,9 +166,15 @@ class ReactionHandler:
         return f"/repos/{hub.repo.full_name}/issues/comments/{effect.comment_id}/reactions"
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """Gauntlet's reaction of this kind on the comment, if it is there (one call)."""
+        """Gauntlet's reaction of this kind on the comment, if it is there (one call).
+
+        :raises CommentGone: the comment was deleted (GitHub answers 404 for its reactions).
+        """
         assert isinstance(effect, React)
-        reactions = hub.client.request("GET", self._path(hub, effect), params={"content": effect.content})
+        try:
+            reactions = hub.client.request("GET", self._path(hub, effect), params={"content": effect.content})
+        except NotFound as exc:
+            raise CommentGone(f"comment {effect.comment_id} was deleted before Gauntlet could answer it") from exc
         for reaction in reactions:
             if str((reaction.get("user") or {}).get("login", "")).lower() == hub.bot_login.lower():
                 return Existing(number=int(reaction["id"]))

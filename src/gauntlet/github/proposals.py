@@ -28,11 +28,13 @@ from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.pulls import FoundPull, find_pull, open_pull, push_branch
 from gauntlet.github.reverts import build_revert, not_built, revert_title
 from gauntlet.github.rules_file import DEFAULT_RULES_FILE, RULES_FILES, RulesFileError, missing_rules, with_rules
+from gauntlet.models import ProposalPRFact, ProposalPRState
+from gauntlet.state.models import State
 
 if TYPE_CHECKING:
     from gauntlet.github.hub import Hub
 
-__all__ = ["ProposalHandler", "proposal_branch", "proposal_title", "read_rules_file"]
+__all__ = ["ProposalHandler", "proposal_branch", "proposal_pr_facts", "proposal_title", "read_rules_file"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -40,6 +42,23 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 def proposal_branch(proposal_id: str, *, rollback: bool = False) -> str:
     """The fixed branch of a proposal (or of its rollback)."""
     return f"gauntlet/proposal-{_UNSAFE.sub('-', proposal_id)}" + ("-rollback" if rollback else "")
+
+
+def proposal_pr_facts(hub: Hub, state: State) -> tuple[ProposalPRFact, ...]:
+    """What GitHub says about the PR of each pending proposal: open, merged (and when) or closed unmerged.
+
+    One call per pending proposal when the state index knows its PR's number, else one listing by its branch.
+    """
+    facts: list[ProposalPRFact] = []
+    for proposal in state.proposals.proposals:
+        if proposal.status != "pending":
+            continue
+        pull = find_pull(hub, f"proposal:{proposal.id}", proposal_branch(proposal.id))
+        if pull is None:
+            continue
+        word: ProposalPRState = "open" if pull.state == "open" else "merged" if pull.merged else "closed"
+        facts.append(ProposalPRFact(proposal_id=proposal.id, number=pull.number, state=word, merged_at=pull.merged_at))
+    return tuple(facts)
 
 
 def proposal_title(effect: OpenProposalPR) -> str:

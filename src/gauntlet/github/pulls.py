@@ -8,6 +8,7 @@ count, and only from the repository itself (a fork's branch of the same name is 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -38,6 +39,7 @@ class FoundPull(Existing):
     title: str = ""
     state: str = "open"
     merged: bool = False
+    merged_at: datetime | None = None
     merge_commit_sha: str | None = None
     head_ref: str = ""
 
@@ -74,6 +76,7 @@ def _found(pull: dict[str, Any]) -> FoundPull:
         title=str(pull.get("title", "")),
         state=str(pull.get("state", "open")),
         merged=bool(pull.get("merged_at")),
+        merged_at=pull.get("merged_at") or None,
         merge_commit_sha=pull.get("merge_commit_sha"),
         head_ref=str((pull.get("head") or {}).get("ref", "")),
     )

@@ -109,20 +109,31 @@ def _payload(effect: SetCheck, summary: str, annotations: list[CheckAnnotation])
     return {"status": "completed", "conclusion": effect.conclusion, "output": output}
 
 
+#: Conclusions of a completed run that has failed jobs to rerun.
+_RERUNNABLE = frozenset({"failure", "cancelled", "timed_out", "startup_failure"})
+NOTHING_TO_RERUN = "nothing to rerun"
+
+
 class RerunHandler:
     """Asks GitHub to rerun the failed jobs, unless a later attempt exists."""
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """The run, when its attempt is already past the one the effect names (one call)."""
+        """The run, when its attempt is already past the one the effect names, or it has nothing to rerun."""
         assert isinstance(effect, RerunFailedJobs)
         run = hub.client.request("GET", f"/repos/{hub.repo.full_name}/actions/runs/{effect.run_id}")
         if int(run.get("run_attempt") or 1) > effect.attempt:
             return Existing(number=int(run["id"]), url=run.get("html_url"))
+        if run.get("status") == "completed" and run.get("conclusion") not in _RERUNNABLE:
+            # GitHub refuses a rerun of a run with no failed jobs (403), which would fail the whole run.
+            return Existing(number=int(run["id"]), url=run.get("html_url"), body=NOTHING_TO_RERUN)
         return None
 
     def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
         """Request the rerun (idempotent on GitHub's side while the rerun is queued)."""
         assert isinstance(effect, RerunFailedJobs)
+        if existing is not None and existing.body == NOTHING_TO_RERUN:
+            detail = f"run {effect.run_id} has no failed jobs: nothing to rerun"
+            return EffectResult(type=effect.type, key=effect.key, status="skipped", url=existing.url, detail=detail)
         if existing is not None:
             return EffectResult(type=effect.type, key=effect.key, status="unchanged", url=existing.url)
         hub.client.request("POST", f"/repos/{hub.repo.full_name}/actions/runs/{effect.run_id}/rerun-failed-jobs")

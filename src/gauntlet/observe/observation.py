@@ -19,10 +19,11 @@ from pathlib import Path
 
 from gauntlet.config import Config
 from gauntlet.errors import InputError
-from gauntlet.models import Observation, Permission, RunIdentity
+from gauntlet.models import Observation, Permission, RunIdentity, evolve
 from gauntlet.observe.files import as_run_sees_them, expand, read_findings
 from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
+from gauntlet.observe.owners import owners_of
 from gauntlet.observe.payload import Delivery, event_facts
 from gauntlet.observe.routing import Route
 from gauntlet.settings import Settings
@@ -38,6 +39,9 @@ class Downloads:
 
     logs: Sequence[Path] = ()
     findings: Sequence[Path] = ()
+    #: The names of the CI jobs whose logs were downloaded because they failed (on ``workflow_run`` the job
+    #: Gauntlet runs in is its own: these are the ones reports name).
+    failed_jobs: Sequence[str] = ()
 
 
 def observe(
@@ -104,4 +108,8 @@ def observe(
     # Classification depends on where the run is (a critical on the default branch is P0).
     where = Observation.from_event(event, run, github=github)
     seen = as_run_sees_them(found, config, on_default_branch=where.on_default_branch)
-    return Observation.from_event(event, run, findings=seen.findings, github=github, input_problems=seen.problems)
+    observation = Observation.from_event(
+        event, run, findings=seen.findings, github=github, input_problems=seen.problems
+    )
+    owners = owners_of(settings.workspace, observation.findings, observation.changed_files)
+    return evolve(observation, failed_jobs=tuple(downloads.failed_jobs), owners=owners)

@@ -9,7 +9,7 @@ trigger Gauntlet on more events than it acts on.
 |---|---|---|
 | ``pull_request`` (and ``pull_request_target``) | opened, synchronize, reopened, ready_for_review | ``iteration`` |
 | ``pull_request`` | closed | ``close_pr``: compact that PR's record |
-| ``push`` | (any) | ``iteration`` on the branch |
+| ``push`` | (any) | ``iteration`` on the branch; a deleted branch or tag (``after`` all zeros): ignored |
 | ``workflow_run`` | completed | ``iteration`` (the PR from the payload, else ``commits/{sha}/pulls``) |
 | ``issue_comment`` | created | ``comment``: ``/gauntlet`` commands |
 | ``schedule``, ``workflow_dispatch`` | (any) | ``scan`` |
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from gauntlet.observe.payload import Delivery
 
-__all__ = ["ROUTES", "Route", "route", "route_of"]
+__all__ = ["DELETED_SHA", "ROUTES", "Route", "deletes_its_ref", "route", "route_of"]
 
 Route = Literal["iteration", "close_pr", "comment", "scan"]
 
@@ -62,6 +62,21 @@ def route(event: str | None, action: str | None) -> Route | None:
     return None
 
 
+#: The SHA GitHub gives a ref that no longer exists (``after`` of a push that deleted a branch or tag).
+DELETED_SHA = "0" * 40
+
+
+def deletes_its_ref(delivery: Delivery) -> bool:
+    """True for a push that deleted its branch or tag: there is no commit to check, nothing to plan."""
+    data = delivery.data
+    return delivery.name == "push" and (data.get("deleted") is True or data.get("after") == DELETED_SHA)
+
+
 def route_of(delivery: Delivery) -> Route | None:
-    """The handler for a delivered event: the one table the command line and the Action both route by."""
+    """The handler for a delivered event: the one table the command line and the Action both route by.
+
+    A push that deleted its ref routes nowhere (it is reported as ignored).
+    """
+    if deletes_its_ref(delivery):
+        return None
     return route(delivery.name, delivery.action)

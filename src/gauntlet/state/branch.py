@@ -70,6 +70,9 @@ class Breakage(Record):
 
     id: str
     job: str
+    #: The CI jobs seen failing in it, by name (``job`` is the key runs are compared under: on
+    #: ``workflow_run`` that is Gauntlet's own job, never the one that failed).
+    failed_jobs: list[str] = []
     first_red: str
     opened_at: datetime
     #: The job's last green commit when the breakage began (``None``: never seen green).

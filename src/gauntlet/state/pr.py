@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from gauntlet.models import Finding, Kind, Severity, Source
@@ -20,6 +21,13 @@ __all__ = [
 
 #: Older iterations are dropped from the file (the iteration counter keeps counting).
 MAX_ITERATIONS_KEPT = 20
+#: Repository-relative source paths a failure's excerpt names (its stack frames), at most.
+MAX_FRAMES = 10
+#: A relative source path in a stack frame (``File "src/app/core.py", line 77``, ``at src/app.ts:3:1``); a path
+#: preceded by ``/`` or a path character is part of an absolute one (the interpreter's own files) and not taken.
+_FRAME = re.compile(
+    r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|ex|exs))\b"
+)
 
 
 class FindingRecord(Record):
@@ -35,11 +43,14 @@ class FindingRecord(Record):
     test_id: str | None = None
     rule: str | None = None
     message: str
+    #: The source files its excerpt names (stack frames), for learning what a fix touched.
+    frames: list[str] = []
 
     @classmethod
     def of(cls, finding: Finding) -> FindingRecord:
-        """Keep the reportable fields of ``finding``."""
-        return cls.model_validate(finding.model_dump(include=set(cls.model_fields)))
+        """Keep the reportable fields of ``finding``, and the source files its excerpt names."""
+        frames = list(dict.fromkeys(_FRAME.findall(finding.excerpt)))[:MAX_FRAMES]
+        return cls.model_validate({**finding.model_dump(include=set(cls.model_fields) - {"frames"}), "frames": frames})
 
 
 class IterationRecord(Record):

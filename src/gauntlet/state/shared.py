@@ -10,11 +10,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
+from pydantic import field_validator
+
 from gauntlet.models import Priority
 from gauntlet.state.base import Record, StateFile
 
 __all__ = [
     "MAX_ACTIVITY_DAYS",
+    "MAX_COMPONENTS_SEEN",
     "MAX_DEFECTS",
     "MAX_FIXES",
     "MAX_PENDING",
@@ -41,6 +44,8 @@ __all__ = [
 #: Bounds (DESIGN §4: every file is bounded, one run never grows with history).
 MAX_DEFECTS = 5000
 MAX_ACTIVITY_DAYS = 60
+#: Components whose observations are counted per day (the busiest are kept).
+MAX_COMPONENTS_SEEN = 200
 MAX_PROPOSALS = 200
 MAX_RULES_PER_KIND = 100
 MAX_FIXES = 100
@@ -48,11 +53,21 @@ MAX_PENDING = 200
 MAX_TAUGHT = 1000
 
 ProposalLevel = Literal["PATCH", "MINOR", "MAJOR"]
-#: ``open``: proposal PR opened, watch running; ``needs_human``: a MAJOR, an issue was filed;
-#: ``blocked``: a limit stopped it (see ``blocked_reason``); the rest are final (``lapsed``: blocked until its
-#: defects left the window).
+#: ``pending``: the proposal PR is open, not merged (nothing has landed, nothing is watched); ``watching``: the PR
+#: was merged and the watch runs from the merge; ``needs_human``: a MAJOR, an issue was filed; ``blocked``: a limit
+#: stopped it (see ``blocked_reason``); the rest are final (``rejected``: closed unmerged or ``/gauntlet reject``;
+#: ``lapsed``: blocked until its defects left the window; ``escalated``: superseded, in state written before 0.2).
 ProposalStatus = Literal[
-    "open", "needs_human", "blocked", "escalated", "verified", "rolled_back", "unverified", "rejected", "lapsed"
+    "pending",
+    "watching",
+    "needs_human",
+    "blocked",
+    "escalated",
+    "verified",
+    "rolled_back",
+    "unverified",
+    "rejected",
+    "lapsed",
 ]
 BlockedReason = Literal["daily_limit", "cooldown", "no_rules"]
 RuleKind = Literal["review", "fix", "curated"]
@@ -69,6 +84,8 @@ class DefectEntry(Record):
     place: str
     #: What failed, in a few words (test id or path and message), for the hints of a later fix.
     summary: str = ""
+    #: Where: its path, else its test's file (what a later fix's diff is compared with).
+    path: str | None = None
 
 
 class DefectLog(StateFile):
@@ -79,6 +96,9 @@ class DefectLog(StateFile):
 
     entries: list[DefectEntry] = []
     activity: dict[str, int] = {}
+    #: Observations per component and UTC day (a run that changed or failed in the component): what a watch
+    #: needs to call a proposal verified rather than unverified.
+    seen: dict[str, dict[str, int]] = {}
 
 
 class Proposal(Record):
@@ -100,6 +120,17 @@ class Proposal(Record):
     decided_by: str | None = None
     decided_at: datetime | None = None
     note: str = ""
+    #: The proposal PR's number, once a scan has seen it on GitHub, and when it was merged (the watch starts there).
+    pr: int | None = None
+    merged_at: datetime | None = None
+    #: The last escalation during the watch: a later recurrence is counted from here.
+    escalated_at: datetime | None = None
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _renamed(cls, value: object) -> object:
+        # State written before the watch started at the merge said ``open`` for a proposal PR not yet settled.
+        return "pending" if value == "open" else value
 
     @property
     def key(self) -> str:
@@ -135,8 +166,14 @@ class FixPair(Record):
     place: str
     failed_sha: str
     fixed_sha: str
+    #: The files changed between ``failed_sha`` and ``fixed_sha``, those the failure named first.
     files: list[str] = []
     summary: str = ""
+    #: ``high`` when the diff touched something the failure named (its path, test file or stack frames);
+    #: ``low`` otherwise: kept, but never taught as a rule nor shown as what fixed it.
+    confidence: Literal["high", "low"] = "low"
+    #: How many of ``files`` (the first ones) touch what the failure named: what its rule names.
+    named: int = 0
     #: The rule this pair taught, if any (a fix that does not hold contradicts it).
     rule: str | None = None
     at: datetime

@@ -1,8 +1,9 @@
 """``v1/triage.json``: the accepted-risk and escalated issues Gauntlet watches on the default branch.
 
-Read and written by ``engine/triage.py``: a watched issue is closed when its finding
-has not been seen on the default branch for ``commands.triage_days``, and reopened
-when the finding comes back.
+Read and written by ``engine/triage.py``: a watched issue is closed on evidence (a run of
+its job on the default branch no longer reports the finding, or, for a review finding,
+the code at its location changed there), never by time, and reopened when the finding
+comes back.
 """
 
 from __future__ import annotations
@@ -32,6 +33,13 @@ class WatchedIssue(Record):
     #: When the finding was last seen on the default branch, if ever.
     last_seen: datetime | None = None
     closed: bool = False
+    #: The CI job whose runs report the finding (a run of it on the default branch without the finding ends
+    #: the issue); ``None`` for a review finding, which no CI run reports.
+    job: str | None = None
+    #: Where the finding is: for a review finding, a change to this file on the default branch ends the issue.
+    path: str | None = None
+    #: The PR the risk was accepted on: its own merge brings the accepted code, which changes nothing.
+    pr: int | None = None
 
     @property
     def key(self) -> str:

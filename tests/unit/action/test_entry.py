@@ -70,3 +70,18 @@ def test_explicit_files_keep_the_command_line_behaviour(
     assert code == 0
     assert json.loads(capsys.readouterr().out)["decision"]["iteration"] == 1
     assert (actions_env / "output").read_text(encoding="utf-8") == "", "no action outputs outside the action"
+
+
+def test_state_dir_with_dry_run_makes_no_request_even_with_a_token(
+    actions_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The token the workflow always passes; GITHUB_API_URL points at a closed loopback port, so any request
+    # would be retried and fail the run with exit 3.
+    monkeypatch.setenv("INPUT_GITHUB_TOKEN", "ghs_" + "x" * 36)
+    monkeypatch.setenv("INPUT_BOT_LOGIN", "auto")
+
+    assert main(["run"]) == 0
+
+    printed = capsys.readouterr().out
+    assert "no API calls" in printed
+    assert "action=fix_criticals" in (actions_env / "output").read_text(encoding="utf-8")

@@ -278,7 +278,7 @@ def proposals(status: ProposalStatus, rules: list[str]) -> ProposalBook:
 def test_approve_opens_the_proposal_pr_through_self_healing() -> None:
     state = pr_state().model_copy(update={"proposals": proposals("needs_human", ["Pin the API client."])})
     new, plan = run(state, says("/gauntlet approve sh-3", permission="maintain"))
-    assert new.proposals.proposals[0].status == "open"
+    assert new.proposals.proposals[0].status == "pending"
     assert new.proposals.proposals[0].decided_by == "maya"
     (pr,) = of_type(plan, OpenProposalPR)
     assert pr.proposal_id == "SH-3"

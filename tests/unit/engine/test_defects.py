@@ -21,15 +21,17 @@ def finding(fp: str, *, kind: Kind = "lint", severity: Severity = "minor") -> Fi
 @pytest.mark.parametrize(
     ("path", "test_id", "expected"),
     [
-        ("src/app/calc.py", None, "app"),
-        ("lib/core/x.py", None, "core"),
-        ("web/index.ts", None, "web"),
-        (None, "tests/test_calc.py::test_add", "tests"),
-        ("setup.py", None, "other"),
+        ("src/app/calc.py", None, "src/app"),
+        ("lib/core/deep/x.py", None, "lib/core"),
+        ("web/index.ts", None, "web/index"),
+        (None, "tests/test_calc.py::test_add", "tests/test_calc"),
+        ("setup.py", None, "setup"),
         (None, None, "other"),
     ],
 )
-def test_component_falls_back_to_the_top_level_folder(path: str | None, test_id: str | None, expected: str) -> None:
+def test_component_falls_back_to_the_first_two_path_segments(
+    path: str | None, test_id: str | None, expected: str
+) -> None:
     assert defects.component_of(path, test_id) == expected
 
 
@@ -56,5 +58,21 @@ def test_compaction_bounds_the_log() -> None:
 
 def test_counts_are_half_open_at_the_start() -> None:
     log = defects.record_defects(DefectLog(), [finding("a")], "pr:1", NOW)
-    assert defects.counts_by_key(log, NOW - timedelta(hours=1), NOW) == {("app", "lint"): {"P2": 1}}
+    [(key, counts)] = defects.counts_by_key(log, NOW - timedelta(hours=1), NOW).items()
+    assert (key, counts.priorities, counts.occasions) == (("src/app", "lint"), {"P2": 1}, {"pr:1"})
     assert defects.counts_by_key(log, NOW, NOW + timedelta(hours=1)) == {}
+
+
+def test_observations_count_per_component_and_day() -> None:
+    log = defects.record_defects(DefectLog(), [finding("a")], "pr:1", NOW, changed=["docs/guide.md"])
+    log = defects.record_defects(log, [], "pr:2", NOW + timedelta(days=1), changed=["src/app/other.py"])
+    assert defects.observations_of(log, "src/app", NOW, NOW + timedelta(days=1)) == 2
+    assert defects.observations_of(log, "docs/guide", NOW, NOW) == 1
+    assert defects.observations_of(log, "src/app", NOW + timedelta(days=2), NOW + timedelta(days=3)) == 0
+
+
+def test_code_owners_name_the_component_after_the_configuration() -> None:
+    owners = {"src/pay/charge.py": "@octo/payments"}
+    assert defects.component_of("src/pay/charge.py", None, {}, owners) == "@octo/payments"
+    assert defects.component_of("src/pay/charge.py", None, {"billing": ["src/pay/**"]}, owners) == "billing"
+    assert defects.component_of("src/pay/refund.py", None, {}, owners) == "src/pay"

@@ -13,7 +13,7 @@ from gauntlet.config import Config, SelfHealConfig
 from gauntlet.engine import learning, selfheal
 from gauntlet.engine.decide import decide
 from gauntlet.engine.loop import merge_observation
-from gauntlet.models import Finding, Kind, Observation, Severity
+from gauntlet.models import Finding, FixDiff, Kind, Observation, Severity
 from gauntlet.state.branch import RunRecord
 from gauntlet.state.models import State
 from gauntlet.state.pr import PRRecord
@@ -106,16 +106,17 @@ def pr_after(*iterations: tuple[str, list[Finding]]) -> PRRecord:
     return pr
 
 
-def test_a_failure_then_a_pass_records_the_fixing_commit_and_files_and_teaches_a_rule() -> None:
+def diff(*files: str, base: str = "a" * 40, head: str = "b" * 40) -> FixDiff:
+    return FixDiff(base_sha=base, head_sha=head, files=files)
+
+
+def test_a_failure_then_a_pass_records_the_fixing_diff_ranked_and_teaches_a_rule() -> None:
     pr = pr_after(("a" * 40, [finding("t1"), finding("t2")]), ("b" * 40, [finding("t2")]))
-    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", ["src/app/calc.py"], NOW)
+    changed = diff("README.md", "src/app/calc.py", "docs/notes.md")
+    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", changed, NOW)
     [pair] = book.fixes
-    assert (pair.fingerprint, pair.failed_sha, pair.fixed_sha, pair.files) == (
-        "t1",
-        "a" * 40,
-        "b" * 40,
-        ["src/app/calc.py"],
-    )
+    assert (pair.fingerprint, pair.failed_sha, pair.fixed_sha, pair.confidence) == ("t1", "a" * 40, "b" * 40, "high")
+    assert pair.files == ["src/app/calc.py", "README.md", "docs/notes.md"]  # what the failure named first
     [taught] = book.rules
     assert taught.kind == "fix" and taught.classes == ["test_failure"] and "src/app/calc.py" in taught.text
     assert pair.rule == taught.id
@@ -125,20 +126,44 @@ def test_nitpicks_and_infra_disappearing_are_not_fixes() -> None:
     pr = pr_after(
         ("a" * 40, [finding("n", severity="nitpick"), finding("i", kind="infra", severity="major")]), ("b" * 40, [])
     )
-    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", [], NOW)
+    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", diff(), NOW)
     assert book.fixes == []
+
+
+def test_a_diff_touching_nothing_the_failure_named_is_kept_with_low_confidence_and_teaches_nothing() -> None:
+    failing = finding("t1", path="src/app/core.py", excerpt='File "src/app/util.py", line 3, in helper')
+    pr = pr_after(("a" * 40, [failing]), ("b" * 40, []))
+    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", diff("README.md"), NOW)
+    [pair] = book.fixes
+    assert (pair.confidence, pair.files, pair.rule, book.rules) == ("low", ["README.md"], None, [])
+    other = pr_after(("d" * 40, [failing]))
+    assert other.current is not None
+    [hint] = learning.hints_for(book, other.current.findings, "pr:8", "d" * 40)
+    assert "fixed by bbbbbbb" in hint and "README" not in hint
+    # A stack frame the failure named counts: the same diff plus its frame's file is a confident pair.
+    book = learning.record_fixes(
+        LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", diff("README.md", "src/app/util.py"), NOW
+    )
+    assert (book.fixes[0].confidence, book.fixes[0].files[0]) == ("high", "src/app/util.py")
+
+
+def test_a_diff_of_other_commits_is_not_this_fix() -> None:
+    pr = pr_after(("a" * 40, [finding("t1")]), ("b" * 40, []))
+    stale = diff("calc.py", base="c" * 40)
+    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", stale, NOW)
+    assert (book.fixes[0].files, book.fixes[0].confidence) == ([], "low")
 
 
 def test_a_fix_that_does_not_hold_contradicts_its_rule() -> None:
     pr = pr_after(("a" * 40, [finding("t1")]), ("b" * 40, []), ("c" * 40, [finding("t1")]))
-    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", ["x/y.py"], NOW)
-    book = learning.record_fixes(book, pr.iterations[1], pr.iterations[2], "pr:7", [], NOW)
+    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", diff("calc.py"), NOW)
+    book = learning.record_fixes(book, pr.iterations[1], pr.iterations[2], "pr:7", None, NOW)
     assert book.rules[0].contradictions == 1
 
 
 def test_hints_show_the_earlier_fix_when_the_failure_appears_elsewhere() -> None:
     pr = pr_after(("a" * 40, [finding("t1")]), ("b" * 40, []))
-    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", ["calc.py"], NOW)
+    book = learning.record_fixes(LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", diff("calc.py"), NOW)
     other = pr_after(("d" * 40, [finding("t1"), finding("t9")]))
     assert other.current is not None
     [hint] = learning.hints_for(book, other.current.findings, "pr:8", "d" * 40)
@@ -185,7 +210,7 @@ def branch_runs(*runs: tuple[str, bool, list[str]]) -> list[RunRecord]:
 def test_a_branch_going_green_records_the_fixes_of_its_last_red_run() -> None:
     log = selfheal.record_defects(DefectLog(), [finding("t1")], "branch:main", NOW)
     runs = branch_runs(("a" * 40, False, ["t1"]), ("b" * 40, True, []))
-    book = learning.record_branch_fixes(LearningBook(), log, runs, "branch:main", ["src/app/calc.py"], NOW)
+    book = learning.record_branch_fixes(LearningBook(), log, runs, "branch:main", diff("src/app/calc.py"), NOW)
     [pair] = book.fixes
     assert (pair.place, pair.failed_sha, pair.fixed_sha, pair.summary) == (
         "branch:main",
@@ -193,7 +218,7 @@ def test_a_branch_going_green_records_the_fixes_of_its_last_red_run() -> None:
         "b" * 40,
         "tests/test_calc.py::t1",
     )
-    assert learning.record_branch_fixes(book, log, runs, "branch:main", [], NOW) == book  # once per fix
+    assert learning.record_branch_fixes(book, log, runs, "branch:main", None, NOW) == book  # once per fix
     pr = pr_after(("d" * 40, [finding("t1")]))
     assert pr.current is not None
     [hint] = learning.hints_for(book, pr.current.findings, "pr:8", "d" * 40)
@@ -203,10 +228,10 @@ def test_a_branch_going_green_records_the_fixes_of_its_last_red_run() -> None:
 def test_a_branch_still_red_or_incomplete_records_nothing() -> None:
     log = selfheal.record_defects(DefectLog(), [finding("t1")], "branch:main", NOW)
     red = branch_runs(("a" * 40, False, ["t1"]), ("b" * 40, False, ["t2"]))
-    assert learning.record_branch_fixes(LearningBook(), log, red, "branch:main", [], NOW).fixes == []
+    assert learning.record_branch_fixes(LearningBook(), log, red, "branch:main", None, NOW).fixes == []
     cut = branch_runs(("a" * 40, False, ["t1"]), ("b" * 40, True, []))
     cut[-1] = cut[-1].model_copy(update={"complete": False})
-    assert learning.record_branch_fixes(LearningBook(), log, cut, "branch:main", [], NOW).fixes == []
+    assert learning.record_branch_fixes(LearningBook(), log, cut, "branch:main", None, NOW).fixes == []
 
 
 def test_a_redelivered_observation_changes_no_learning_and_shows_the_same_rules() -> None:

@@ -15,7 +15,7 @@ from gauntlet.config import Config, SelfHealConfig
 from gauntlet.effects.models import OpenProposalPR
 from gauntlet.engine import learning, selfheal
 from gauntlet.engine.scan import ScanReport, scan
-from gauntlet.models import Finding
+from gauntlet.models import Finding, ProposalPRFact
 from gauntlet.state.codec import encode_file
 from gauntlet.state.models import State
 from gauntlet.state.shared import DefectLog, LearningBook
@@ -40,7 +40,11 @@ def test_a_scan_proposes_and_records_an_audit_event() -> None:
     assert outcome.plan.proposals == ("SH-1",)
     [effect] = outcome.plan.effects
     assert isinstance(effect, OpenProposalPR) and effect.rules == ("Run ruff --fix before pushing",)
-    assert [(e.kind, e.key, e.data["status"]) for e in outcome.state.events] == [("proposal", "proposal:SH-1", "open")]
+    assert [(e.kind, e.key, e.data.get("status")) for e in outcome.state.events] == [
+        ("proposal", "proposal:SH-1", "pending"),
+        ("scan", "scan", None),
+    ]
+    assert outcome.state.events[-1].data["messages"] == list(outcome.messages)
     report = ScanReport.of(outcome, [])
     assert [p.id for p in report.proposals] == ["SH-1"] and [p.id for p in report.active] == ["SH-1"]
 
@@ -60,12 +64,17 @@ def test_the_off_switch_and_pause_stop_proposals_and_rollbacks(config: Config) -
     assert outcome.messages and ("off" in outcome.messages[0] or "paused" in outcome.messages[0])
 
 
-def test_the_scan_verifies_then_compacts() -> None:
+def test_the_scan_verifies_after_the_merge_then_compacts() -> None:
     state = scan(recurring_state(), Config(), NOW, repository="o/r", base="main").state
-    state = state.model_copy(
-        update={"defects": selfheal.record_defects(state.defects, [], "pr:9", NOW + timedelta(days=2))}
+    merged = ProposalPRFact(proposal_id="SH-1", number=7, state="merged", merged_at=NOW + timedelta(hours=1))
+    state = scan(state, Config(), NOW + timedelta(hours=2), repository="o/r", base="main", proposal_prs=[merged]).state
+    assert state.proposals.proposals[0].status == "watching"
+    log = state.defects
+    for pr in (9, 10, 11):  # green runs that changed the component during the watch
+        log = selfheal.record_defects(log, [], f"pr:{pr}", NOW + timedelta(days=2), changed=["src/app/x.py"])
+    later = scan(
+        state.model_copy(update={"defects": log}), Config(), NOW + timedelta(days=30), repository="o/r", base="main"
     )
-    later = scan(state, Config(), NOW + timedelta(days=30), repository="o/r", base="main")
     assert later.state.proposals.proposals[0].status == "verified"
     assert later.state.defects.entries == []
 
@@ -78,7 +87,7 @@ def test_gauntlet_scan_json_reports_proposals(tmp_path: Path, capsys: pytest.Cap
     argv = ["scan", "--state-dir", str(state_dir), "--now", NOW.isoformat(), "--config", str(tmp_path / "none.yml")]
     assert main([*argv, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert [(p["id"], p["level"], p["status"]) for p in report["proposals"]] == [("SH-1", "PATCH", "open")]
+    assert [(p["id"], p["level"], p["status"]) for p in report["proposals"]] == [("SH-1", "PATCH", "pending")]
     assert [e["key"] for e in report["effects"]] == ["proposal:SH-1"]
     assert (state_dir / "out" / "proposal-SH-1.md").read_text().count("Run ruff --fix before pushing") == 1
     stored = json.loads((state_dir / "v1" / "proposals.json").read_text())

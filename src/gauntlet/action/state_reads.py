@@ -1,0 +1,105 @@
+"""What the Action reads from GitHub once the state is loaded, because only the state says it is needed.
+
+- The **fix diff** (learning): what changed since the last commit where a failure was seen. Read only
+  when the observation may fix something: a failure of the PR's last iteration (or of the branch job's
+  last red run) that this observation no longer shows. One compare call,
+  ``GET /repos/{owner}/{repo}/compare/{base}...{head}``, gives every file changed in between, not just the
+  head commit's (a fix pushed in two commits, the last touching the README, is still the fix).
+- The **proposal PRs** (self-healing): what GitHub says about each pending proposal's PR (open, merged,
+  closed), one call each, so a merge starts the watch and a closed PR rejects the proposal.
+
+The pipeline calls them inside its commit retries (:class:`gauntlet.pipeline.StateReads`); the engine
+receives their answers as observation facts and stays pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from gauntlet.engine.breakages import job_key
+from gauntlet.github.client import GitHubClient, NotFound
+from gauntlet.github.hub import Hub
+from gauntlet.github.proposals import proposal_pr_facts
+from gauntlet.models import FixDiff, Observation, ProposalPRFact, evolve
+from gauntlet.observe.github_facts import Remote
+from gauntlet.pipeline import StateReads
+from gauntlet.state.models import State
+
+__all__ = ["failing_before", "fix_diff_reader", "state_reads"]
+
+_BLOCKING = frozenset({"critical", "major"})
+
+
+def failing_before(state: State, obs: Observation) -> str | None:
+    """The commit whose failures ``obs`` may have fixed (the one a fix diff starts from), or ``None``."""
+    if obs.comment is not None:
+        return None  # a command comment is no CI result: it fixes nothing
+    now_failing = {f.fingerprint for f in obs.findings}
+    if obs.pr is not None:
+        record = state.pr
+        earlier = [it for it in (record.iterations if record else []) if it.head_sha != obs.head_sha]
+        if not earlier:
+            return None
+        last = earlier[-1]
+        blocking = {f.fingerprint for f in last.findings if f.severity in _BLOCKING and f.kind != "infra"}
+        return last.head_sha if blocking - now_failing else None
+    if state.branch is None:
+        return None
+    job = job_key(obs)
+    runs = [r for r in state.branch.runs if r.job == job and r.head_sha != obs.head_sha]
+    if not runs or runs[-1].green or not set(runs[-1].failing) - now_failing:
+        return None
+    return runs[-1].head_sha
+
+
+def fix_diff_reader(request: Callable[[str], Any], repository: str) -> Callable[[State, Observation], Observation]:
+    """An ``enrich`` step for :func:`gauntlet.pipeline.run`: add the fix diff when the state says there may be one.
+
+    :param request: ``GET`` a REST path, returning the decoded JSON (the GitHub client's).
+    :param repository: ``owner/name``.
+    """
+    read: dict[tuple[str, str], FixDiff] = {}  # a commit retry runs the engine again: one call per diff
+
+    def enrich(state: State, obs: Observation) -> Observation:
+        base = failing_before(state, obs)
+        if base is None:
+            return obs
+        if (base, obs.head_sha) not in read:
+            data = request(f"/repos/{repository}/compare/{base}...{obs.head_sha}")
+            entries = data.get("files") if isinstance(data, dict) else None
+            files = tuple(str(f["filename"]) for f in entries or () if isinstance(f, dict) and f.get("filename"))
+            read[(base, obs.head_sha)] = FixDiff(base_sha=base, head_sha=obs.head_sha, files=files)
+        return evolve(obs, fix_diff=read[(base, obs.head_sha)])
+
+    return enrich
+
+
+def state_reads(remote: Remote | None) -> StateReads:
+    """The state-dependent reads for a run that may read GitHub (none without it)."""
+    if remote is None:
+        return StateReads()
+
+    def proposals(state: State) -> tuple[ProposalPRFact, ...]:
+        # The loaded state's index knows each proposal PR's number: one call each.
+        hub = Hub(
+            client=remote.client,
+            repo=remote.client.repo(remote.repository),
+            bot_login=remote.bot_login,
+            known=state.index.entries.get,
+        )
+        return proposal_pr_facts(hub, state)
+
+    return StateReads(
+        fix_diff=fix_diff_reader(partial(_get_or_nothing, remote.client), remote.repository),
+        proposal_prs=proposals,
+    )
+
+
+def _get_or_nothing(client: GitHubClient, path: str) -> object:
+    """``GET`` ``path``; a 404 (a compare whose base was force-pushed away) is nothing known, not a failure."""
+    try:
+        return client.request("GET", path)
+    except NotFound:
+        return {}

@@ -35,7 +35,7 @@ from mainline import all_scenarios, findings_of, load
 
 from gauntlet.config import Config
 from gauntlet.engine.decide import decide
-from gauntlet.models import CommitFact, Finding, Observation
+from gauntlet.models import CommitFact, Finding, Observation, RevertPRFact
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.models import State
 
@@ -60,6 +60,14 @@ class Tally:
     culprits: int = 0
     culprits_reverted: int = 0
     needs_human: int = 0
+    withdrawn: int = 0
+    withdrawn_bad: int = 0
+    merged_bad: int = 0
+    #: True culprits that are the only suspect changing the failing file (DESIGN §3 names them) ...
+    nameable: int = 0
+    by_hand: int = 0
+    #: ... and those reverted by the second red run of their job (the red run and its confirming rerun).
+    within_two: int = 0
     bad_shas: list[str] = field(default_factory=list)
 
     def line(self, label: str) -> str:
@@ -95,43 +103,88 @@ def scenario_tally() -> Tally:
 class Repository:
     """A simulated default branch: commits, the breakers still in the tree, and the CI that runs on it."""
 
-    def __init__(self, rng: np.random.Generator, config: Config, *, flaky: float, infra: float, name: str) -> None:
-        self.rng, self.config, self.flaky, self.infra, self.name = rng, config, flaky, infra, name
+    def __init__(
+        self, rng: np.random.Generator, config: Config, *, flaky: float, infra: float, hand: float, name: str
+    ) -> None:
+        self.rng, self.config, self.flaky, self.infra, self.hand, self.name = rng, config, flaky, infra, hand, name
         self.commits: list[CommitFact] = []
         self.breakers: dict[str, str] = {}  # sha -> job it breaks (while not reverted or fixed)
         self.truth: set[str] = set()
+        #: True culprit -> runs of its job seen red since it landed (the "within two runs" figure).
+        self.red_runs: dict[str, int] = {}
+        self.reverted_within: dict[str, int] = {}
+        #: Per job, how many commits the branch had at its last green run; culprits DESIGN §3 can name.
+        self.last_green: dict[str, int] = {}
+        self.nameable: set[str] = set()
+        self.by_hand: set[str] = set()
+        self.revert_prs: dict[str, RevertPRFact] = {}
+        #: Open revert PRs -> the push during which they were opened.
+        self.pending: dict[str, int] = {}
+        self.pushes = 0
         self.state = State(branch=BranchRecord(name="main"))
         self.now = datetime(2026, 11, 29, 6, tzinfo=UTC)
         self.run_id = 1000
         self.logs: dict[str, tuple[Finding, ...]] = {}
 
-    def commit(self, subject: str, files: tuple[str, ...], message: str = "") -> CommitFact:
+    def commit(
+        self, subject: str, files: tuple[str, ...], message: str = "", merges: tuple[str, ...] = ()
+    ) -> CommitFact:
         self.now += timedelta(minutes=5)
         sha = hashlib.sha1(f"{self.name}:{len(self.commits)}:{subject}".encode()).hexdigest()
-        parents = (self.commits[-1].sha,) if self.commits else ()
+        parents = ((self.commits[-1].sha,) if self.commits else ()) + merges
         fact = CommitFact.of(
             sha=sha, message=message or subject, author="dev", files=files, parents=parents, at=self.now
         )
         self.commits.append(fact)
         return fact
 
+    def change(self) -> tuple[str | None, tuple[str, ...], str]:
+        """One change: the job it breaks (or ``None``), the files it touches, its subject."""
+        green = [j for j in JOBS if j not in self.breakers.values()]
+        if green and self.rng.random() < BREAK_RATE:
+            # Only a green job breaks: a second break with the same log would be invisible behind the first.
+            job = str(self.rng.choice(green))
+            return job, (JOBS[job][0],), f"change {job}"
+        return None, (str(self.rng.choice(HARMLESS)),), "harmless change"
+
     def push(self, tally: Tally) -> None:
+        self.now += timedelta(hours=float(self.rng.uniform(3, 8)))  # a few pushes a day: the cap is per day
         for _ in range(int(self.rng.integers(1, 4))):
-            if self.rng.random() < 0.3:
-                job = str(self.rng.choice(list(JOBS)))
-                fact = self.commit(f"change {job}", (JOBS[job][0],))
-                self.breakers[fact.sha] = job
-                self.truth.add(fact.sha)
+            if self.rng.random() < 0.15:
+                # A merge commit: a side branch of two changes (at most one breaking) lands as one change.
+                changes = [self.change(), (None, (str(self.rng.choice(HARMLESS)),), "harmless change")]
+                side = hashlib.sha1(f"{self.name}:side:{len(self.commits)}".encode()).hexdigest()
+                files = tuple(sorted({f for _, fs, _ in changes for f in fs}))
+                fact = self.commit("Merge pull request", files, merges=(side,))
+                jobs = [job for job, _, _ in changes if job]
             else:
-                self.commit("harmless change", (str(self.rng.choice(HARMLESS)),))
+                job, files, subject = self.change()
+                fact = self.commit(subject, files)
+                jobs = [job] if job else []
+            if jobs:
+                self.breakers[fact.sha] = jobs[0]
+                self.truth.add(fact.sha)
         for job in JOBS:
             self.run(job, tally, attempt=1)
+        self.merge_reviewed(tally)
+
+    def merge_reviewed(self, tally: Tally) -> None:
+        """A person merges the revert PRs opened before this push's runs (those runs could still withdraw them)."""
+        for culprit in [c for c, pushed in self.pending.items() if pushed < self.pushes]:
+            del self.pending[culprit]
+            target = next(c for c in self.commits if c.sha == culprit)
+            self.commit(f'Revert "{target.subject}"', target.files, f"This reverts commit {culprit}.")
+            number = self.revert_prs[culprit].number
+            self.revert_prs[culprit] = RevertPRFact(culprit=culprit[:12], number=number, state="merged")
+            self.breakers.pop(culprit, None)
+            tally.merged_bad += culprit not in self.truth
+        self.pushes += 1
 
     def run(self, job: str, tally: Tally, attempt: int) -> None:
         if attempt == 1:
             self.run_id += 1
         self.now += timedelta(minutes=2)
-        broken = any(j == job for j in self.breakers.values())
+        broken = [sha for sha, j in self.breakers.items() if j == job]
         roll = self.rng.random()
         log = (
             INFRA_LOG
@@ -142,6 +195,16 @@ class Repository:
             if job == "test" and roll < self.infra + self.flaky
             else GREEN_LOG
         )
+        if log == JOBS[job][1]:
+            for sha in broken:
+                self.red_runs[sha] = self.red_runs.get(sha, 0) + 1
+                suspects = self.commits[self.last_green.get(job, len(self.commits)) :]
+                touching = [c for c in suspects if JOBS[job][0] in c.files]
+                known = job in self.last_green  # never green: no last-good, no suspects (DESIGN §3)
+                if known and self.red_runs[sha] == 1 and [c.sha for c in touching] == [sha]:
+                    self.nameable.add(sha)
+        elif log == GREEN_LOG:
+            self.last_green[job] = len(self.commits)
         obs = Observation(
             repository="octo/sim",
             event="workflow_run",
@@ -153,6 +216,7 @@ class Repository:
             job=job,
             findings=self.findings(log),
             commits=tuple(reversed(self.commits[-60:])),
+            revert_prs=tuple(self.revert_prs.values()),
         )
         self.state, plan = decide(self.state, obs, self.config, self.now, np.random.default_rng(0))
         for effect in plan.effects:
@@ -160,9 +224,23 @@ class Repository:
                 self.run(job, tally, attempt + 1)
             elif effect.type == "open_revert_pr":
                 self.revert(effect.culprit, tally)
-            elif effect.type == "file_issue":
+            elif effect.type == "withdraw_revert_pr" and effect.culprit in self.pending:
+                tally.withdrawn += 1
+                tally.withdrawn_bad += effect.culprit not in self.truth
+                del self.pending[effect.culprit]
+                number = self.revert_prs[effect.culprit].number
+                self.revert_prs[effect.culprit] = RevertPRFact(
+                    culprit=effect.culprit[:12], number=number, state="closed_unmerged"
+                )
+            elif effect.type == "file_issue" and effect.kind == "needs-human":
                 tally.needs_human += 1
-                self.fix(job)
+                self.answer(job)
+        if broken and self.rng.random() < self.hand:
+            # Somebody reverts the culprit by hand before Gauntlet is done with it.
+            culprit = next(c for c in self.commits if c.sha == broken[0])
+            self.commit(f'Revert "{culprit.subject}"', culprit.files, f"This reverts commit {culprit.sha}.")
+            self.breakers.pop(culprit.sha, None)
+            self.by_hand.add(culprit.sha)
 
     def revert(self, culprit: str, tally: Tally) -> None:
         tally.reverts += 1
@@ -171,11 +249,13 @@ class Repository:
             tally.bad_shas.append(f"{self.name}:{culprit[:7]}")
         else:
             tally.culprits_reverted += 1
-        target = next(c for c in self.commits if c.sha == culprit)
-        self.commit(f'Revert "{target.subject}"', target.files, f"This reverts commit {culprit}.")
-        self.breakers.pop(culprit, None)
+            self.reverted_within[culprit] = self.red_runs.get(culprit, 0)
+        # Open until a person merges it after the next push's runs, which may withdraw it first.
+        self.revert_prs[culprit] = RevertPRFact(culprit=culprit[:12], number=len(self.revert_prs) + 1, state="open")
+        self.pending[culprit] = self.pushes
 
-    def fix(self, job: str) -> None:
+    def answer(self, job: str) -> None:
+        """A person answers a needs-human issue: a fix commit for what is broken."""
         fixed = [sha for sha, j in self.breakers.items() if j == job]
         if fixed:
             self.commit(f"fix {job}", (JOBS[job][0],))
@@ -188,37 +268,54 @@ class Repository:
         return self.logs[log]
 
 
-def simulated_tally(histories: int, seed: int, config: Config, *, flaky: float, infra: float) -> Tally:
-    """Run ``histories`` simulated branches of 12 pushes each."""
+FLAKE_RATES = (0.0, 0.05, 0.10, 0.15, 0.20)
+#: Chance a change breaks a (green) job: a busy branch that breaks about once a day.
+BREAK_RATE = 0.2
+
+
+def simulated_tally(histories: int, seed: int, config: Config, *, infra: float, hand: float) -> Tally:
+    """Run ``histories`` simulated branches of 12 pushes each, flake rates spread over 0-20%."""
     tally = Tally()
     for index in range(histories):
-        repo = Repository(np.random.default_rng([seed, index]), config, flaky=flaky, infra=infra, name=f"h{index}")
+        flaky = FLAKE_RATES[index % len(FLAKE_RATES)]
+        rng = np.random.default_rng([seed, index])
+        repo = Repository(rng, config, flaky=flaky, infra=infra, hand=hand, name=f"h{index}")
         for _ in range(12):
             repo.push(tally)
         tally.culprits += len(repo.truth)
+        # A culprit a person reverted first needs no revert PR: it is out of the figure (withdrawals count it).
+        nameable = repo.nameable - (repo.by_hand - set(repo.reverted_within))
+        tally.nameable += len(nameable)
+        tally.by_hand += len(repo.by_hand)
+        tally.within_two += sum(1 for sha in nameable if repo.reverted_within.get(sha, 99) <= 2)
     return tally
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--histories", type=int, default=200)
+    parser.add_argument("--histories", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--flaky", type=float, default=0.05, help="chance a test run fails on a flaky test")
     parser.add_argument("--infra", type=float, default=0.05, help="chance a run dies on infrastructure")
+    parser.add_argument("--hand", type=float, default=0.05, help="chance a person reverts a culprit by hand")
     args = parser.parse_args(argv)
     suite = scenario_tally()
     print(suite.line(f"scenario suite ({len(all_scenarios())} histories)"))
-    for label, config in (
-        ("simulated, defaults", Config()),
-        ("simulated, trust_single_suspect off", Config.model_validate({"revert": {"trust_single_suspect": False}})),
-    ):
-        tally = simulated_tally(args.histories, args.seed, config, flaky=args.flaky, infra=args.infra)
-        print(tally.line(f"{label} ({args.histories})"))
-        if tally.bad_shas:
-            print(f"  bad reverts: {', '.join(tally.bad_shas[:10])}")
+    tally = simulated_tally(args.histories, args.seed, Config(), infra=args.infra, hand=args.hand)
+    print(tally.line(f"simulated, flake 0-20% ({args.histories})"))
+    share = tally.within_two / tally.nameable if tally.nameable else 0.0
+    print(
+        f"  culprits DESIGN §3 can name (the only suspect that changed the failing file): {tally.nameable}; "
+        f"reverted within two runs: {tally.within_two} ({share:.1%})"
+    )
+    print(
+        f"  culprits reverted by hand: {tally.by_hand}; Gauntlet's revert PRs withdrawn: {tally.withdrawn} "
+        f"({tally.withdrawn_bad} of them bad); bad revert PRs merged: {tally.merged_bad}"
+    )
+    if tally.bad_shas:
+        print(f"  bad reverts: {', '.join(tally.bad_shas[:10])}")
     if suite.bad_shas:
         print(f"  bad reverts in the suite: {', '.join(suite.bad_shas)}")
-    return 1 if suite.bad else 0
+    return 1 if suite.bad or tally.bad else 0
 
 
 if __name__ == "__main__":

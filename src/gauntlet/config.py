@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from gauntlet.errors import ConfigError
 from gauntlet.models import Kind, Permission, Severity, Source
+from gauntlet.vocabulary import ProvenanceWord
 
 __all__ = [
     "CommandsConfig",
@@ -23,6 +24,7 @@ __all__ = [
     "GauntletConfig",
     "HealthConfig",
     "IssuesConfig",
+    "ProvenanceConfig",
     "RecoveryConfig",
     "RevertConfig",
     "SelfHealConfig",
@@ -44,6 +46,9 @@ class GauntletConfig(_Section):
 
     fail_on: FailOn = "criticals"
     max_iterations: int = Field(10, ge=1, le=1000)
+    #: The provenances whose failures count toward ``fail_on`` (``docs/recovery.md``): by default what this
+    #: change caused, or what nobody can tell yet; failures already on the default branch, or flaky, are reported.
+    block_on: tuple[ProvenanceWord, ...] = ("new", "unknown")
 
 
 class RecoveryConfig(_Section):
@@ -70,11 +75,36 @@ class RevertConfig(_Section):
     max_age_hours: float = Field(24, gt=0)
     #: Revert PRs opened per UTC day, at most.
     max_reverts_per_day: int = Field(3, ge=0)
-    #: Reruns of the failed jobs to confirm an unconfirmed breakage before a human is asked.
+    #: Reruns of the failed jobs to confirm a breakage (a single red run never confirms one, DESIGN §3).
     confirm_reruns: int = Field(1, ge=0)
-    #: A lone suspect whose failures never passed on it is confirmed by one red run (DESIGN §3);
-    #: false waits for a second observation (a rerun) even then, at the cost of one CI run.
-    trust_single_suspect: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retired(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "trust_single_suspect" in data:
+            raise ValueError(
+                "trust_single_suspect was removed: a single red run never confirms a breakage; "
+                "Gauntlet reruns the failed jobs once instead (confirm_reruns)"
+            )
+        return data
+
+
+class ProvenanceConfig(_Section):
+    """When a test counts as flaky (``engine/outcomes.py``; the flaky-test issues of ``docs/recovery.md``)."""
+
+    #: Flips between pass and fail per outcome, over the kept history, from which a test is flaky ...
+    flaky_flip_rate: float = Field(0.2, gt=0, le=1)
+    #: ... once it flipped at least this many times (one fix after a break is not flakiness).
+    flaky_min_flips: int = Field(3, ge=2)
+    #: Flaky-test issues: close after this many days without a flake; reopen a flake within ``reopen_days``.
+    flaky_issue_close_days: int = Field(14, ge=1, le=365)
+    flaky_issue_reopen_days: int = Field(10, ge=0, le=365)
+    #: This many flaky tests of one component share one issue.
+    flaky_issue_group: int = Field(10, ge=2)
+    #: File an issue per flaky test on the default branch.
+    flaky_issues: bool = True
+    #: On a PR, rerun the failed jobs once when a test failure is new: a flake passes and turns ``flaky``.
+    pr_rerun: bool = True
 
 
 class SelfHealConfig(_Section):
@@ -126,6 +156,8 @@ class CommandsConfig(_Section):
     approve: Permission = "maintain"
     reject: Permission = "maintain"
     reset: Permission = "maintain"
+    #: ``/gauntlet flaky`` and ``/gauntlet not-flaky``: a maintainer's word on a test overrides its history.
+    flaky: Permission = "maintain"
     #: The check's conclusion once accepted risks are all that keep it from passing.
     accepted_conclusion: Literal["neutral", "success"] = "neutral"
     #: Let the author of a PR accept its risks or approve what concerns it (off: someone else must).
@@ -200,6 +232,7 @@ class Config(_Section):
     gauntlet: GauntletConfig = GauntletConfig()
     recovery: RecoveryConfig = RecoveryConfig()
     revert: RevertConfig = RevertConfig()
+    provenance: ProvenanceConfig = ProvenanceConfig()
     selfheal: SelfHealConfig = SelfHealConfig()
     health: HealthConfig = HealthConfig()
     commands: CommandsConfig = CommandsConfig()

@@ -367,6 +367,9 @@ class Observation(BaseModel):
     commits: tuple[CommitFact, ...] = ()
     #: Default branch only: the state of the revert PRs Gauntlet opened earlier.
     revert_prs: tuple[RevertPRFact, ...] = ()
+    #: Test ids the run's test reports list as passed, and as failed then passed on a retry (outcome history).
+    passed_tests: tuple[str, ...] = ()
+    flaky_tests: tuple[str, ...] = ()
 
     #: Input files that could not be read; the others' findings are in ``findings``.
     input_problems: tuple[InputProblem, ...] = ()

@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
 from gauntlet.models import InputProblem
-from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
+from gauntlet.vocabulary import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict
 
 __all__ = ["EffectLine", "RunReport"]
 
@@ -33,6 +33,7 @@ class RunReport(BaseModel):
     decision: Decision | None
     recovery: RecoveryVerdict
     health: HealthVerdict
+    provenance: ProvenanceReport = ProvenanceReport()
     proposals: tuple[str, ...] = ()
     effects: tuple[EffectLine, ...] = ()
     api_calls: int = 0
@@ -55,6 +56,7 @@ class RunReport(BaseModel):
             decision=plan.decision,
             recovery=plan.recovery,
             health=plan.health,
+            provenance=plan.provenance,
             proposals=plan.proposals,
             effects=tuple(
                 EffectLine(type=r.type, key=r.key, status=r.status, number=r.number, url=r.url) for r in results

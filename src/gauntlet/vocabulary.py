@@ -27,6 +27,8 @@ __all__ = [
     "HealthStatus",
     "HealthVerdict",
     "MarkerKind",
+    "ProvenanceReport",
+    "ProvenanceWord",
     "RecoveryAction",
     "RecoveryVerdict",
     "RevertReason",
@@ -46,6 +48,9 @@ GauntletAction = Literal["fix_criticals", "checkpoint_majors", "checkpoint_minor
 RecoveryAction = Literal["rollback", "retry", "skip", "escalate", "continue"]
 FailureType = Literal["broken_build", "verification_failed", "circular_fix", "infra", "unknown"]
 HealthStatus = Literal["continue", "warn", "reflect", "block"]
+#: Whose failure a failing finding is (DESIGN §3): caused by the change, already on the default branch, flaky,
+#: or nobody can tell yet.
+ProvenanceWord = Literal["new", "preexisting", "flaky", "unknown"]
 
 
 class RevertReason(StrEnum):
@@ -94,9 +99,16 @@ class HealthVerdict(_Verdict):
     reasons: tuple[str, ...] = ()
 
 
+class ProvenanceReport(_Verdict):
+    """``run --json`` ``provenance`` (DESIGN §8): counts per provenance word, and each failing fingerprint's word."""
+
+    counts: dict[str, int] = {}
+    fingerprints: dict[str, str] = {}
+
+
 # --- markers (DESIGN §5) ---------------------------------------------------------------------------------------
 
-MarkerKind = Literal["pr-comment", "risk", "needs-human", "revert", "proposal"]
+MarkerKind = Literal["pr-comment", "risk", "needs-human", "revert", "proposal", "flaky"]
 #: Any marker Gauntlet writes; it counts only on items Gauntlet's own identity authored.
 MARKER_PATTERN = re.compile(r"<!-- gauntlet:key=[^\s>]+ -->")
 
@@ -153,6 +165,7 @@ LABELS: dict[str, tuple[str, str]] = {
     BOT_LABEL: ("5319e7", "Filed by Gauntlet"),
     "accepted-risk": ("fbca04", "A finding accepted as a risk with /gauntlet accept-risk"),
     "needs-human": ("d93f0b", "Gauntlet cannot resolve this on its own"),
+    "flaky": ("c5def5", "A test that fails and passes without a change (docs/recovery.md)"),
     "severity:critical": ("b60205", "Gauntlet severity: critical"),
     "severity:major": ("d93f0b", "Gauntlet severity: major"),
     "severity:minor": ("fbca04", "Gauntlet severity: minor"),
@@ -166,7 +179,7 @@ def severity_label(severity: str) -> str:
 
 
 #: The label of each kind of issue Gauntlet files.
-_KIND_LABEL: dict[str, str] = {"risk": "accepted-risk", "needs-human": "needs-human"}
+_KIND_LABEL: dict[str, str] = {"risk": "accepted-risk", "needs-human": "needs-human", "flaky": "flaky"}
 
 
 def issue_labels(kind: str, severity: str | None, extra: Iterable[str] = ()) -> tuple[str, ...]:

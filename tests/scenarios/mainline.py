@@ -25,7 +25,7 @@ import yaml
 
 from gauntlet.classify import classify
 from gauntlet.config import Config
-from gauntlet.effects.models import Plan
+from gauntlet.effects.models import CloseIssue, Effect, FileIssue, Plan
 from gauntlet.engine.decide import decide, scope_of
 from gauntlet.ingest import ingest_file
 from gauntlet.models import CommitFact, Finding, Observation, RevertPRFact
@@ -76,8 +76,13 @@ class Outcome:
 
     @property
     def actions(self) -> list[str]:
-        """The action effects planned (revert PR, issue, rerun), in order."""
-        return [e.type for e in self.plan.effects if e.type not in REPORT_EFFECTS]
+        """The action effects planned (revert PR, needs-human issue, rerun), in order; flaky-test issues aside."""
+        return [e.type for e in self.plan.effects if e.type not in REPORT_EFFECTS and not _flaky_issue(e)]
+
+    @property
+    def flaky_issues(self) -> list[str]:
+        """The flaky-test issue effects planned (``file_issue``/``close_issue`` of kind ``flaky``), in order."""
+        return [e.type for e in self.plan.effects if _flaky_issue(e)]
 
     @property
     def reverted(self) -> list[str]:
@@ -192,3 +197,7 @@ def _history(commits: dict[str, CommitFact], tip: str) -> tuple[CommitFact, ...]
     ordered = list(commits.values())
     position = next(i for i, c in enumerate(ordered) if c.sha == tip)
     return tuple(reversed(ordered[: position + 1]))
+
+
+def _flaky_issue(effect: Effect) -> bool:
+    return isinstance(effect, FileIssue | CloseIssue) and effect.kind == "flaky"

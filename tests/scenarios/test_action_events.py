@@ -153,7 +153,17 @@ def test_a_break_on_the_default_branch_gets_one_revert_pr(world: Scenario) -> No
         REPO, {"calc.py": "def add(a, b):\n    return a * b\n"}, "Multiply instead", author="bob"
     )
 
-    runs = [world.run("push", push(culprit, good), files=failing_ci(1), run_id=run_id) for run_id in (11, 12, 12)]
+    ci = world.sandbox.seed_run(
+        REPO, jobs=[JobSeed(name="gauntlet", conclusion="failure", log="")], head_branch="main", head_sha=culprit
+    )
+    first = world.run("push", push(culprit, good), files=failing_ci(1), run_id=ci.id)
+    assert first.code == 0, first.error
+    # A single red run never opens a revert PR: Gauntlet asks for a rerun of the failed jobs first.
+    assert "rerun_failed_jobs" in {e["type"] for e in first.report["effects"]}
+    assert not [p for p in world.owner.get_repo(REPO).get_pulls(state="all") if p.head.ref.startswith("gauntlet/")]
+    runs = [first] + [
+        world.run("push", push(culprit, good), files=failing_ci(1), run_id=ci.id, attempt=2) for _ in "ab"
+    ]
 
     assert [r.code for r in runs] == [0, 0, 0], [r.error for r in runs]
     pulls = [p for p in world.owner.get_repo(REPO).get_pulls(state="all") if p.head.ref.startswith("gauntlet/revert-")]

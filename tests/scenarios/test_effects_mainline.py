@@ -1,6 +1,7 @@
 """End to end on the default branch: the real engine decides a revert, the GitHub backend opens it once.
 
 A green run records last-good; a commit breaks a test; the engine confirms the breakage and plans a revert PR;
+(a red run, then the rerun Gauntlet asks for fails the same way) and plans a revert PR;
 the revert is built on the sandbox with the Git Data API. Later red runs, fed the revert PRs Gauntlet finds on
 GitHub (``revert_pr_facts``), open no second one, with or without the state of the run that opened it.
 """
@@ -17,6 +18,7 @@ from gauntlet.config import Config
 from gauntlet.engine.decide import decide
 from gauntlet.github.reverts import revert_pr_facts
 from gauntlet.models import CommitFact, Observation
+from gauntlet.sandbox import JobSeed
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.models import State
 
@@ -37,7 +39,13 @@ def fact(world: Scenario, sha: str, files: tuple[str, ...]) -> CommitFact:
 
 
 def run(
-    world: Scenario, head: str, history: tuple[CommitFact, ...], log: str | None, run_id: int, at: datetime
+    world: Scenario,
+    head: str,
+    history: tuple[CommitFact, ...],
+    log: str | None,
+    run_id: int,
+    at: datetime,
+    attempt: int = 1,
 ) -> None:
     """One CI run on main through the real engine; its plan applied on the sandbox, its results recorded."""
     observation = Observation(
@@ -47,7 +55,7 @@ def run(
         default_branch="main",
         head_sha=head,
         run_id=str(run_id),
-        run_attempt="1",
+        run_attempt=str(attempt),
         workflow="ci",
         job="test",
         findings=findings_of(log),
@@ -67,7 +75,11 @@ def test_a_confirmed_break_is_reverted_once_end_to_end(world: Scenario) -> None:
     at = history[0].at + timedelta(minutes=10)
 
     run(world, good, history[1:], "pytest-pass.log", 1, at)
-    run(world, bad, history, "pytest-add-broken.log", 2, at)
+    ci = world.sandbox.seed_run(REPO, jobs=[JobSeed(name="test", conclusion="failure", log="")], head_sha=bad)
+    run(world, bad, history, "pytest-add-broken.log", ci.id, at)
+    assert not list(world.repo.get_pulls(state="all")), "a single red run never opens a revert PR"
+    assert [r["path"] for r in world.sandbox.requests() if r["path"].endswith("/rerun-failed-jobs")]
+    run(world, bad, history, "pytest-add-broken.log", ci.id, at + timedelta(minutes=2), attempt=2)
 
     [pr] = list(world.repo.get_pulls(state="all"))
     assert pr.title == 'Revert "Make add() faster"'
@@ -79,7 +91,7 @@ def test_a_confirmed_break_is_reverted_once_end_to_end(world: Scenario) -> None:
 
     # More red runs on the same head: the open revert PR is seen and kept, never doubled, even by a run
     # that starts from an empty state (its state was lost).
-    run(world, bad, history, "pytest-add-broken.log", 3, at + timedelta(minutes=5))
+    run(world, bad, history, "pytest-add-broken.log", ci.id, at + timedelta(minutes=5), attempt=3)
     world.state = State()
-    run(world, bad, history, "pytest-add-broken.log", 4, at + timedelta(minutes=10))
+    run(world, bad, history, "pytest-add-broken.log", ci.id, at + timedelta(minutes=10), attempt=4)
     assert [p.number for p in world.repo.get_pulls(state="all")] == [pr.number]

@@ -34,6 +34,8 @@ def check(scenario: Scenario, outcome: Outcome) -> None:
         assert scenario.commit_id(outcome.breakage.culprit) == expect["culprit"], f"{where}: {outcome.breakage.detail}"
     if "effects" in expect:
         assert outcome.actions == expect["effects"], f"{where}: {recovery.reason}"
+    if "flaky_issues" in expect:
+        assert outcome.flaky_issues == expect["flaky_issues"], f"{where}: {outcome.flaky_issues}"
     if "resolution" in expect:
         assert outcome.breakage is not None, where
         assert outcome.breakage.resolution == expect["resolution"], where

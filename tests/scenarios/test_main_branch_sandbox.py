@@ -19,11 +19,12 @@ from mainline import SCENARIOS, findings_of
 from scenario import REPO, Scenario
 
 from gauntlet.config import Config
-from gauntlet.effects.models import Plan
+from gauntlet.effects.models import CloseIssue, FileIssue, Plan
 from gauntlet.engine.decide import decide
 from gauntlet.errors import GitHubUnavailable
 from gauntlet.github.reverts import revert_pr_facts
 from gauntlet.models import CommitFact, Observation
+from gauntlet.sandbox import JobSeed
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.models import State
 
@@ -50,21 +51,31 @@ class Replay:
         }
         self.start = max(f.at for f in self.facts.values())
         self.plans: list[Plan] = []
+        self.run_ids: dict[str, int] = {}
+        self.seeded: dict[int, int] = {}
 
-    def run(self, index: int) -> Plan:
-        """Observe run ``index`` of the file, decide, apply on the sandbox, record the results."""
+    def run(self, index: int, *, later: timedelta = timedelta()) -> Plan:
+        """Observe run ``index`` of the file, decide, apply on the sandbox, record the results.
+
+        :param later: how much later than its place in the replay the run happens (quiet spells).
+        """
         step = self.data["runs"][index]
         for pr in step.get("revert_prs", []):
             if pr["state"] == "closed_unmerged":
                 self.close_revert_pr(pr["culprit"])
         tip = self.order.index(step.get("tip", step["head"]))
+        if index not in self.seeded and (step.get("attempt", 1) == 1 or step["head"] not in self.run_ids):
+            # A real workflow run, so a planned rerun of its failed jobs has something to rerun.
+            job = JobSeed(name=step.get("job", "test"), conclusion="failure", log="")
+            seeded = self.world.sandbox.seed_run(REPO, jobs=[job], head_branch="main", head_sha=self.shas[step["head"]])
+            self.run_ids[step["head"]] = self.seeded[index] = seeded.id
         observation = Observation(
             repository=REPO,
             event="workflow_run",
             branch="main",
             default_branch="main",
             head_sha=self.shas[step["head"]],
-            run_id=str(2000 + index),
+            run_id=str(self.run_ids[step["head"]]),
             run_attempt=str(step.get("attempt", 1)),
             workflow="ci",
             job=step.get("job", "test"),
@@ -73,7 +84,7 @@ class Replay:
             revert_prs=revert_pr_facts(self.world.backend().hub),
         )
         state = self.world.state if self.world.state.branch is not None else State(branch=BranchRecord(name="main"))
-        now = self.start + timedelta(minutes=10 * (index + 1))
+        now = self.start + timedelta(minutes=10 * (index + 1)) + later
         state, plan = decide(state, observation, self.config, now, np.random.default_rng(index))
         before, self.world.state = self.world.state, state.model_copy(update={"events": []})
         try:
@@ -87,7 +98,7 @@ class Replay:
         """Every run in order; the expected action effects are checked on the way."""
         for index, step in enumerate(self.data["runs"]):
             plan = self.run(index)
-            actions = [e.type for e in plan.effects if e.type not in ("set_check", "write_summary")]
+            actions = [e.type for e in plan.effects if e.type not in ("set_check", "write_summary") and not flaky(e)]
             if "effects" in step.get("expect", {}):
                 assert actions == step["expect"]["effects"], f"run {index + 1}: {plan.recovery.reason}"
             self.plans.append(plan)
@@ -107,6 +118,16 @@ class Replay:
 
     def pulls(self) -> list[Any]:
         return list(self.world.repo.get_pulls(state="all"))
+
+    def flaky_issues(self) -> list[Any]:
+        """Gauntlet's flaky-test issues, in any state."""
+        found = self.world.repo.get_issues(state="all", labels=["flaky"])
+        return [i for i in found if i.pull_request is None and MARKER + "flaky:" in (i.body or "")]
+
+
+def flaky(effect: Any) -> bool:
+    """A flaky-test issue effect (checked on its own, apart from a scenario's expected actions)."""
+    return isinstance(effect, FileIssue | CloseIssue) and effect.kind == "flaky"
 
 
 def test_a_single_culprit_gets_a_revert_pr_once(world: Scenario) -> None:
@@ -164,19 +185,55 @@ def test_recovery_without_revert_closes_the_needs_human_issue(world: Scenario) -
 def test_runs_killed_by_faults_and_rerun_still_open_one_revert_pr(world: Scenario) -> None:
     replay = Replay(world, "single-culprit")
     replay.run(0)
+    replay.run(1)  # the first red run: Gauntlet asks for a rerun
     world.retries = 1
     world.sandbox.set_faults(0.3, seed=5, paths=(f"/repos/{REPO}/",), kinds=("500", "502", "503", "drop"))
     failed = 0
     for _ in range(40):
         try:
-            replay.run(1)  # the red run, delivered again after every failure, as the pipeline retries it
+            replay.run(2)  # the confirming rerun, delivered again after every failure, as the pipeline retries it
         except GitHubUnavailable:
             failed += 1
             continue
         break
     world.sandbox.set_faults(0.0)
     assert failed >= 1, "the seed should make runs fail part-way"
-    replay.run(1)
+    replay.run(2)
     [pr] = replay.pulls()
     assert pr.head.ref == f"gauntlet/revert-{replay.shas['c1'][:12]}"
     assert world.index(f"revert:{replay.shas['c1'][:12]}") == pr.number
+
+
+def test_a_flaky_test_is_never_reverted_and_its_issue_lives_and_closes(world: Scenario) -> None:
+    replay = Replay(world, "flaky-issue-lifecycle")
+    runs = len(replay.data["runs"])
+    for index in range(runs - 1):
+        replay.run(index)
+    assert replay.pulls() == [], "a flake never gets a revert PR"
+    [issue] = replay.flaky_issues()
+    assert issue.state == "open" and "test_lucky" in issue.title
+    assert [label.name for label in issue.labels] == ["gauntlet", "flaky"]
+    assert any("Flaked again" in c.body for c in issue.get_comments()), "the second flake is noted on it"
+    replay.run(runs - 1, later=timedelta(days=15))  # two quiet weeks later, a green run
+    [issue] = replay.flaky_issues()
+    assert issue.state == "closed"
+    assert any("No flake for 14 days" in c.body for c in issue.get_comments())
+
+
+def test_a_revert_pr_whose_breakage_went_away_is_withdrawn(world: Scenario) -> None:
+    replay = Replay(world, "withdraw-when-green-again")
+    replay.replay()
+    [pr] = replay.pulls()
+    assert pr.state == "closed" and not pr.merged
+    assert any("no longer needed" in c.body for c in pr.get_issue_comments())
+    replay.run(len(replay.data["runs"]) - 1)  # delivered again: nothing reopened, nothing doubled
+    [pr] = replay.pulls()
+    assert pr.state == "closed" and len([c for c in pr.get_issue_comments() if "no longer needed" in c.body]) == 1
+
+
+def test_a_flake_that_fails_its_rerun_on_a_readme_commit_is_not_reverted(world: Scenario) -> None:
+    replay = Replay(world, "flaky-twice-readme-only")
+    replay.replay()
+    assert replay.pulls() == []
+    [issue] = replay.issues()
+    assert issue.state == "closed", "the rerun that passed closed the needs-human issue"

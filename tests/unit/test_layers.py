@@ -21,7 +21,7 @@ ALLOWED: dict[str, set[str]] = {
     "settings": set(),
     "vocabulary": set(),
     "models": {"errors"},
-    "config": {"errors", "models"},
+    "config": {"errors", "models", "vocabulary"},
     "state": {"errors", "models", "vocabulary"},
     "classify": {"config", "models"},
     "ingest": {"classify", "errors", "models", "vocabulary"},

@@ -14,6 +14,7 @@ from gauntlet.effects.models import (
     RerunFailedJobs,
     SetCheck,
     UpsertComment,
+    WithdrawRevertPR,
     WriteSummary,
 )
 from gauntlet.effects.render import render
@@ -40,7 +41,7 @@ def body_of(effect: Effect) -> str:
             return render("reply.md.j2", view=effect.view, key=effect.key.split(":", 1)[1])
         case CommentOnPR():
             return render("note.md.j2", view=effect.view, ident=effect.ident)
-        case CloseIssue():
+        case CloseIssue() | WithdrawRevertPR():
             return render("close_issue.md.j2", reason=effect.reason)
         case React() | RerunFailedJobs():
             return ""

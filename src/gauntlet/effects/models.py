@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from gauntlet.effects.views import IssueView, ProposalView, ReplyView, RevertView, RunView
-from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
+from gauntlet.vocabulary import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict
 
 __all__ = [
     "CheckAnnotation",
@@ -29,11 +29,12 @@ __all__ = [
     "RerunFailedJobs",
     "SetCheck",
     "UpsertComment",
+    "WithdrawRevertPR",
     "WriteSummary",
 ]
 
 #: Marker kinds of issues Gauntlet files (DESIGN §5).
-IssueKind = Literal["risk", "needs-human"]
+IssueKind = Literal["risk", "needs-human", "flaky"]
 
 
 class _Effect(BaseModel):
@@ -207,6 +208,18 @@ class RerunFailedJobs(_Effect):
         return f"rerun:{self.run_id}:{self.attempt}"
 
 
+class WithdrawRevertPR(_Effect):
+    """Close Gauntlet's open revert PR for ``culprit`` because the breakage it answered went away (never reopened)."""
+
+    type: Literal["withdraw_revert_pr"] = "withdraw_revert_pr"
+    culprit: str
+    reason: str
+
+    @property
+    def key(self) -> str:
+        return f"withdraw:{self.culprit[:12]}"
+
+
 Effect = Annotated[
     UpsertComment
     | SetCheck
@@ -214,6 +227,7 @@ Effect = Annotated[
     | FileIssue
     | CloseIssue
     | OpenRevertPR
+    | WithdrawRevertPR
     | OpenProposalPR
     | React
     | ReplyToComment
@@ -231,5 +245,6 @@ class Plan(BaseModel):
     decision: Decision | None = None
     recovery: RecoveryVerdict = RecoveryVerdict()
     health: HealthVerdict = HealthVerdict()
+    provenance: ProvenanceReport = ProvenanceReport()
     proposals: tuple[str, ...] = ()
     effects: tuple[Effect, ...] = ()

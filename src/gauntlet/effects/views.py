@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import BaseModel, ConfigDict
 
 from gauntlet.state.pr import AcceptedRisk, Attempt, FindingRecord
 from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
 
-__all__ = ["IssueView", "ProposalView", "ReplyView", "RevertView", "RunView"]
+__all__ = ["Blamed", "IssueView", "ProposalView", "ReplyView", "RevertView", "RunView"]
+
+
+class Blamed(BaseModel):
+    """A failing finding and whose it is (its provenance, DESIGN §3), for the comment and the check."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    finding: FindingRecord
+    provenance: str
+    why: str
+    #: True when its provenance counts toward ``fail_on`` (``gauntlet.block_on``).
+    blocks: bool = True
+    #: For a flaky one: flips per outcome and the last flip.
+    rate: float | None = None
+    last_flip: datetime | None = None
 
 
 class RunView(BaseModel):
@@ -32,6 +49,8 @@ class RunView(BaseModel):
     #: Earlier fixes of the same failures (learning) and learned rules the bandit chose for this comment.
     learnings: tuple[str, ...] = ()
     rules: tuple[str, ...] = ()
+    #: The failing findings by provenance (a PR run), so an author sees at once which are theirs.
+    blamed: tuple[Blamed, ...] = ()
 
 
 class IssueView(BaseModel):

@@ -59,6 +59,8 @@ def required_permission(name: CommandName, config: CommandsConfig) -> Permission
         "approve": config.approve,
         "reject": config.reject,
         "reset": config.reset,
+        "flaky": config.flaky,
+        "not-flaky": config.flaky,
     }
     return levels[name]
 

@@ -31,7 +31,7 @@ from gauntlet.effects.models import (
     WriteSummary,
 )
 from gauntlet.effects.views import IssueView, RevertView, RunView
-from gauntlet.engine import breakages, circular, learning, recovery, selfheal
+from gauntlet.engine import breakages, circular, flaky_issues, learning, outcomes, recovery, selfheal
 from gauntlet.engine.loop import fails_check, gauntlet_action
 from gauntlet.engine.revert import RevertDecision, decide_revert, first_parent_chain
 from gauntlet.engine.triage import triage_branch_run
@@ -77,6 +77,11 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     state, triaged = triage_branch_run(state, obs, config, now, complete=complete)
     branch = breakages.fold_revert_facts(branch, obs, state.index.entries, now)
     branch = breakages.record_run(branch, obs, records, green=green and complete, complete=complete, now=now)
+    flaky_before = outcomes.flaky_fingerprints(branch.outcomes, config.provenance)
+    branch = branch.model_copy(
+        update={"outcomes": outcomes.record(branch.outcomes, outcomes.of_run(obs, records, complete), now)}
+    )
+    flaky = outcomes.flaky_fingerprints(branch.outcomes, config.provenance)
     events = [*state.events, Event(at=now, kind="branch_run", key=f"branch:{branch.name}", data={"green": green})]
     effects: tuple[Effect, ...] = ()
     if not obs.on_default_branch:
@@ -86,8 +91,18 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
         branch, effects = breakages.recover(branch, obs, now)
         verdict = RecoveryVerdict()
     else:
-        branch, verdict, effects, event = _red(branch, obs, records, config, now)
+        branch, verdict, effects, event = _red(branch, obs, records, config, now, set(flaky))
         events.append(event)
+    if obs.on_default_branch:
+        branch, withdrawn = breakages.withdraw_reverted_by_hand(branch, obs)
+        effects = (*effects, *withdrawn)
+        if config.provenance.flaky_issues:
+            run = f"{obs.run_id}.{obs.run_attempt}"
+            flakes = flaky_issues.flaked(branch, flaky, flaky_before, obs.head_sha, run)
+            branch, filed = flaky_issues.plan_flaky_issues(
+                branch, flaky, flakes, repository=obs.repository, commit=obs.head_sha, config=config, now=now
+            )
+            effects = (*effects, *filed)
     if config.paused:
         verdict, effects = recovery.paused(verdict), ()
     # Self-healing counts defects on branches too (a critical on the default branch is P0); a green run after
@@ -113,7 +128,12 @@ def _decision(records: list[FindingRecord]) -> Decision:
 
 
 def _red(
-    branch: BranchRecord, obs: Observation, records: list[FindingRecord], config: Config, now: datetime
+    branch: BranchRecord,
+    obs: Observation,
+    records: list[FindingRecord],
+    config: Config,
+    now: datetime,
+    flaky: set[str],
 ) -> tuple[BranchRecord, RecoveryVerdict, tuple[Effect, ...], Event]:
     """Fold a red run into its breakage, decide, and plan the action."""
     chain = first_parent_chain(obs.commits)
@@ -122,7 +142,7 @@ def _red(
     if obs.failed_jobs:
         breakage = evolve(breakage, failed_jobs=sorted({*breakage.failed_jobs, *obs.failed_jobs}))
     branch = evolve(branch, breakages=breakages.replace(branch.breakages, breakage))
-    revert = decide_revert(branch, breakage, records, chain, config.revert, now)
+    revert = decide_revert(branch, breakage, records, chain, config.revert, now, flaky)
     verdict = _verdict(branch, breakage, records, revert, config)
     effects: list[Effect] = list(closed)
     update: dict[str, object] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from gauntlet.effects.models import CloseIssue, Effect
+from gauntlet.effects.models import CloseIssue, Effect, WithdrawRevertPR
 from gauntlet.engine import recovery
 from gauntlet.engine.revert import suspects_between
 from gauntlet.models import CommitFact, Observation, evolve
@@ -41,6 +41,7 @@ __all__ = [
     "recover",
     "replace",
     "resolve",
+    "withdraw_reverted_by_hand",
 ]
 
 
@@ -94,7 +95,11 @@ def fold_revert_facts(branch: BranchRecord, obs: Observation, index: dict[str, i
 
 
 def recover(branch: BranchRecord, obs: Observation, now: datetime) -> tuple[BranchRecord, tuple[Effect, ...]]:
-    """A green run ends its job's breakage; a commit that failed and now passed marks its failures flaky."""
+    """A green run ends its job's breakage; a commit that failed and now passed marks its failures flaky.
+
+    A revert PR Gauntlet opened for the breakage and nobody merged is withdrawn: the job is green without it
+    (the rerun passed, or a later commit fixed it), so it would undo a commit that breaks nothing.
+    """
     breakage = branch.open_breakage(job_key(obs))
     if breakage is None:
         return branch, ()
@@ -105,15 +110,60 @@ def recover(branch: BranchRecord, obs: Observation, now: datetime) -> tuple[Bran
         if r.head_sha == obs.head_sha and r.job == breakage.job and r.observation != obs.id and r.complete
         for fp in r.failing
     } - still
-    if branch.revert_of(breakage.culprit or "") is not None:
-        resolution = "reverted"
-    elif failed_here:
-        resolution = "flaky"
-    else:
-        resolution = "recovered"
+    undone = _undone(branch, breakage, obs)
+    resolution = "reverted" if undone else "flaky" if failed_here else "recovered"
     flaky = keep_last([*branch.flaky, *sorted(failed_here - set(branch.flaky))], MAX_FLAKY_KEPT)
     branch = evolve(branch, flaky=flaky)
-    return resolve(branch, breakage, resolution, f"`{breakage.job}` is green again at {obs.head_sha[:7]}", now)
+    why = f"`{breakage.job}` is green again at {obs.head_sha[:7]}"
+    branch, closed = resolve(branch, breakage, resolution, why, now)
+    cause = "the rerun passed: the failure was flaky" if failed_here else "a later commit made it pass"
+    branch, withdrawn = _withdraw_unneeded(branch, breakage, obs, f"{why} without this revert ({cause})")
+    return branch, (*closed, *withdrawn)
+
+
+def _undone(branch: BranchRecord, breakage: Breakage, obs: Observation) -> bool:
+    """True when the breakage's culprit is reverted: Gauntlet's revert PR merged, or a revert commit observed."""
+    revert = branch.revert_of(breakage.culprit or "")
+    return revert is not None and (revert.status == "merged" or _reverted_in(obs, revert.culprit))
+
+
+def _withdraw_unneeded(
+    branch: BranchRecord, ended: Breakage, obs: Observation, why: str
+) -> tuple[BranchRecord, tuple[Effect, ...]]:
+    """Withdraw the open revert PR of a breakage that ended without it (unless another breakage still wants it)."""
+    revert = branch.revert_of(ended.culprit or "")
+    if revert is None or revert.status != "open" or revert.withdrawn or _undone(branch, ended, obs):
+        return branch, ()
+    if any(b.open and b.culprit and same_commit(b.culprit, revert.culprit) for b in branch.breakages):
+        return branch, ()  # another job still fails on the culprit: the revert is still wanted
+    reason = f"{why}, so the revert is no longer needed."
+    return _withdraw(branch, revert), (WithdrawRevertPR(culprit=revert.culprit, reason=reason),)
+
+
+def withdraw_reverted_by_hand(branch: BranchRecord, obs: Observation) -> tuple[BranchRecord, tuple[Effect, ...]]:
+    """Withdraw Gauntlet's open revert PRs whose culprit someone already reverted on the branch."""
+    effects: list[Effect] = []
+    for revert in list(branch.reverts):
+        if revert.status != "open" or revert.withdrawn:
+            continue
+        human = next((c for c in obs.commits if c.reverts and same_commit(c.reverts, revert.culprit)), None)
+        if human is None:
+            continue
+        reason = f"{human.sha[:7]} already reverts {revert.culprit[:7]} on the branch, so this revert is not needed."
+        branch = _withdraw(branch, revert)
+        effects.append(WithdrawRevertPR(culprit=revert.culprit, reason=reason))
+    return branch, tuple(effects)
+
+
+def _withdraw(branch: BranchRecord, revert: RevertRecord) -> BranchRecord:
+    """Mark ``revert`` withdrawn: closed by Gauntlet itself, which a later decision must not take for a person's."""
+    reverts = [evolve(r, withdrawn=True) if r is revert else r for r in branch.reverts]
+    return evolve(branch, reverts=reverts)
+
+
+def _reverted_in(obs: Observation, culprit: str) -> bool:
+    """True when the observed history holds a commit that reverts ``culprit`` (Gauntlet's, merged)."""
+    return any(c.reverts and same_commit(c.reverts, culprit) for c in obs.commits)
 
 
 def resolve(
@@ -146,9 +196,11 @@ def breakage_for(
     last_good = branch.good.get(job)
     closed: tuple[Effect, ...] = ()
     if found is not None:
-        resolution = "reverted" if branch.revert_of(found.culprit or "") is not None else "recovered"
+        resolution = "reverted" if _undone(branch, found, obs) else "recovered"
         why = f"`{job}` no longer shows these failures at {obs.head_sha[:7]}"
         branch, closed = resolve(branch, found, resolution, why, now)
+        branch, withdrawn = _withdraw_unneeded(branch, found, obs, f"{why} (it fails differently now)")
+        closed = (*closed, *withdrawn)
         last_good = next(
             (r.head_sha for r in reversed(branch.runs) if r.job == job and r.complete and not failing & set(r.failing)),
             last_good,

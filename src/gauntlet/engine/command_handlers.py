@@ -18,13 +18,14 @@ import numpy as np
 from gauntlet.config import Config
 from gauntlet.effects.models import Effect, FileIssue, RerunFailedJobs
 from gauntlet.effects.views import IssueView
-from gauntlet.engine import selfheal
+from gauntlet.engine import outcomes, selfheal
 from gauntlet.engine.command_text import help_lines, risk_line, status_lines
 from gauntlet.engine.commands import Command, CommandName
 from gauntlet.engine.loop import decide_iteration, fails_check, latest_observation
 from gauntlet.engine.triage import watch
 from gauntlet.models import CommentFact, Observation, evolve
 from gauntlet.state.models import State
+from gauntlet.state.outcomes import FlakyMark
 from gauntlet.state.pr import AcceptedRisk, FindingRecord, PRRecord
 from gauntlet.state.triage import WatchedIssue
 
@@ -272,6 +273,28 @@ def _proposal_outcome(state: State, outcome: selfheal.ProposalOutcome) -> tuple[
     )
 
 
+def _flaky(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
+    """``flaky`` / ``not-flaky``: a maintainer's mark on a test in the default branch's outcome history."""
+    if state.branch is None or command.test is None:
+        return state, Outcome(ok=False, text="Not done: the default branch's history is not loaded here.")
+    named = command.test
+    tracked = [t for t in state.branch.outcomes.tests if t.test_id == named or t.fingerprint.startswith(named)]
+    found = [f for f in open_findings(state.pr) if f.test_id == named or f.fingerprint.startswith(named)]
+    targets = {t.fingerprint: (t.job, t.test_id) for t in tracked} | {
+        f.fingerprint: ("", f.test_id) for f in found if not any(t.fingerprint == f.fingerprint for t in tracked)
+    }
+    if not targets:
+        return state, Outcome(ok=False, text=f"Not done: no test `{named}` is known here (give its id or fingerprint).")
+    value: FlakyMark = "flaky" if command.name == "flaky" else "not_flaky"
+    history = state.branch.outcomes
+    for fingerprint, (job, test_id) in sorted(targets.items()):
+        history = outcomes.mark(history, fingerprint, job, test_id, value)
+    state = evolve(state, branch=evolve(state.branch, outcomes=history))
+    word = "flaky" if value == "flaky" else "not flaky"
+    text = f"{ctx.comment.author} marked `{named}` {word}" + (f": {command.reason}" if command.reason else "")
+    return state, Outcome(ok=True, text=f"Done: {text}.", replan=ctx.comment.is_pull_request)
+
+
 HANDLERS: dict[CommandName, CommandHandler] = {
     "help": _help,
     "status": _status,
@@ -280,4 +303,6 @@ HANDLERS: dict[CommandName, CommandHandler] = {
     "reset": _reset,
     "approve": _approve,
     "reject": _reject,
+    "flaky": _flaky,
+    "not-flaky": _flaky,
 }

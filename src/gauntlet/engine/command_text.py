@@ -25,6 +25,11 @@ USAGE: dict[CommandName, tuple[str, str]] = {
     "approve": ("/gauntlet approve PROPOSAL", "approve a self-healing proposal"),
     "reject": ("/gauntlet reject PROPOSAL [reason…]", "reject a self-healing proposal"),
     "reset": ("/gauntlet reset", "forget this pull request's recovery attempts after a human sorted it out"),
+    "flaky": (
+        "/gauntlet flaky TEST [reason…]",
+        "mark a test flaky (by id or fingerprint): it fails no check, justifies no revert",
+    ),
+    "not-flaky": ("/gauntlet not-flaky TEST", "say a test is not flaky, whatever its history says"),
 }
 
 

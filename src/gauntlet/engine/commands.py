@@ -39,11 +39,21 @@ __all__ = [
     "parse_commands",
 ]
 
-CommandName = Literal["help", "status", "accept-risk", "retry", "approve", "reject", "reset"]
+CommandName = Literal["help", "status", "accept-risk", "retry", "approve", "reject", "reset", "flaky", "not-flaky"]
 RiskScope = Literal["all", "majors", "minors"]
 
 #: Every command, in the order the help lists them.
-COMMAND_NAMES: tuple[CommandName, ...] = ("help", "status", "accept-risk", "retry", "approve", "reject", "reset")
+COMMAND_NAMES: tuple[CommandName, ...] = (
+    "help",
+    "status",
+    "accept-risk",
+    "retry",
+    "approve",
+    "reject",
+    "reset",
+    "flaky",
+    "not-flaky",
+)
 #: Commands acted on per comment; the rest are reported as ignored (a comment is not a script).
 MAX_COMMANDS = 10
 #: A command line is cut to this many characters before it is parsed or quoted.
@@ -56,6 +66,8 @@ _SCOPES: dict[str, RiskScope] = {"all": "all", "majors": "majors", "minors": "mi
 _BARE: dict[str, CommandName] = {"help": "help", "status": "status", "retry": "retry", "reset": "reset"}
 _FINGERPRINT_PREFIX = re.compile(r"[0-9a-f]{8,64}")
 _PROPOSAL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: A test id (``tests/test_x.py::TestY::test_z[1-2]``, ``com.example.CalcTest::adds``) or a fingerprint prefix.
+_TEST = re.compile(r"[A-Za-z0-9_./:\[\]@,+-]{1,300}")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
@@ -72,6 +84,8 @@ class Command(BaseModel):
     fingerprints: tuple[str, ...] = ()
     #: ``approve`` / ``reject``: the proposal named.
     proposal: str | None = None
+    #: ``flaky`` / ``not-flaky``: the test id or fingerprint prefix named.
+    test: str | None = None
     reason: str = ""
     #: The word that was not a command, when the help is given in its place.
     unknown: str | None = None
@@ -125,6 +139,8 @@ def _parse_line(line: str, open_fingerprints: Collection[str]) -> Command:
         return _accept_risk(line, args, open_fingerprints)
     if word in ("approve", "reject"):
         return _proposal_decision(line, word, args)
+    if word in ("flaky", "not-flaky"):
+        return _flaky_mark(line, word, args)
     if word in _BARE:
         return Command(name=_BARE[word], line=line)
     return Command(name="help", line=line, unknown=words[0][:40])
@@ -160,6 +176,17 @@ def _proposal_decision(line: str, word: str, args: list[str]) -> Command:
     if not args or not _PROPOSAL_ID.fullmatch(args[0]):
         return Command(name=name, line=line, problem=f"`{word}` needs a proposal id, e.g. `/gauntlet {word} SH-12`")
     return Command(name=name, line=line, proposal=args[0], reason=_reason(args[1:]))
+
+
+def _flaky_mark(line: str, word: str, args: list[str]) -> Command:
+    name: CommandName = "flaky" if word == "flaky" else "not-flaky"
+    if not args or not _TEST.fullmatch(args[0]):
+        return Command(
+            name=name,
+            line=line,
+            problem=f"`{word}` needs a test id or fingerprint, e.g. `/gauntlet {word} tests/x.py::y`",
+        )
+    return Command(name=name, line=line, test=args[0], reason=_reason(args[1:]))
 
 
 def _reason(words: list[str]) -> str:

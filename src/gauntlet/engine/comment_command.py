@@ -123,7 +123,9 @@ def _replan(state: State, ctx: CommandContext) -> Plan | None:
     facts = ReportFacts.latest(pr, ctx.obs.repository) if pr is not None else None
     if pr is None or facts is None:
         return None
-    _, plan = plan_iteration(state, facts, ctx.config, ctx.now, fresh=False)
+    # A comment run holds the default branch's record as ``branch``: the PR step reads it as its base.
+    base = state.base if state.base is not None else state.branch
+    _, plan = plan_iteration(evolve(state, base=base), facts, ctx.config, ctx.now, fresh=False)
     # Only the report: a command must not set off the recovery actions the plan names again.
     effects = tuple(
         evolve(effect, conclusion=accepted_conclusion(pr, effect.conclusion, ctx.config))

@@ -24,9 +24,10 @@ __all__ = ["decide", "scope_of"]
 def scope_of(obs: Observation) -> Scope:
     """The state files an observation needs: its PR's, or its branch's (a comment on an issue: neither)."""
     if obs.comment is not None:
-        return Scope(pr=obs.comment.issue_number if obs.comment.is_pull_request else None)
+        # The default branch's record too: /gauntlet flaky marks a test in its outcome history.
+        return Scope(pr=obs.comment.issue_number if obs.comment.is_pull_request else None, branch=obs.default_branch)
     if obs.pr is not None:
-        return Scope(pr=obs.pr)
+        return Scope(pr=obs.pr, base=obs.default_branch)  # the base's outcome history gives provenance
     return Scope(branch=obs.branch or obs.default_branch)
 
 

@@ -20,7 +20,7 @@ from gauntlet.effects.models import (
     WriteSummary,
 )
 from gauntlet.effects.views import IssueView, RunView
-from gauntlet.engine import circular, health, learning, recovery
+from gauntlet.engine import circular, health, learning, outcomes, provenance, recovery
 from gauntlet.engine.loop import decide_iteration, fails_check, latest_observation, merge_observation
 from gauntlet.models import Observation, Severity, evolve
 from gauntlet.state.base import keep_last
@@ -69,6 +69,11 @@ class ReportFacts(BaseModel):
     head_sha: str
     run_id: str = "0"
     run_attempt: str = "1"
+    #: ``workflow/job``, as the default branch's runs are told apart (a stored id holds the job alone).
+    job: str = ""
+    #: The merge base the change was tested against, and the tests a maintainer marked flaky (provenance).
+    base_sha: str | None = None
+    flaky_tests: tuple[str, ...] = ()
     #: Inputs the run could not read, shown in the report.
     notes: tuple[str, ...] = ()
 
@@ -83,6 +88,9 @@ class ReportFacts(BaseModel):
             head_sha=obs.head_sha,
             run_id=obs.run_id,
             run_attempt=obs.run_attempt,
+            job=f"{obs.workflow}/{obs.job}",
+            base_sha=obs.base_sha,
+            flaky_tests=obs.flaky_tests,
             notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
         )
 
@@ -92,7 +100,7 @@ class ReportFacts(BaseModel):
         latest = latest_observation(pr)
         if latest is None:
             return None
-        head_sha, run_id, attempt, _ = latest
+        head_sha, run_id, attempt, job = latest
         return cls(
             repository=repository,
             pr=pr.number,
@@ -100,6 +108,7 @@ class ReportFacts(BaseModel):
             head_sha=head_sha,
             run_id=run_id,
             run_attempt=attempt,
+            job=f"/{job}",  # what an observation without a workflow gives: the stored id does not hold it
         )
 
 
@@ -126,8 +135,12 @@ def fold_observation(
     pr = state.pr
     if any(obs.id in iteration.observations for iteration in pr.iterations):
         return state, False
-    state = evolve(state, pr=merge_observation(pr, obs.id, obs.head_sha, obs.findings, now))
-    return learning.learn_from_pr(state, obs, config=config, now=now, rng=rng), True
+    pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)
+    # The PR's own outcome history: a test that fails and passes on one of its commits is flaky here.
+    records = [FindingRecord.of(f) for f in obs.findings]
+    complete = recovery.failure_type(records) not in ("infra", "unknown")
+    pr = evolve(pr, outcomes=outcomes.record(pr.outcomes, outcomes.of_run(obs, records, complete), now))
+    return learning.learn_from_pr(evolve(state, pr=pr), obs, config=config, now=now, rng=rng), True
 
 
 def plan_iteration(
@@ -148,7 +161,19 @@ def plan_iteration(
     seen = not fresh
     current = pr.current
     assert current is not None
+    judged = provenance.judge_pr(
+        state.base,
+        pr,
+        current.findings,
+        config,
+        job=facts.job,
+        base_sha=facts.base_sha,
+        flaky_tests=facts.flaky_tests,
+    )
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
+    # The check follows provenance: only block_on provenances (new, unknown) count toward fail_on.
+    waived = {risk.fingerprint for risk in pr.accepted_risks} | provenance.unblocked(judged, config.gauntlet.block_on)
+    checked = decide_iteration(current, waived)
     earlier = [a for a in pr.attempts if a.observation != facts.observation]
     loop = circular.detect(
         [(it.head_sha, _failing(it.findings)) for it in pr.iterations],
@@ -175,12 +200,14 @@ def plan_iteration(
         attempts=tuple(pr.attempts[-3:]),
         learnings=lessons.hints,
         rules=lessons.rules,
+        blamed=provenance.blamed(judged, current.findings, config.gauntlet.block_on),
     )
-    failing = fails_check(decision, config.gauntlet.fail_on) or status.status == "block"
+    failing = fails_check(checked, config.gauntlet.fail_on) or status.status == "block"
     plan = Plan(
         decision=decision,
         recovery=verdict,
         health=status,
+        provenance=provenance.report_of(judged),
         effects=(
             UpsertComment(pr=facts.pr, view=view),
             SetCheck(
@@ -193,6 +220,7 @@ def plan_iteration(
             WriteSummary(view=view),
             *((blocked,) if blocked and not config.paused else ()),
             *_recovery_effects(facts, verdict, earlier, pr),
+            *_flake_check(facts, judged, current.findings, config, verdict),
         ),
     )
     return evolve(state, pr=pr, events=events), plan
@@ -237,6 +265,27 @@ def _record_attempt(
         number=verdict.attempt,
     )
     return evolve(pr, attempts=keep_last([*pr.attempts, attempt], MAX_ATTEMPTS_KEPT))
+
+
+def _flake_check(
+    facts: ReportFacts,
+    judged: list[provenance.Judged],
+    findings: list[FindingRecord],
+    config: Config,
+    verdict: RecoveryVerdict,
+) -> tuple[Effect, ...]:
+    """Rerun the failed jobs once when a test failure is ``new``: a flake passes the rerun and turns ``flaky``.
+
+    Only a run's first attempt asks, so a real regression costs one rerun of the failed jobs, never more.
+    """
+    if not config.provenance.pr_rerun or config.paused or facts.run_attempt != "1" or verdict.failure_type == "infra":
+        return ()
+    if not (facts.run_id.isdigit() and facts.run_id != "0"):
+        return ()
+    tests = {f.fingerprint for f in findings if f.kind == "test_failure"}
+    if not any(j.provenance in ("new", "unknown") and j.fingerprint in tests for j in judged):
+        return ()
+    return (RerunFailedJobs(run_id=int(facts.run_id), attempt=1),)
 
 
 def _failing(findings: list[FindingRecord]) -> frozenset[str]:

@@ -15,7 +15,8 @@ order; the first that fails is the refusal, with a reason code
        type_error/crash (infra, timeout, dependency, unknown
        never justify a revert)
     2. not every such fingerprint is known flaky (it failed      flaky              skip
-       and passed on the same commit)
+       and passed on the same commit, flips past the rate in
+       the outcome history, or a maintainer marked it)
     3. exactly one suspect, or the failing files point to        ambiguous          escalate
        exactly one of several
     4. the culprit is not itself a revert                        is_revert          escalate
@@ -24,9 +25,11 @@ order; the first that fails is the refusal, with a reason code
        revert commit on the branch
     6. its message has no NOAUTOREVERT                           noautorevert       escalate
     7. it is at most max_age_hours old                           too_old            escalate
-    8. the breakage is confirmed: a fingerprint failed in two    not_confirmed      retry (rerun, then
-       distinct observations, or the culprit is the only                            escalate)
-       suspect and its fingerprints never passed on it
+    8. the breakage is confirmed: a fingerprint failed in two    not_confirmed      retry (rerun once,
+       distinct observations (a rerun of the same commit, or                        then escalate)
+       a later run); a single red run never confirms, and
+       nothing confirms a culprit that changed only docs the
+       failures do not point at (a flake that failed twice)
     9. no later commit changed a file the culprit changed        conflict           escalate
    10. fewer than max_reverts_per_day revert PRs today           daily_cap          escalate
 
@@ -39,7 +42,7 @@ engine passes the branch history, the observed commits and the time in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
@@ -170,6 +173,7 @@ def decide_revert(
     chain: Sequence[CommitFact],
     config: RevertConfig,
     now: datetime,
+    flaky: Collection[str] = (),
 ) -> RevertDecision:
     """Decide whether the culprit of ``breakage`` is reverted, or why not.
 
@@ -179,6 +183,7 @@ def decide_revert(
     :param chain: the observed first-parent history, newest first (may be empty).
     :param config: the revert settings.
     :param now: the time of the run.
+    :param flaky: fingerprints the outcome history calls flaky (besides ``branch.flaky``).
     """
     blocking = [f for f in findings if f.severity in BLOCKING_SEVERITIES]
     breaking = [f for f in blocking if f.kind in BREAKING_KINDS]
@@ -187,12 +192,13 @@ def decide_revert(
         code = RevertReason.INFRA if any(f.kind in INFRA_KINDS for f in blocking) else RevertReason.NOT_CONFIRMED
         return RevertDecision(refusal=code, detail=f"only {kinds} failures, which never justify a revert")
     runs = [r for r in branch.runs if r.job == breakage.job]
-    known_flaky = set(branch.flaky)
+    known_flaky = set(branch.flaky) | set(flaky)
     real = [f for f in breaking if f.fingerprint not in known_flaky and not _failed_and_passed(f.fingerprint, runs)]
     if not real:
         return RevertDecision(
             refusal=RevertReason.FLAKY,
-            detail=f"all {len(breaking)} failing fingerprint(s) also passed on the same commit: flaky, not broken",
+            detail=f"all {len(breaking)} failing fingerprint(s) are known flaky (they failed and passed on one "
+            "commit, or flip too often): flaky, not broken",
             fingerprints=_fps(breaking),
         )
     fps = _fps(real)
@@ -221,6 +227,12 @@ def decide_revert(
     earlier = branch.revert_of(culprit.sha)
     if earlier is not None:
         pr = f"#{earlier.number}" if earlier.number else "the revert PR"
+        if earlier.withdrawn:
+            return refuse(
+                RevertReason.ALREADY_REVERTED,
+                f"Gauntlet withdrew {pr} when the breakage went away; now that it is back, a human decides",
+                declined=True,
+            )
         if earlier.status == "closed_unmerged":
             return refuse(
                 RevertReason.ALREADY_REVERTED,
@@ -237,8 +249,11 @@ def decide_revert(
     if age > timedelta(hours=config.max_age_hours):
         hours = age.total_seconds() / 3600
         return refuse(RevertReason.TOO_OLD, f"it is {hours:.0f} h old (the limit is {config.max_age_hours:g} h)")
-    single = len(suspects) == 1 and config.trust_single_suspect
-    if not _confirmed(real, breakage, runs, culprit, single=single):
+    if _only_docs(culprit, failing_files(real)):
+        # Documentation alone does not fail a test elsewhere; a flaky test that failed on its rerun too does
+        # (the README-only revert of issue 18). Rerun to learn it is flaky; then a human decides.
+        return refuse(RevertReason.NOT_CONFIRMED, "it changed only documentation the failures do not point at")
+    if not any(breakage.sightings.get(f.fingerprint, 0) >= 2 for f in real):
         return refuse(RevertReason.NOT_CONFIRMED, "no failure has been seen twice yet; rerunning to confirm")
     touched = set(culprit.files)
     clash = next((c for c in later if touched & set(c.files)), None)
@@ -249,16 +264,6 @@ def decide_revert(
     if today >= config.max_reverts_per_day:
         return refuse(RevertReason.DAILY_CAP, f"{today} revert PR(s) today reach the daily cap")
     return RevertDecision(culprit=culprit, detail=why, suspects=suspect_shas, fingerprints=fps)
-
-
-def _confirmed(
-    real: Sequence[FindingRecord], breakage: Breakage, runs: Sequence[RunRecord], culprit: CommitFact, *, single: bool
-) -> bool:
-    """DESIGN §3: seen in two distinct observations, or the only suspect and never passed on it."""
-    if any(breakage.sightings.get(f.fingerprint, 0) >= 2 for f in real):
-        return True
-    on_culprit = [r for r in runs if r.complete and same_commit(r.head_sha, culprit.sha)]
-    return single and not any(f.fingerprint not in r.failing for f in real for r in on_culprit)
 
 
 def _failed_and_passed(fingerprint: str, runs: Sequence[RunRecord]) -> bool:
@@ -274,6 +279,19 @@ def _later_than(culprit: CommitFact, suspects: Sequence[CommitFact], chain: Sequ
         known = {c.sha for c in after}
         after.extend(c for c in chain[:position] if c.sha not in known)
     return after
+
+
+_DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
+
+
+def _only_docs(culprit: CommitFact, files: set[str]) -> bool:
+    return bool(files and culprit.files) and not files & set(culprit.files) and all(map(_is_docs, culprit.files))
+
+
+def _is_docs(path: str) -> bool:
+    """True for documentation files: prose that no build or test reads (a guess that errs toward a human)."""
+    name = path.rsplit("/", 1)[-1]
+    return path.startswith("docs/") or name.lower().endswith(_DOC_SUFFIXES) or name in ("LICENSE", "AUTHORS")
 
 
 def _fps(findings: Sequence[FindingRecord]) -> tuple[str, ...]:

@@ -35,6 +35,7 @@ def handlers() -> dict[str, Handler]:
         "file_issue": issues.FileIssueHandler(),
         "close_issue": issues.CloseIssueHandler(),
         "open_revert_pr": reverts.RevertHandler(),
+        "withdraw_revert_pr": reverts.WithdrawHandler(),
         "open_proposal_pr": proposals.ProposalHandler(),
     }
     return table

@@ -25,11 +25,11 @@ from urllib.parse import quote
 
 from gauntlet.effects.base import EffectResult, Existing, Status
 from gauntlet.effects.bodies import body_of
-from gauntlet.effects.models import Effect, FileIssue, OpenRevertPR
+from gauntlet.effects.models import Effect, FileIssue, OpenRevertPR, WithdrawRevertPR
 from gauntlet.effects.views import IssueView
 from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.hub import is_ours, paged
-from gauntlet.github.issues import file_issue
+from gauntlet.github.issues import comment_once, file_issue
 from gauntlet.github.pulls import FoundPull, find_pull, is_pull_ours, open_pull, push_branch
 from gauntlet.models import RevertPRFact, RevertPRState
 
@@ -42,6 +42,7 @@ __all__ = [
     "Entry",
     "RevertHandler",
     "RevertPlan",
+    "WithdrawHandler",
     "build_revert",
     "conflict_issue",
     "not_built",
@@ -328,3 +329,33 @@ class RevertHandler:
             # way: a missing review request must not fail (or, on a re-run, repeat) the revert.
             return f"review not requested from {login}"
         return f"review requested from {login}"
+
+
+class WithdrawHandler:
+    """``withdraw_revert_pr``: close Gauntlet's still-open revert PR, saying why; anything else is left alone."""
+
+    def find(self, hub: Hub, effect: Effect) -> Existing | None:
+        """The revert PR opened for the culprit, in any state."""
+        assert isinstance(effect, WithdrawRevertPR)
+        return find_pull(hub, f"revert:{effect.culprit[:12]}", revert_branch(effect.culprit))
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """Comment the reason (once) and close the PR; a merged or closed one is never touched (nor reopened)."""
+        assert isinstance(effect, WithdrawRevertPR)
+        if not isinstance(existing, FoundPull) or existing.number is None:
+            return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="no revert PR to withdraw")
+        if existing.state != "open":
+            detail = "revert PR already merged" if existing.merged else "revert PR already closed"
+            return EffectResult(
+                type=effect.type, key=effect.key, status="unchanged", number=existing.number, detail=detail
+            )
+        comment_once(hub, existing.number, body_of(effect))
+        hub.client.request("PATCH", f"/repos/{hub.repo.full_name}/pulls/{existing.number}", body={"state": "closed"})
+        return EffectResult(
+            type=effect.type,
+            key=effect.key,
+            status="updated",
+            number=existing.number,
+            url=existing.url,
+            detail="closed",
+        )

@@ -19,6 +19,7 @@ from typing import Any
 from gauntlet.effects.base import EffectResult, Existing
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import CheckAnnotation, Effect, RerunFailedJobs, SetCheck
+from gauntlet.github.client import NotFound
 from gauntlet.github.hub import Hub
 
 __all__ = ["ANNOTATIONS_PER_REQUEST", "CheckFound", "CheckRunHandler", "RerunHandler"]
@@ -114,13 +115,20 @@ _RERUNNABLE = frozenset({"failure", "cancelled", "timed_out", "startup_failure"}
 NOTHING_TO_RERUN = "nothing to rerun"
 
 
+class _MissingRun(Existing):
+    """The run a rerun names does not exist on GitHub."""
+
+
 class RerunHandler:
     """Asks GitHub to rerun the failed jobs, unless a later attempt exists."""
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
         """The run, when its attempt is already past the one the effect names, or it has nothing to rerun."""
         assert isinstance(effect, RerunFailedJobs)
-        run = hub.client.request("GET", f"/repos/{hub.repo.full_name}/actions/runs/{effect.run_id}")
+        try:
+            run = hub.client.request("GET", f"/repos/{hub.repo.full_name}/actions/runs/{effect.run_id}")
+        except NotFound:
+            return _MissingRun()  # a run id GitHub does not know (a local run's, or deleted): nothing to rerun
         if int(run.get("run_attempt") or 1) > effect.attempt:
             return Existing(number=int(run["id"]), url=run.get("html_url"))
         if run.get("status") == "completed" and run.get("conclusion") not in _RERUNNABLE:
@@ -131,6 +139,8 @@ class RerunHandler:
     def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
         """Request the rerun (idempotent on GitHub's side while the rerun is queued)."""
         assert isinstance(effect, RerunFailedJobs)
+        if isinstance(existing, _MissingRun):
+            return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="no such workflow run")
         if existing is not None and existing.body == NOTHING_TO_RERUN:
             detail = f"run {effect.run_id} has no failed jobs: nothing to rerun"
             return EffectResult(type=effect.type, key=effect.key, status="skipped", url=existing.url, detail=detail)

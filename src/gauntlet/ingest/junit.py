@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import BinaryIO
 from xml.etree.ElementTree import Element
 
@@ -25,7 +26,7 @@ from gauntlet.ingest.values import xml_position
 from gauntlet.ingest.xml import iter_elements, local_name
 from gauntlet.models import Finding, Kind, Severity
 
-__all__ = ["read_junit"]
+__all__ = ["MAX_TEST_IDS", "TestIds", "read_junit", "read_test_ids"]
 
 _PROBLEMS = ("failure", "error")
 _XSI_SCHEMA = "{http://www.w3.org/2001/XMLSchema-instance}noNamespaceSchemaLocation"
@@ -57,6 +58,46 @@ def read_junit(stream: BinaryIO, name: str, limits: Limits, *, root: str | None 
         if emitted >= limits.max_findings:
             logger.warning("%s: stopped after %d findings", name, emitted)
             return
+
+
+#: Passing test ids kept per report: enough for the tests that failed before, bounded for a huge suite.
+MAX_TEST_IDS = 20_000
+_FLAKY = ("flakyFailure", "flakyError")
+_SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class TestIds:
+    """What a report says about the tests that are not findings: passed, and passed only on a retry."""
+
+    __test__ = False  # not a pytest test class
+
+    passed: tuple[str, ...] = ()
+    #: Surefire/Gradle ``<flakyFailure>``/``<flakyError>``: failed, then passed on a rerun of the same commit.
+    flaky: tuple[str, ...] = ()
+
+
+def read_test_ids(stream: BinaryIO, name: str, limits: Limits, *, root: str | None = None) -> TestIds:
+    """The ids of the passing test cases (named as :func:`read_junit` names failing ones), for the outcome history.
+
+    :raises InputError: not well-formed or refused XML, or beyond the size limits.
+    """
+    passed: list[str] = []
+    flaky: list[str] = []
+    cases = iter_elements(stream, name, max_bytes=limits.max_document_bytes, tags=frozenset({"testcase"}))
+    for case, ancestors in cases:
+        tags = {local_name(child.tag) for child in case}
+        if tags & {*_PROBLEMS, _SKIPPED} or len(passed) + len(flaky) >= MAX_TEST_IDS:
+            continue
+        tool = _tool(ancestors)
+        path = repo_relative(case.get("file"), root=root)
+        classname = case.get("classname", "").strip()
+        if path is None and _looks_like_file(classname):
+            path = repo_relative(classname, root=root)
+        test_id = _test_id(tool, classname, case.get("name", "").strip(), path)[:500]
+        if test_id:
+            (flaky if tags & set(_FLAKY) else passed).append(test_id)
+    return TestIds(passed=tuple(passed), flaky=tuple(flaky))
 
 
 def _tool(ancestors: list[Element]) -> str | None:

@@ -10,8 +10,12 @@ from gauntlet.classify import classify
 from gauntlet.config import Config
 from gauntlet.errors import InputError
 from gauntlet.ingest import IngestResult, ingest_paths
+from gauntlet.ingest.formats import detect_format
+from gauntlet.ingest.junit import TestIds
+from gauntlet.ingest.junit import read_test_ids as junit_test_ids
+from gauntlet.ingest.limits import DEFAULT_LIMITS
 
-__all__ = ["as_run_sees_them", "expand", "read_findings"]
+__all__ = ["as_run_sees_them", "expand", "read_findings", "read_test_ids"]
 
 
 def expand(patterns: Iterable[str], root: Path) -> list[Path]:
@@ -55,3 +59,25 @@ def as_run_sees_them(result: IngestResult, config: Config, *, on_default_branch:
     """
     findings = classify(result.findings, config, on_default_branch=on_default_branch)
     return result.model_copy(update={"findings": tuple(findings)})
+
+
+def read_test_ids(findings: Iterable[Path], root: Path) -> TestIds:
+    """The passing (and passed-on-retry) test ids of the JUnit reports among the findings files.
+
+    Read after :func:`read_findings` has accepted the same files; a file that turns out unreadable now
+    adds nothing rather than failing the run (its findings are what matter).
+    """
+    passed: list[str] = []
+    flaky: list[str] = []
+    for path in findings:
+        try:
+            with path.open("rb") as stream:
+                if detect_format(stream.read(64 * 1024)).format != "junit":
+                    continue
+                stream.seek(0)
+                ids = junit_test_ids(stream, str(path), DEFAULT_LIMITS, root=str(root.resolve()))
+        except (OSError, InputError):
+            continue
+        passed.extend(ids.passed)
+        flaky.extend(ids.flaky)
+    return TestIds(passed=tuple(dict.fromkeys(passed)), flaky=tuple(dict.fromkeys(flaky)))

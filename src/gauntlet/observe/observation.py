@@ -20,7 +20,7 @@ from pathlib import Path
 from gauntlet.config import Config
 from gauntlet.errors import InputError
 from gauntlet.models import Observation, Permission, RunIdentity, evolve
-from gauntlet.observe.files import as_run_sees_them, expand, read_findings
+from gauntlet.observe.files import as_run_sees_them, expand, read_findings, read_test_ids
 from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
 from gauntlet.observe.owners import owners_of
@@ -90,11 +90,9 @@ def observe(
     head_sha = event.head_sha or settings.sha
     if not head_sha:
         raise InputError("no head SHA: pass --event-path with a pull_request or push event")
-    found = read_findings(
-        [*expand(settings.logs, settings.workspace), *downloads.logs],
-        [*expand(settings.findings, settings.workspace), *downloads.findings],
-        settings.workspace,
-    )
+    files = [*expand(settings.findings, settings.workspace), *downloads.findings]
+    found = read_findings([*expand(settings.logs, settings.workspace), *downloads.logs], files, settings.workspace)
+    tests = read_test_ids(files, settings.workspace)  # passing tests count in the outcome history
     github = None
     if remote is not None:
         github = github_facts(
@@ -112,4 +110,10 @@ def observe(
         event, run, findings=seen.findings, github=github, input_problems=seen.problems
     )
     owners = owners_of(settings.workspace, observation.findings, observation.changed_files)
-    return evolve(observation, failed_jobs=tuple(downloads.failed_jobs), owners=owners)
+    return evolve(
+        observation,
+        failed_jobs=tuple(downloads.failed_jobs),
+        owners=owners,
+        passed_tests=tests.passed,
+        flaky_tests=tests.flaky,
+    )

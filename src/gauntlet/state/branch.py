@@ -12,6 +12,7 @@ from typing import Literal
 
 from gauntlet.models import CommitFact, RevertPRState
 from gauntlet.state.base import Record, StateFile
+from gauntlet.state.outcomes import OutcomeHistory
 from gauntlet.state.pr import Attempt, FindingRecord
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "MAX_RUNS_KEPT",
     "BranchRecord",
     "Breakage",
+    "FlakyIssue",
     "RevertRecord",
     "RunRecord",
     "same_commit",
@@ -110,6 +112,19 @@ class RevertRecord(Record):
     opened_at: datetime
     status: RevertPRState = "open"
     number: int | None = None
+    #: Gauntlet closed it because the breakage went away (not a person's refusal).
+    withdrawn: bool = False
+
+
+class FlakyIssue(Record):
+    """The flaky-test issue of one fingerprint (or of a component's many): when it last flaked, and if closed."""
+
+    ident: str
+    fingerprints: list[str] = []
+    last_flake: datetime
+    closed_at: datetime | None = None
+    #: Bumped when a flake after the reopen window files a fresh issue.
+    generation: int = 1
 
 
 class BranchRecord(StateFile):
@@ -127,6 +142,9 @@ class BranchRecord(StateFile):
     daily: dict[str, int] = {}
     #: Fingerprints seen failing and passing on the same commit: never a reason to revert.
     flaky: list[str] = []
+    #: Pass/fail per (fingerprint, commit, run attempt): provenance and flakiness (``state/outcomes.py``).
+    outcomes: OutcomeHistory = OutcomeHistory()
+    flaky_issues: list[FlakyIssue] = []
 
     def open_breakage(self, job: str) -> Breakage | None:
         """The job's unresolved breakage, if any."""

@@ -43,6 +43,8 @@ def needed_paths(scope: Scope) -> list[str]:
         paths.append(pr_path(scope.pr))
     if scope.branch is not None:
         paths.append(branch_path(scope.branch))
+    if scope.base is not None and scope.base != scope.branch:
+        paths.append(branch_path(scope.base))
     return paths
 
 
@@ -61,6 +63,9 @@ def decode_state(scope: Scope, blobs: Mapping[str, bytes | None]) -> State:
     if scope.branch is not None:
         path = branch_path(scope.branch)
         fields["branch"] = _decode(path, blobs.get(path), BranchRecord) or BranchRecord(name=scope.branch)
+    if scope.base is not None and scope.base != scope.branch:
+        path = branch_path(scope.base)
+        fields["base"] = _decode(path, blobs.get(path), BranchRecord) or BranchRecord(name=scope.base)
     return State.model_validate(fields)
 
 

@@ -21,6 +21,8 @@ class Scope(BaseModel):
 
     pr: int | None = None
     branch: str | None = None
+    #: The default branch whose record a PR run reads (never writes) for provenance.
+    base: str | None = None
 
 
 class State(BaseModel):
@@ -33,6 +35,8 @@ class State(BaseModel):
 
     pr: PRRecord | None = None
     branch: BranchRecord | None = None
+    #: A PR run's read-only view of the default branch's record (its outcome history, for provenance).
+    base: BranchRecord | None = None
     defects: DefectLog = DefectLog()
     proposals: ProposalBook = ProposalBook()
     learnings: LearningBook = LearningBook()

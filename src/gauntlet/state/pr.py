@@ -7,6 +7,7 @@ from datetime import datetime
 
 from gauntlet.models import Finding, Kind, Severity, Source
 from gauntlet.state.base import Record, StateFile
+from gauntlet.state.outcomes import OutcomeHistory
 from gauntlet.vocabulary import GauntletAction
 
 __all__ = [
@@ -104,6 +105,8 @@ class PRRecord(StateFile):
     #: than in the shared index so the index does not grow with every PR ever seen.
     effects: dict[str, int] = {}
     closed: bool = False
+    #: Pass/fail per (fingerprint, commit, run attempt) on this PR: flaky when both on one commit.
+    outcomes: OutcomeHistory = OutcomeHistory()
 
     @property
     def current(self) -> IterationRecord | None:

@@ -18,6 +18,8 @@ DEFAULT_NEED: dict[CommandName, Permission] = {
     "approve": "maintain",
     "reject": "maintain",
     "reset": "maintain",
+    "flaky": "maintain",
+    "not-flaky": "maintain",
 }
 
 

@@ -24,6 +24,8 @@ def test_every_command_is_recognised() -> None:
             "/gauntlet approve P-1",
             "/gauntlet reject P-1",
             "/gauntlet reset",
+            "/gauntlet flaky tests/test_x.py::test_y",
+            "/gauntlet not-flaky 3f9a02c1",
         ]
     )
     assert names(body) == list(COMMAND_NAMES)

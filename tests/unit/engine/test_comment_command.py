@@ -25,7 +25,8 @@ from gauntlet.effects.models import (
 )
 from gauntlet.effects.render import MAX_BODY_CHARS
 from gauntlet.engine.decide import decide, scope_of
-from gauntlet.models import CommentFact, Finding, Observation, Permission, Severity
+from gauntlet.models import CommentFact, Finding, Observation, Permission, Severity, evolve
+from gauntlet.state.branch import BranchRecord
 from gauntlet.state.models import Scope, State
 from gauntlet.state.pr import Attempt, PRRecord
 from gauntlet.state.shared import Proposal, ProposalBook, ProposalStatus
@@ -76,10 +77,28 @@ def replies(plan: Plan) -> list[str]:
     return [body_of(e) for e in of_type(plan, ReplyToComment)]
 
 
-def test_comments_load_the_pr_or_nothing() -> None:
-    assert scope_of(says("x")) == Scope(pr=7)
+def test_comments_load_the_pr_or_nothing_and_the_default_branch_for_flaky_marks() -> None:
+    assert scope_of(says("x")) == Scope(pr=7, branch="main")
     issue = says("x", is_pull_request=False)
-    assert scope_of(issue.model_copy(update={"pr": None})) == Scope()
+    assert scope_of(issue.model_copy(update={"pr": None})) == Scope(branch="main")
+
+
+def test_flaky_marks_a_test_in_the_default_branch_history_and_the_check_stops_failing_on_it() -> None:
+    state = evolve(pr_state(finding(CRIT, "critical")), branch=BranchRecord(name="main"))
+    refused, _ = run(state, says("/gauntlet flaky c0c0c0c0", permission="write"))
+    assert refused.branch == state.branch, "maintain permission is needed"
+    marked, plan = run(state, says("/gauntlet flaky c0c0c0c0 it times out on slow runners"))
+    assert marked.branch is not None
+    [test] = marked.branch.outcomes.tests
+    assert (test.fingerprint, test.mark) == (CRIT, "flaky")
+    assert reactions(plan)[-1] == "rocket" and "marked `c0c0c0c0` flaky" in replies(plan)[0]
+    # The replanned check judges the critical flaky now: reported, and the check passes.
+    [check] = of_type(plan, SetCheck)
+    assert check.conclusion == "success"
+    unmarked, _ = run(marked, says("/gauntlet not-flaky c0c0c0c0", cid=101))
+    assert unmarked.branch is not None and unmarked.branch.outcomes.tests[0].mark == "not_flaky"
+    unknown, plan = run(state, says("/gauntlet flaky tests/nowhere.py::test_z", cid=102))
+    assert unknown.branch == state.branch and reactions(plan)[-1] == "confused"
 
 
 def test_accept_risk_majors_files_one_issue_records_it_and_replans() -> None:

@@ -167,7 +167,7 @@ def decide(
     branch: BranchRecord | None = None,
     chain: list[CommitFact] | None = None,
     config: RevertConfig = CONFIG,
-    sightings: int = 1,
+    sightings: int = 2,
 ) -> tuple[RevertReason | None, str]:
     record = branch or BranchRecord(name="main", runs=[red_run(suspects[-1].sha if suspects else sha("x"))])
     decision = decide_revert(record, breakage(suspects, sightings), findings or [failure()], chain or [], config, NOW)
@@ -249,8 +249,9 @@ def test_noautorevert_too_old_not_confirmed_conflict_and_daily_cap() -> None:
     assert decide([old])[0] == RevertReason.TOO_OLD
     assert decide([old], config=RevertConfig(max_age_hours=48))[0] is None
     lone = commit("c1", "c0")
-    assert decide([lone], config=RevertConfig(trust_single_suspect=False))[0] == RevertReason.NOT_CONFIRMED
-    assert decide([lone], config=RevertConfig(trust_single_suspect=False), sightings=2)[0] is None
+    # A single red run never confirms, not even for a lone suspect (DESIGN §3): a rerun must fail again.
+    assert decide([lone], sightings=1)[0] == RevertReason.NOT_CONFIRMED
+    assert decide([lone], sightings=2)[0] is None
     later = commit("c2", "c1", files=("src/app/calc.py",))
     refusal, detail = decide([lone], chain=[later, lone])
     assert refusal == RevertReason.CONFLICT and "src/app/calc.py" in detail

@@ -1,0 +1,197 @@
+"""Provenance of each failing finding (DESIGN §3, contract): ``new``, ``preexisting``, ``flaky`` or ``unknown``.
+
+Theory of operation: a failing finding (critical or major) of a PR run is judged against two outcome
+histories (:mod:`gauntlet.engine.outcomes`), the PR's own and the default branch's, first match wins::
+
+    1. flaky        marked flaky, listed as flaky by the run's reports, failed and passed on one commit
+                    (in the PR or on the default branch), or flips on the default branch past the rate
+    2. preexisting  its latest outcome on the default branch, at or before the PR's base commit, is a failure
+    3. new          the default branch has a complete run of the job (so the finding passed there or
+                    did not exist)
+    4. unknown      no history of the job on the default branch yet
+
+Only ``block_on`` provenances (``new`` and ``unknown`` by default) count toward ``fail_on``: a PR is not
+failed for what was already broken, or flaky, before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from gauntlet.config import Config, ProvenanceConfig
+from gauntlet.effects.views import Blamed
+from gauntlet.engine import outcomes
+from gauntlet.engine.outcomes import Flakiness
+from gauntlet.state.branch import BranchRecord, same_commit
+from gauntlet.state.outcomes import Outcome, OutcomeHistory, TestOutcomes
+from gauntlet.state.pr import FindingRecord, PRRecord
+from gauntlet.vocabulary import ProvenanceReport, ProvenanceWord
+
+__all__ = ["WORDS", "Judged", "blamed", "judge", "judge_pr", "report_of", "unblocked"]
+
+WORDS: tuple[ProvenanceWord, ...] = ("new", "preexisting", "flaky", "unknown")
+
+
+class Judged(BaseModel):
+    """One failing finding and its provenance, with why (the flake rate and last flip when flaky)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    fingerprint: str
+    provenance: ProvenanceWord
+    why: str
+    flaky: Flakiness | None = None
+
+
+def report_of(judged: Iterable[Judged]) -> ProvenanceReport:
+    """Summarise the judged findings for ``run --json``."""
+    items = list(judged)
+    return ProvenanceReport(
+        counts={word: sum(1 for j in items if j.provenance == word) for word in WORDS},
+        fingerprints={j.fingerprint: j.provenance for j in items},
+    )
+
+
+def judge(
+    findings: Sequence[FindingRecord],
+    *,
+    job: str,
+    pr_history: OutcomeHistory,
+    base_history: OutcomeHistory | None,
+    base_jobs: Collection[str],
+    base_sha: str | None,
+    flaky_tests: Collection[str],
+    config: ProvenanceConfig,
+) -> list[Judged]:
+    """The provenance of each failing finding, in the order given (non-failing findings are skipped).
+
+    :param findings: the findings of the PR's current iteration.
+    :param job: the run's ``workflow/job``.
+    :param pr_history: the PR's outcome history, this run included.
+    :param base_history: the default branch's outcome history (``None``: not loaded).
+    :param base_jobs: the jobs that have a complete run on the default branch.
+    :param base_sha: the PR's base commit, when known.
+    :param flaky_tests: test ids the run's reports list as failed and then passed on a retry.
+    :param config: the flaky thresholds.
+    """
+    base = base_history or OutcomeHistory()
+    base_flaky = outcomes.flaky_fingerprints(base, config)
+    # A run that names no job (``gauntlet run`` on files) is compared with any job of the default branch.
+    known = bool(base_jobs) and (job in base_jobs or job.strip("/") == "")
+    judged: list[Judged] = []
+    for finding in findings:
+        if finding.severity not in ("critical", "major"):
+            continue
+        judged.append(_one(finding, job, pr_history, base, base_flaky, known, base_sha, flaky_tests, config))
+    return judged
+
+
+def judge_pr(
+    base: BranchRecord | None,
+    pr: PRRecord,
+    findings: Sequence[FindingRecord],
+    config: Config,
+    *,
+    job: str,
+    base_sha: str | None,
+    flaky_tests: Collection[str],
+) -> list[Judged]:
+    """:func:`judge` a PR's current findings against its own history and the default branch's (``base``).
+
+    :param job: the run's ``workflow/job``; ``base_sha`` its merge base; ``flaky_tests`` what a maintainer marked.
+    """
+    return judge(
+        findings,
+        job=job,
+        pr_history=pr.outcomes,
+        base_history=base.outcomes if base is not None else None,
+        base_jobs={r.job for r in base.runs if r.complete} if base is not None else set(),
+        base_sha=base_sha,
+        flaky_tests=flaky_tests,
+        config=config.provenance,
+    )
+
+
+def blamed(
+    judged: Iterable[Judged], findings: Sequence[FindingRecord], block_on: Collection[str]
+) -> tuple[Blamed, ...]:
+    """The judged findings as the comment and the check show them, grouped in :data:`WORDS` order."""
+    by_fp = {f.fingerprint: f for f in findings}
+    items = [j for j in judged if j.fingerprint in by_fp]
+    items.sort(key=lambda j: WORDS.index(j.provenance))
+    return tuple(
+        Blamed(
+            finding=by_fp[j.fingerprint],
+            provenance=j.provenance,
+            why=j.why,
+            blocks=j.provenance in block_on,
+            rate=j.flaky.rate if j.flaky else None,
+            last_flip=j.flaky.last_flip if j.flaky else None,
+        )
+        for j in items
+    )
+
+
+def unblocked(judged: Iterable[Judged], block_on: Collection[str]) -> set[str]:
+    """The fingerprints whose provenance ``block_on`` does not count toward the check."""
+    return {j.fingerprint for j in judged if j.provenance not in block_on}
+
+
+def _one(
+    finding: FindingRecord,
+    job: str,
+    pr_history: OutcomeHistory,
+    base: OutcomeHistory,
+    base_flaky: Mapping[str, Flakiness],
+    known: bool,
+    base_sha: str | None,
+    flaky_tests: Collection[str],
+    config: ProvenanceConfig,
+) -> Judged:
+    fp = finding.fingerprint
+    on_base = _on_base(base, finding)
+    if on_base is not None and on_base.mark == "not_flaky":
+        flaky = None
+    else:
+        flaky = base_flaky.get(on_base.fingerprint) if on_base is not None else None
+        mine = outcomes.tracked(pr_history, fp, job)
+        if flaky is None and mine is not None:
+            # A PR's own history proves flakiness only on one commit: flips across commits are the author's work.
+            flaky = outcomes.flakiness(
+                mine, flip_rate=config.flaky_flip_rate, min_flips=config.flaky_min_flips, across_commits=False
+            )
+    if flaky is None and finding.test_id is not None and finding.test_id in flaky_tests:
+        flaky = Flakiness(fingerprint=fp, reason="the test report shows it failed and passed on a retry", rate=0.0)
+    if flaky is not None:
+        return Judged(fingerprint=fp, provenance="flaky", why=flaky.reason, flaky=flaky)
+    if on_base is not None:
+        latest = _latest_at_or_before(on_base.outcomes, base_sha)
+        if latest is not None and not latest.passed:
+            return Judged(
+                fingerprint=fp,
+                provenance="preexisting",
+                why=f"fails on the default branch too, last at {latest.commit[:7]}",
+            )
+    if known or on_base is not None:
+        return Judged(fingerprint=fp, provenance="new", why="passes on the default branch, or is not there at all")
+    return Judged(fingerprint=fp, provenance="unknown", why="no history of this job on the default branch yet")
+
+
+def _on_base(base: OutcomeHistory, finding: FindingRecord) -> TestOutcomes | None:
+    found = next((t for t in base.tests if t.fingerprint == finding.fingerprint), None)
+    if found is None and finding.test_id:
+        found = next((t for t in base.tests if t.test_id == finding.test_id), None)
+    return found
+
+
+def _latest_at_or_before(history: Sequence[Outcome], base_sha: str | None) -> Outcome | None:
+    """The newest outcome, or the newest at the base commit and before it when the history reaches it."""
+    if not history:
+        return None
+    if base_sha:
+        at_base = [i for i, o in enumerate(history) if same_commit(o.commit, base_sha)]
+        if at_base:
+            return history[at_base[-1]]
+    return history[-1]

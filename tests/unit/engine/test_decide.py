@@ -25,9 +25,11 @@ def _comment(on_pr: bool) -> CommentFact:
 @pytest.mark.parametrize(
     ("obs", "scope"),
     [
-        (Observation(head_sha="a" * 40, comment=_comment(on_pr=True)), Scope(pr=9)),
-        (Observation(head_sha="a" * 40, comment=_comment(on_pr=False)), Scope()),
-        (Observation(pr=4, head_sha="a" * 40), Scope(pr=4)),
+        # A comment needs the default branch's record too (/gauntlet flaky marks a test in its history).
+        (Observation(head_sha="a" * 40, comment=_comment(on_pr=True)), Scope(pr=9, branch="main")),
+        (Observation(head_sha="a" * 40, comment=_comment(on_pr=False)), Scope(branch="main")),
+        # A PR run reads its base's outcome history for provenance.
+        (Observation(pr=4, head_sha="a" * 40), Scope(pr=4, base="main")),
         (Observation(branch="release/2.x", head_sha="a" * 40), Scope(branch="release/2.x")),
         (Observation(default_branch="trunk", head_sha="a" * 40), Scope(branch="trunk")),
     ],

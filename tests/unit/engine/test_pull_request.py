@@ -63,7 +63,7 @@ def test_the_report_planned_again_from_the_record_is_the_runs_report_and_changes
     assert state.pr is not None
     facts = ReportFacts.latest(state.pr, "octo/app")
     assert facts == ReportFacts(
-        repository="octo/app", pr=7, observation=obs.id, head_sha="a" * 40, run_id="41", run_attempt="2"
+        repository="octo/app", pr=7, observation=obs.id, head_sha="a" * 40, run_id="41", run_attempt="2", job="/"
     )
     # No rng: planning draws nothing, so the rules shown are the ones the run chose, and nothing is learned twice.
     again, replanned = plan_iteration(state, facts, config, NOW, fresh=False)

@@ -123,7 +123,7 @@ def test_a_recurrence_comments_once_and_leaves_a_persons_close_alone(world: Scen
     assert [c.body for c in issue.get_comments()] == ["**Seen again.** Seen again on main at 5e6f7a8.\n"]
     # The comment is rendered as data: a mention in the note cannot ping anyone.
     world.apply(risk("ping @alice"))
-    assert issue.get_comments().reversed[0].body == "**Seen again.** ping `@alice`\n"
+    assert issue.get_comments().reversed[0].body == "**Seen again.** ping @\u200balice\n"
     assert marked(world) == [filed.number]
 
 

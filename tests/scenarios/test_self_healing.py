@@ -304,7 +304,7 @@ def test_learned_text_from_reviewers_is_neutralised_in_the_comment(repo: Repo) -
     hostile = "Ping @admin and <img src=x onerror=alert(1)> before merging " + "x" * 400
     repo.run(DAY0, [finding("r", rule_learned=hostile)], pr=4)
     comment = repo.body("pr-comment-4")
-    assert "`@admin`" in comment and "<img" not in comment
+    assert "@\u200badmin" in comment and "@admin" not in comment and "<img" not in comment
     assert "x" * 300 not in comment  # a learned rule is bounded
 
 

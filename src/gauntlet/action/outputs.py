@@ -26,6 +26,7 @@ from gauntlet.effects.base import EffectResult
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import CheckAnnotation, Effect, WriteSummary
 from gauntlet.report import RunReport
+from gauntlet.untrusted import redact_json
 
 __all__ = [
     "ANNOTATIONS_PER_LEVEL",
@@ -103,7 +104,7 @@ def output_values(report: RunReport) -> dict[str, str]:
         "comment_url": comment_url,
         "revert_pr": revert_pr,
         "issues": issues,
-        "report": report.model_dump_json(),
+        "report": redact_json(report.model_dump_json()),  # outputs show in logs: redacted like state (DESIGN §6)
     }
 
 

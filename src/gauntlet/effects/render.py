@@ -2,7 +2,9 @@
 
 Untrusted text only ever reaches a template as data. Every value printed with
 ``{{ }}`` passes through :func:`neutralise` (the environment's ``finalize``), so
-HTML, code fences and ``@mentions`` from input cannot change what a body does.
+secrets, HTML, block syntax, code fences and ``@mentions`` from input cannot change
+what a body says or does; the rendered body is redacted once more before it is
+written (``docs/security.md``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from gauntlet.untrusted import redact
 from gauntlet.vocabulary import marker_text
 
 if TYPE_CHECKING:
@@ -24,23 +27,34 @@ __all__ = ["MAX_BODY_CHARS", "marker", "neutralise", "render", "templates_dir"]
 #: GitHub refuses issue, PR and comment bodies longer than this.
 MAX_BODY_CHARS = 65_536
 
-_MENTION = re.compile(r"(?<![\w`])@([A-Za-z0-9][A-Za-z0-9-]{0,38}(?:/[A-Za-z0-9_.-]+)?(?:\[bot\])?)")
-_FENCE = re.compile(r"(`{3,}|~{3,})")
-_MARKER_TEXT = re.compile(r"<!--|-->")
+# GitHub links ``@name`` and ``@org/team`` where ``@`` follows no word character; a zero-width space after
+# the ``@`` leaves the text readable and links nobody. (Wrapping the name in backticks does not do: inside
+# a template's own code span the backticks close the span and leave the name live.)
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_FENCE = re.compile(r"`{3,}|~{3,}")
+# What opens a block when it starts a line: indentation (code blocks), ATX headings, setext underlines,
+# thematic breaks, list bullets. As an entity the character reads the same and opens nothing.
+_LINE_START = re.compile(r"(?m:^)[ \t#=+*_-]")
+_ENTITY = {char: f"&#{ord(char)};" for char in " \t#=+*_-"}
 
 
 def neutralise(value: Any) -> Any:
-    """Make an untrusted value safe to place in Markdown: no HTML, no fences, no pings.
+    """Make an untrusted value safe to place anywhere in Markdown: no secret, HTML, block syntax, fence or ping.
 
+    The result is the same whether the template puts the value in prose, a table cell, a code span
+    or ``<pre>``: secrets are redacted, ``&``, ``<`` and ``>`` become entities, a space, tab, ``#``, ``=``,
+    ``-``, ``+``, ``*`` or ``_`` that starts a line becomes an entity (no code block, heading, rule or list),
+    runs of three backticks or tildes are broken (no fence), and ``@name`` is broken (no ping).
     Values Gauntlet built itself (:class:`~markupsafe.Markup`, such as :func:`marker` and macro
     output) pass unchanged; the result is Markup so autoescaping does not escape it twice.
     """
     if not isinstance(value, str) or isinstance(value, Markup):
         return value
-    text = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _MARKER_TEXT.sub("", text)
-    text = _FENCE.sub(lambda m: "\u200b".join(m.group(1)), text)
-    return Markup(_MENTION.sub(lambda m: f"`@{m.group(1)}`", text))
+    text = redact(value).replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _LINE_START.sub(lambda m: _ENTITY[m.group(0)], text)
+    text = _FENCE.sub(lambda m: "\u200b".join(m.group(0)), text)
+    return Markup(_MENTION.sub("@\u200b", text))
 
 
 def marker(kind: str, ident: str) -> Markup:
@@ -76,8 +90,8 @@ def _environment() -> SandboxedEnvironment:
 
 
 def render(template: str, **context: Any) -> str:
-    """Render ``template`` with ``context`` as data; the result is cut to GitHub's body limit."""
-    body = _environment().get_template(template).render(**context)
+    """Render ``template`` with ``context`` as data; the result is redacted once more and cut to GitHub's limit."""
+    body = redact(_environment().get_template(template).render(**context))
     if len(body) > MAX_BODY_CHARS:
         notice = "\n\n…(truncated: the full report is in the job summary)\n"
         body = body[: MAX_BODY_CHARS - len(notice)] + notice

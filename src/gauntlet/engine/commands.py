@@ -26,11 +26,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gauntlet.ingest.redact import redact
+from gauntlet.untrusted import redact, scrub
 
 __all__ = [
     "COMMAND_NAMES",
     "MAX_COMMANDS",
+    "MAX_COMMENT_CHARS",
     "MAX_LINE_CHARS",
     "MAX_REASON_CHARS",
     "Command",
@@ -56,6 +57,8 @@ COMMAND_NAMES: tuple[CommandName, ...] = (
 )
 #: Commands acted on per comment; the rest are reported as ignored (a comment is not a script).
 MAX_COMMANDS = 10
+#: GitHub's limit on a comment body (the rest is cut before parsing).
+MAX_COMMENT_CHARS = 65_536
 #: A command line is cut to this many characters before it is parsed or quoted.
 MAX_LINE_CHARS = 300
 MAX_REASON_CHARS = 250
@@ -100,7 +103,9 @@ def parse_commands(body: str, open_fingerprints: Collection[str] = ()) -> list[C
     """
     commands: list[Command] = []
     fence: str | None = None
-    for raw in body.splitlines():
+    # GitHub keeps at most this much of a comment; anything past it was never typed into one. Every step
+    # below is linear in what is left, so a comment of any size is answered in milliseconds.
+    for raw in scrub(body[:MAX_COMMENT_CHARS]).splitlines():
         opened = _FENCE.match(raw)
         if opened:
             mark = opened.group(1)

@@ -29,6 +29,7 @@ from gauntlet.effects.render import render
 from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.codeowners import CODEOWNERS_PATHS, assignable, owners_for, parse_codeowners
 from gauntlet.github.hub import find_earlier, has_marker, is_ours, paged
+from gauntlet.untrusted import redact
 from gauntlet.vocabulary import BOT_LABEL, LABELS, issue_labels
 
 if TYPE_CHECKING:
@@ -74,7 +75,10 @@ def issue_title(effect: FileIssue) -> str:
     """``[Gauntlet/<severity>] <what>`` on one line, at most :data:`MAX_TITLE_CHARS` characters."""
     label = effect.view.severity or effect.kind
     prefix = f"[Gauntlet/{label}] "
-    what = _WHITESPACE.sub(" ", _PREFIX.sub("", effect.title)).strip() or _WHITESPACE.sub(" ", effect.view.summary)
+    # Titles are written as is (no template): redacted here like every body (DESIGN §6).
+    what = _WHITESPACE.sub(" ", _PREFIX.sub("", redact(effect.title))).strip() or _WHITESPACE.sub(
+        " ", redact(effect.view.summary)
+    )
     what = what.strip() or effect.key
     room = MAX_TITLE_CHARS - len(prefix)
     if len(what) > room:

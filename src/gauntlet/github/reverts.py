@@ -32,6 +32,7 @@ from gauntlet.github.hub import is_ours, paged
 from gauntlet.github.issues import comment_once, file_issue
 from gauntlet.github.pulls import FoundPull, find_pull, is_pull_ours, open_pull, push_branch
 from gauntlet.models import RevertPRFact, RevertPRState
+from gauntlet.untrusted import redact
 
 if TYPE_CHECKING:
     from gauntlet.github.hub import Hub
@@ -97,8 +98,8 @@ def revert_branch(culprit: str) -> str:
 
 
 def revert_title(subject: str) -> str:
-    """``Revert "<subject>"``, like ``git revert``."""
-    return f'Revert "{" ".join(subject.split())}"'
+    """``Revert "<subject>"``, like ``git revert``; redacted, since titles and commit messages are written as is."""
+    return f'Revert "{" ".join(redact(subject).split())}"'
 
 
 def revert_message(subject: str, culprit: str) -> str:

@@ -21,6 +21,7 @@ from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import CheckAnnotation, Effect, RerunFailedJobs, SetCheck
 from gauntlet.github.client import NotFound
 from gauntlet.github.hub import Hub
+from gauntlet.untrusted import redact
 
 __all__ = ["ANNOTATIONS_PER_REQUEST", "CheckFound", "CheckRunHandler", "RerunHandler"]
 
@@ -104,9 +105,13 @@ class CheckRunHandler:
 
 
 def _payload(effect: SetCheck, summary: str, annotations: list[CheckAnnotation]) -> dict[str, Any]:
-    output: dict[str, Any] = {"title": effect.title, "summary": summary}
+    output: dict[str, Any] = {"title": redact(effect.title), "summary": summary}
     if annotations:
-        output["annotations"] = [annotation.model_dump() for annotation in annotations]
+        # Annotations are written as is (no template): redacted here like every body (DESIGN §6).
+        output["annotations"] = [
+            {k: redact(v) if isinstance(v, str) else v for k, v in annotation.model_dump().items()}
+            for annotation in annotations
+        ]
     return {"status": "completed", "conclusion": effect.conclusion, "output": output}
 
 

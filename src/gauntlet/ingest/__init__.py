@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO, cast
 
 from gauntlet.errors import InputError
 from gauntlet.ingest.formats import FORMATS, Format, detect_format, reader_for
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
+from gauntlet.ingest.redact import MaskWatch, redact_finding
 from gauntlet.ingest.result import IngestResult, InputProblem, UnknownFormat
 from gauntlet.models import Finding
+from gauntlet.untrusted import Masks
 
 __all__ = ["FORMATS", "Format", "IngestResult", "InputProblem", "Limits", "ingest_file", "ingest_paths"]
 
@@ -47,7 +50,23 @@ def ingest_file(
         except OSError as exc:  # a directory opens on some systems but does not read
             raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
         fmt = _checked_format(path, fmt, head)
-        yield from reader_for(fmt, root=str(root.resolve()) if root else None)(stream, str(path), limits)
+        # Every finding leaves redacted, with the masks the whole file registered (DESIGN §6): findings
+        # are held until the end, so a value masked below a finding is hidden in it too (at most
+        # ``max_findings`` of them are kept anyway).
+        masks = Masks()
+        if fmt == "log":
+            # Lazily, as reader_for does (it pulls every parser). The scanner takes ``::add-mask::``
+            # lines from its prefilter pass, at no extra cost.
+            from gauntlet.ingest.log import read_log
+
+            found = list(read_log(stream, str(path), limits, masks=masks))
+        else:
+            watch = MaskWatch(stream, masks)
+            reader = reader_for(fmt, root=str(root.resolve()) if root else None)
+            found = list(reader(cast(BinaryIO, watch), str(path), limits))
+            watch.finish()
+    for finding in found:
+        yield redact_finding(finding, masks)
 
 
 def _checked_format(path: Path, fmt: Format, head: bytes) -> Format:

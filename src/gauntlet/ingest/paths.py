@@ -25,7 +25,9 @@ _WORKSPACE_ROOTS = [
     re.compile(r"^/github/workspace/"),
     re.compile(r"^[A-Za-z]:/a/[^/]+/[^/]+/"),
 ]
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
+# ``https://host/x``, ``~/x``: a location on another machine or in someone's home, never in the repository.
+_ELSEWHERE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]{1,30}://|~)")
 
 
 def repo_relative(raw: str | None, *, root: str | None = None) -> str | None:
@@ -39,6 +41,8 @@ def repo_relative(raw: str | None, *, root: str | None = None) -> str | None:
     if not raw or len(raw) > _MAX_PATH_CHARS or _CONTROL.search(raw):
         return None
     path = _strip_uri(raw).replace("\\", "/")
+    if _ELSEWHERE.match(path):
+        return None
     if _is_absolute(path):
         inside = _relative_to_root(path, root)
         if inside is None:
@@ -60,7 +64,8 @@ def _strip_uri(raw: str) -> str:
 
 
 def _is_absolute(path: str) -> bool:
-    return path.startswith("/") or bool(re.match(r"^/?[A-Za-z]:/", path))
+    # ``C:/x`` and the drive-relative ``C:x`` alike: a Windows drive is never the repository.
+    return path.startswith("/") or bool(re.match(r"^/?[A-Za-z]:", path))
 
 
 def _relative_to_root(path: str, root: str | None) -> str | None:

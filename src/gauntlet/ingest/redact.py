@@ -1,72 +1,87 @@
-"""Secret redaction: applied to every message and excerpt before it leaves ingestion (DESIGN §6).
+"""Redaction as ingest applies it: every text field of every finding, with the masks the file registered.
 
-The patterns follow the documented token formats (GitHub, AWS, Slack, npm, PyPI,
-private keys) plus ``key=value`` assignments whose key names a secret. Values the
-CI log masked with ``::add-mask::`` are redacted too.
+A log's ``::add-mask::`` lines are an anchor of the scanner's prefilter (found in the pass it makes
+anyway); a structured file passes a :class:`MaskWatch` as it is read. ``ingest_file`` holds the
+findings until the file ends, so a value masked below a finding is hidden in it too. The redaction
+itself is :mod:`gauntlet.untrusted`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from collections.abc import Iterator
+from typing import BinaryIO
 
-__all__ = ["REDACTED", "redact"]
+from gauntlet.models import Finding
+from gauntlet.untrusted import Masks, masked_values, redact
 
-REDACTED = "[REDACTED]"
+__all__ = ["MaskWatch", "redact_finding"]
 
-_TOKEN_PATTERNS = [
-    r"gh[pousr]_[A-Za-z0-9]{30,255}",  # GitHub tokens
-    r"github_pat_[A-Za-z0-9_]{40,255}",
-    r"(?:AKIA|ASIA)[0-9A-Z]{16}",  # AWS access key ids
-    r"xox[baprs]-[A-Za-z0-9-]{10,}",  # Slack
-    r"npm_[A-Za-z0-9]{36}",
-    r"pypi-[A-Za-z0-9_-]{50,}",
-    r"glpat-[A-Za-z0-9_-]{20,}",
-    r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI-style keys
-    r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe
-    r"AIza[0-9A-Za-z_-]{35}",  # Google API keys
-    r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",  # SendGrid
-    r"dckr_pat_[A-Za-z0-9_-]{20,}",  # Docker Hub
-    r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
-    r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+",
-    r"(?:AccountKey|SharedAccessKey)=[A-Za-z0-9+/=]{20,}",  # Azure connection strings
-    r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWTs
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-]
-_TOKENS = re.compile("|".join(f"(?:{p})" for p in _TOKEN_PATTERNS))
-# ``password=hunter2``, ``"api_key": "abc"``, ``Authorization: Bearer abc``: keep the name, drop the value.
-_ASSIGNMENT = re.compile(
-    r"""(?ix)
-    (?P<name>(?:[a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?))
-        ["']?\s*[:=]\s*["']?)
-    (?P<value>[^\s"',;]{4,})
+_MASK_COMMAND = b"::add-mask::"
+#: The unfinished last line carried from one read to the next (a mask value is at most 4,096 characters).
+_MAX_TAIL = 4096 + 64
+
+
+#: The text fields of a finding; everything in them came from the input.
+_FINDING_TEXT = ("tool", "path", "test_id", "rule", "message", "excerpt", "job", "category", "rule_learned")
+
+
+def redact_finding(finding: Finding, masks: Masks | None = None) -> Finding:
+    """Return ``finding`` with every text field redacted (the same object when nothing changed)."""
+    masks = masks or Masks()
+    changes: dict[str, str] = {}
+    for name in _FINDING_TEXT:
+        value = getattr(finding, name)
+        if value:
+            clean = redact(value, masks)
+            if clean != value:
+                changes[name] = clean
+    return finding.model_copy(update=changes) if changes else finding
+
+
+class MaskWatch:
+    """A read-only binary stream that notes every ``::add-mask::`` value passing through it.
+
+    Readers only call ``read``; the values are in :attr:`masks` as soon as the bytes holding them
+    were read. A command cut by a read boundary is completed from the next read.
     """
-)
-_BEARER = re.compile(r"(?i)\b(authorization:\s*(?:bearer|token|basic)\s+)[^\s]+")
-_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^@\s/]+@")
-_ADD_MASK = re.compile(r"::add-mask::(\S+)")
 
+    def __init__(self, stream: BinaryIO, masks: Masks | None = None) -> None:
+        self._stream = stream
+        self._tail = b""
+        self.masks = masks if masks is not None else Masks()
 
-def masked_values(lines: Iterable[str]) -> set[str]:
-    """Collect the values a log registered with ``::add-mask::``."""
-    found: set[str] = set()
-    for line in lines:
-        for match in _ADD_MASK.finditer(line):
-            if len(match.group(1)) >= 3:
-                found.add(match.group(1))
-    return found
+    def read(self, size: int = -1) -> bytes:
+        """Read like the wrapped stream does."""
+        data = self._stream.read(size)
+        if data:
+            self._watch(data)
+        return data
 
+    def seek(self, offset: int, whence: int = 0) -> int:
+        """Seek the wrapped stream (a reader re-reading from the start); masks seen stay seen."""
+        self._tail = b""
+        return self._stream.seek(offset, whence)
 
-def redact(text: str, masks: Iterable[str] = ()) -> str:
-    """Return ``text`` with secrets replaced by ``[REDACTED]``.
+    def __iter__(self) -> Iterator[bytes]:
+        """Lines, as iterating the wrapped stream gives them (the TAP reader reads so)."""
+        for line in self._stream:
+            self._watch(line)
+            yield line
 
-    :param text: untrusted text (a log line, a message, an excerpt).
-    :param masks: literal values to hide wherever they occur (``::add-mask::`` values).
-    """
-    for value in masks:
-        text = text.replace(value, REDACTED)
-    text = _ADD_MASK.sub("::add-mask::" + REDACTED, text)
-    text = _TOKENS.sub(REDACTED, text)
-    text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + REDACTED + "@", text)
-    return _ASSIGNMENT.sub(lambda m: m.group("name") + REDACTED, text)
+    def _watch(self, data: bytes) -> None:
+        # Only the unfinished last line of the previous read is carried, so a command split by the
+        # read boundary is seen whole; the search itself is one bytes.find per read.
+        buffer = self._tail + data if self._tail else data
+        cut = buffer.rfind(b"\n") + 1
+        start = buffer.find(_MASK_COMMAND, 0, cut)
+        while start != -1:
+            end = buffer.find(b"\n", start)
+            self.masks.add(masked_values([buffer[start:end].decode("utf-8", "replace")]))
+            start = buffer.find(_MASK_COMMAND, end, cut)
+        tail = buffer[cut:]
+        self._tail = tail[-_MAX_TAIL:]
+
+    def finish(self) -> None:
+        """Take the last line too (a file that ends without a newline)."""
+        if self._tail:
+            self._watch(b"\n")

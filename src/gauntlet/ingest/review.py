@@ -19,6 +19,7 @@ from gauntlet.ingest.jsondoc import load_json
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.structured import Fingerprints, excerpt, logger, one_line
+from gauntlet.ingest.values import position
 from gauntlet.models import Finding, Severity
 
 __all__ = ["ReviewDocument", "ReviewItem", "parse_review", "read_review"]
@@ -162,5 +163,4 @@ def _split_location(location: str | None) -> tuple[str | None, int | None, int |
     path = repo_relative(match.group("path"))
     if path is None:
         return None, None, None
-    line, end = int(match.group("line")), match.group("end")
-    return path, line if 0 < line < 2**31 else None, int(end) if end and 0 < int(end) < 2**31 else None
+    return path, position(match.group("line")), position(match.group("end"))

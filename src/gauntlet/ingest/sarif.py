@@ -168,7 +168,7 @@ def _message(result: Mapping[str, Any], rule: Mapping[str, Any]) -> str | None:
         return None
     arguments = [str(a) for a in _list(message.get("arguments"))]
     # Placeholders are {0}, {1}, ... (SARIF §3.11.5); ``{{`` is a literal brace.
-    return re.sub(r"\{(\d+)\}", lambda m: _arg(arguments, int(m.group(1)), m.group(0)), text)
+    return re.sub(r"\{(\d{1,9})\}", lambda m: _arg(arguments, int(m.group(1)), m.group(0)), text)
 
 
 def _arg(arguments: list[str], index: int, default: str) -> str:

@@ -15,8 +15,8 @@ from collections import Counter
 from gauntlet.ingest.failure_text import strip_ansi
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message
 from gauntlet.ingest.limits import Limits
-from gauntlet.ingest.redact import redact
 from gauntlet.models import Kind
+from gauntlet.untrusted import redact
 
 __all__ = ["Fingerprints", "excerpt", "kind_for_tool", "logger", "one_line", "tool_name"]
 

@@ -9,6 +9,7 @@ See https://docs.github.com/webhooks/webhook-events-and-payloads
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,11 +18,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from gauntlet.errors import InputError
+from gauntlet.ingest.values import position
 from gauntlet.models import EventFacts
+from gauntlet.untrusted import scrub
 
 __all__ = ["Delivery", "event_facts", "read_delivery"]
 
 _PULL_EVENTS = ("pull_request", "pull_request_target")
+# A SHA is hex; letters and digits are what the check needs: nothing that could reshape an API path.
+_SHA = re.compile(r"[0-9A-Za-z]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,14 @@ def event_facts(delivery: Delivery) -> EventFacts:
         facts["pr_author"] = login if isinstance(login, str) and login else None
     if not isinstance(facts.get("head_sha") or "", str) or isinstance(facts.get("pr"), bool):
         raise InputError(f"{delivery.origin}: unexpected types in the {event_name} payload")
+    # What becomes an API path must be what GitHub sends (DESIGN §6): a SHA a word, a number a number.
+    for key in ("head_sha", "base_sha"):
+        value = facts.get(key)
+        if value is not None and not (isinstance(value, str) and _SHA.fullmatch(value)):
+            raise InputError(f"{delivery.origin}: {key} is not a commit SHA")
+    if facts.get("pr") is not None and position(facts["pr"]) is None:
+        raise InputError(f"{delivery.origin}: {facts['pr']!r:.40} is not a pull request number")
+    facts = {key: scrub(value) if isinstance(value, str) else value for key, value in facts.items()}
     try:
         return EventFacts.model_validate(facts, strict=True)
     except ValidationError as exc:

@@ -12,6 +12,7 @@ from gauntlet.state.branch import BranchRecord
 from gauntlet.state.events import Event
 from gauntlet.state.models import Scope, State
 from gauntlet.state.pr import PRRecord
+from gauntlet.untrusted import redact_json
 from gauntlet.vocabulary import SHARED_FILES, branch_path, pr_path
 
 __all__ = ["README", "decode_state", "encode_events", "encode_file", "needed_paths"]
@@ -27,13 +28,13 @@ commits only. Never edit it by hand; delete the branch to reset Gauntlet.
 
 
 def encode_file(model: BaseModel) -> bytes:
-    """Serialise one state file (stable key order, trailing newline)."""
-    return (model.model_dump_json(indent=1) + "\n").encode()
+    """Serialise one state file (stable key order, trailing newline), redacted as it is written (DESIGN §6)."""
+    return (redact_json(model.model_dump_json(indent=1)) + "\n").encode()
 
 
 def encode_events(events: list[Event]) -> bytes:
-    """Serialise audit events as JSON lines."""
-    return b"".join(event.model_dump_json().encode() + b"\n" for event in events)
+    """Serialise audit events as JSON lines, redacted as they are written."""
+    return redact_json("".join(event.model_dump_json() + "\n" for event in events)).encode()
 
 
 def needed_paths(scope: Scope) -> list[str]:

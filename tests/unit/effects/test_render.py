@@ -33,12 +33,12 @@ def test_hostile_text_is_neutralised_in_the_comment() -> None:
     body = comment_with(HOSTILE)
     assert body.count("<!-- gauntlet:key=") == 1  # only Gauntlet's own marker
     assert body.startswith("<!-- gauntlet:key=pr-comment:1 -->")
-    assert "`@octocat`" in body and "<img" not in body and "```" not in body
+    assert "@\u200boctocat" in body and "@octocat" not in body and "<img" not in body and "```" not in body
     assert "{{ 7*7 }}" in body and "49" not in body
 
 
-def test_neutralise_wraps_every_mention() -> None:
-    assert neutralise("ping @a and @b-c/team") == "ping `@a` and `@b-c/team`"
+def test_neutralise_breaks_every_mention() -> None:
+    assert neutralise("ping @a and @b-c/team") == "ping @\u200ba and @\u200bb-c/team"
 
 
 @given(st.text(max_size=300))

@@ -385,8 +385,9 @@ def test_hostile_text_never_reaches_a_body_unescaped(payload: str, verb: str, pe
 
 
 def test_a_100_kb_comment_is_bounded_everywhere() -> None:
+    # GitHub keeps 65,536 characters of a comment, and so does the parser: the commands come first.
     junk = ("{{ 1234*1000 }} <b>@octocat</b> " * 4000)[:100_000]
-    body = "\n".join([junk, f"/gauntlet accept-risk majors {junk}", junk, f"/gauntlet {junk}"])
+    body = "\n".join([f"/gauntlet accept-risk majors {junk}", f"/gauntlet {junk}", junk, junk])
     new, plan = run(pr_state(), says(body))
     assert new.pr is not None
     assert len(new.pr.accepted_risks[0].reason) <= 250

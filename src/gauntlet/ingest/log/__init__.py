@@ -43,6 +43,7 @@ from gauntlet.ingest.log.scanner import iter_blocks, scan_blocks
 from gauntlet.ingest.log.scripts import LineWords
 from gauntlet.ingest.log.shell import Shell
 from gauntlet.models import Finding
+from gauntlet.untrusted import Masks
 
 __all__ = ["make_parsers", "read_log", "scan"]
 
@@ -93,17 +94,24 @@ def make_parsers() -> list[Parser]:
     ]
 
 
-def read_log(stream: BinaryIO, name: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Finding]:
-    """Yield the findings of a log file read from ``stream`` (any bytes are a log: nothing is malformed)."""
+def read_log(
+    stream: BinaryIO, name: str, limits: Limits = DEFAULT_LIMITS, *, masks: Masks | None = None
+) -> Iterator[Finding]:
+    """Yield the findings of a log file read from ``stream`` (any bytes are a log: nothing is malformed).
+
+    :param masks: filled with the values the log registers with ``::add-mask::``, as it is read.
+    """
     del name
-    yield from scan(stream, limits)
+    yield from scan(stream, limits, masks=masks)
 
 
-def scan(lines: Iterable[bytes] | BinaryIO, limits: Limits = DEFAULT_LIMITS) -> Iterator[Finding]:
+def scan(
+    lines: Iterable[bytes] | BinaryIO, limits: Limits = DEFAULT_LIMITS, *, masks: Masks | None = None
+) -> Iterator[Finding]:
     """Yield one finding per failure found in a log.
 
     :param lines: a binary stream, or byte strings taken as lines (newline-terminated or not).
     :param limits: caps on line length, findings, message and excerpt sizes.
     """
-    analyser = Analyser(make_parsers(), limits)
+    analyser = Analyser(make_parsers(), limits, masks)
     yield from scan_blocks(iter_blocks(lines, limits), analyser)

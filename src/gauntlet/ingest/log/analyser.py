@@ -20,7 +20,7 @@ verdict: without an ``##[error]`` line the job passed, and nothing is reported.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
@@ -28,8 +28,10 @@ from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import repo_path
-from gauntlet.ingest.redact import redact
+from gauntlet.ingest.paths import repo_relative
+from gauntlet.ingest.values import position
 from gauntlet.models import Finding
+from gauntlet.untrusted import Masks, redact
 
 __all__ = ["Analyser"]
 
@@ -47,12 +49,13 @@ _CAPPED_KINDS = frozenset({"build_error", "lint", "type_error"})
 class Analyser:
     """Stateful consumer of cleaned lines; collect findings from :attr:`found`."""
 
-    def __init__(self, parsers: Sequence[Parser], limits: Limits, masks: Iterable[str] = ()) -> None:
+    def __init__(self, parsers: Sequence[Parser], limits: Limits, masks: Masks | None = None) -> None:
         self.parsers = list(parsers)
         # Parsers whose ``active`` is a plain False never hold a block: no need to ask them after each line.
         self._stateful = [p for p in self.parsers if isinstance(getattr(type(p), "active", None), property)]
         self.limits = limits
-        self.masks = set(masks)
+        #: ``::add-mask::`` values seen so far (the scanner adds them; shared with the caller).
+        self.masks = masks if masks is not None else Masks()
         self.ring: deque[Line] = deque(maxlen=RING_LINES)
         self.found: deque[Finding] = deque()
         self.count = 0
@@ -172,7 +175,7 @@ class Analyser:
             return  # checked first: redacting and hashing a flood costs more than reading it
         limits = self.limits
         message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
-        path = repo_path(draft.path)
+        path = repo_relative(repo_path(draft.path))
         test_id = draft.test_id[:500] if draft.test_id else None
         if draft.kind == "test_failure" or draft.key:
             # A test (or a keyed block) is the same defect whatever its assertion printed this time.
@@ -198,8 +201,8 @@ class Analyser:
                 kind=draft.kind,
                 severity=default_severity(draft.kind, warning=draft.warning),
                 path=path,
-                line=draft.line if draft.line and draft.line > 0 else None,
-                column=draft.column if draft.column and draft.column > 0 else None,
+                line=position(draft.line),
+                column=position(draft.column),
                 test_id=test_id,
                 rule=draft.rule[:100] if draft.rule else None,
                 message=message or f"{draft.kind.replace('_', ' ')} ({draft.tool or 'log'})",

@@ -43,6 +43,7 @@ ANCHORS: tuple[bytes, ...] = (
     b"would reformat",  # black
     b"Code style issues",  # prettier
     b"coverage threshold",  # jest
+    b"::add-mask::",  # not a failure: a value to redact (the scanner takes it, no parser sees it)
 )
 #: Anchors that need a little structure: flake8/ruff/pylint print no keyword at all.
 ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (re.compile(rb"\.py:\d"),)
@@ -114,6 +115,7 @@ HYPERSCAN_PATTERNS: tuple[bytes, ...] = (
     rb"^(?:\S+ )?would reformat ",
     rb"Code style issues",
     rb"coverage threshold",
+    rb"::add-mask::",
 )
 
 

@@ -21,6 +21,7 @@ from gauntlet.ingest.log.analyser import MAX_FED, Analyser
 from gauntlet.ingest.log.prefilter import candidate_offsets, is_trigger
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
+from gauntlet.untrusted import masked_values
 
 __all__ = ["BLOCK_BYTES", "CONTEXT_BEFORE", "NUMPY_AFTER", "count_newlines", "iter_blocks", "scan_blocks"]
 
@@ -107,6 +108,9 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
                 end = block.find(b"\n", offset)
                 raw = block[offset : end if end != -1 else len(block)]
                 text = clean_line(raw[:cap])
+                if "::add-mask::" in text:  # a prefilter anchor, so every such line is seen (DESIGN §6)
+                    analyser.masks.add(masked_values([text]))
+                    continue
                 if not is_trigger(text):
                     continue
                 hit_number = number + count_newlines(block, cursor, offset, big=big)

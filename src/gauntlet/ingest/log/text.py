@@ -20,6 +20,8 @@ _TIMESTAMP = re.compile(
 )
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# A number this long is no line or column, and ``int()`` refuses 4,300 digits and more: parsers see its head.
+_HUGE_NUMBER = re.compile(r"([0-9]{100})[0-9]+")
 # BuildKit plain progress: ``#8 1.234 <output>``.
 _BUILDKIT = re.compile(r"^#\d+ \d+\.\d+ ")
 
@@ -37,6 +39,8 @@ def clean_line(raw: bytes) -> str:
         text = parts[-1] if parts else ""
     if not text.isprintable():
         text = _CONTROL.sub("", text)
+    if len(text) > 100:
+        text = _HUGE_NUMBER.sub(r"\1", text)
     if text.startswith("#"):
         text = _BUILDKIT.sub("", text, count=1)
     return text.rstrip()

@@ -26,8 +26,9 @@ from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser
+from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
 from gauntlet.ingest.log.prefilter import may_start
-from gauntlet.ingest.log.text import repo_path
+from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.values import position
 from gauntlet.models import Finding
@@ -71,6 +72,16 @@ class Analyser:
         self._held: list[Finding] = []
         #: True while some parser is inside a block and needs the following lines (only parsing changes it).
         self.active = False
+        #: Where the scanner is: its block, the offset and number of the line being fed (the locator's window).
+        self.place: Span = (b"", 0, 1)
+        #: The block before, its end and the number of the line after it: a window may reach back into it.
+        self.previous: Span = (b"", 0, 1)
+        self._exits = 0
+        #: The failed step just read printed nothing after its start (it is only its exit line).
+        self._empty_step = False
+        #: The first crash report of the current scope (a sanitizer's, a segfault), and whether one was reported.
+        self._crash: Line | None = None
+        self._crash_reported = False
 
     # -- the Sink protocol -------------------------------------------------------------------------
 
@@ -137,6 +148,8 @@ class Analyser:
         self.ring.append(line)
         if not (confirmed or self.active or may_start(text)):
             return
+        if confirmed and self._crash is None and is_crash(text):
+            self._crash = line
         for parser in self.parsers:
             if parser.feed(line, self):
                 break
@@ -151,21 +164,49 @@ class Analyser:
         failed_job = self._runner_error or not self._github
         if failed_job and any(d.fails for d in self._fallbacks):
             self._close_scope(None)
+        elif not self._github and not self._exits and not self.count:
+            # A plain log with no framing and no verdict of its own: its end explains it, if it is error-shaped.
+            located = self._locate(self.place[2])
+            if located is not None and located.score >= STRONG_SCORE:
+                self._report(_located_draft(located, None))
         self._held.clear()
 
     # -- internals ---------------------------------------------------------------------------------
 
     def _close_scope(self, terminal: Draft | None) -> None:
-        if not self._explained:
+        if terminal is not None:
+            self._exits += 1
+        if terminal is not None and not terminal.fails:
+            pass  # a step that passed: what it printed explains no failure
+        elif not self._explained:
             candidates = [d for d in self._fallbacks if d.fails or terminal is not None]
             best = max(candidates, key=lambda d: d.rank, default=None)
             if best is not None and terminal is not None and terminal.rank > best.rank:
                 best = terminal
-            chosen = best or terminal
-            if chosen is not None:
+            located = self._locate(terminal.end if terminal is not None else self.place[2])
+            chosen = _choose(best, terminal, located)
+            # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
+            repeated = chosen is terminal and self._empty_step and self.count > 0
+            if chosen is not None and not repeated:
                 self._report(chosen)
+        if self._crash is not None and not self._crash_reported and (terminal is None or terminal.fails):
+            # A crash anywhere in a failed step explains it better than the summary that counted it, even
+            # where a harness quoted the report in a form no parser reads (``= ==123==ERROR: AddressSanitizer``).
+            number, text = self._crash
+            self._report(Draft(None, "crash", text.strip(" =|"), number, number, role="fallback"))
         self._explained = False
         self._fallbacks.clear()
+        self._crash, self._crash_reported = None, False
+
+    def _locate(self, before: int) -> Located | None:
+        """The locator's block for the step that ends just before line ``before`` (see :mod:`.locator`)."""
+        self._empty_step = False
+        if self.place[2] != before:
+            return None  # the scanner is elsewhere (a parser's report about an earlier line)
+        step = read_step(lines_back(self.place, self.previous), lambda raw: clean_line(raw[:CARRY_BYTES])[:LINE_HEAD])
+        self.fed += len(step)  # bounded like parsing: a hostile log of failed steps stops being read at MAX_FED
+        self._empty_step = not any(text.strip() for _, text in step[1:])
+        return locate(step)
 
     def _report(self, draft: Draft) -> None:
         if self.count >= self.limits.max_findings:
@@ -186,6 +227,7 @@ class Analyser:
         if identity in self._seen:
             return
         self._seen.add(identity)
+        self._crash_reported = self._crash_reported or draft.kind == "crash"
         if draft.kind in _CAPPED_KINDS:
             self._per_tool[group] = self._per_tool.get(group, 0) + 1
         start, end = sorted((max(1, draft.start), max(1, draft.end)))
@@ -220,3 +262,33 @@ class Analyser:
             lines = [*lines[:half], "…", *lines[-(limits.max_excerpt_lines - half - 1) :]]
         text = "\n".join(line[:300] for line in lines)
         return redact(text, self.masks)[: limits.max_excerpt_chars]
+
+
+#: A plain log's end explains a failure only with failure words (``error``, ``FAILED``), not just odd ones.
+STRONG_SCORE = 4.0
+#: Fallbacks of this rank name a cause by themselves (a timeout, a refused connection): they beat any block.
+_CAUSE_RANK = 3
+
+
+def _located_draft(located: Located, hint: Draft | None) -> Draft:
+    """The locator's finding: its block and kind, else the hint's kind; it never names a path."""
+    kind = located.kind if located.kind != "unknown" or hint is None else hint.kind
+    return Draft(None, kind, located.message, located.start, located.end, role="fallback")
+
+
+def _choose(best: Draft | None, terminal: Draft | None, located: Located | None) -> Draft | None:
+    """What explains a failed step no parser explained: a fallback, the locator's block or the exit line.
+
+    A fallback that names a cause wins; a fallback inside the located block gives it its tool and kind;
+    otherwise an error-shaped block beats a driver line (``make: *** Error 1``) and the bare exit.
+    """
+    if located is None or (best is not None and best is not terminal and best.rank >= _CAUSE_RANK):
+        return best or terminal
+    if best is not None and best is not terminal and located.start <= best.start <= located.end:
+        if located.score and located.line < best.start:
+            best.message = located.message  # the cause above the driver's line says more than the driver
+        best.start, best.end = located.start, max(located.end, best.end)
+        return best
+    if best is not None and best is not terminal and not located.score:
+        return best
+    return _located_draft(located, best or terminal)

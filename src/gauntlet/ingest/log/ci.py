@@ -24,7 +24,7 @@ _EXIT = re.compile(
   | ^ERROR:\ Job\ failed:\ (?:.*?\ )?exit\ (?:code|status)\ (?P<code3>\d+)
   | ^ERROR:\ script\ returned\ exit\ code\ (?P<code4>\d+)
   | ^Exited\ with\ code\ (?:exit\ status\ )?(?P<code5>\d+)
-  | ^The\ command\ ".*"\ exited\ with\ (?P<code6>\d+)\.
+  | ^(?:The\ command\ ")?.*"\ exited\ with\ (?P<code6>\d+)\.$  # the command may span lines
   | ^\W*Error:\ The\ command\ exited\ with\ status\ (?P<code7>-?\d+)
   | ^(?:\#\#\[error\])?(?:Error:\ )?The\ process\ '.*'\ failed\ with\ exit\ code\ (?P<code8>\d+)
     """
@@ -98,7 +98,8 @@ class CiRunner:
             tail = sink.tail(_STEP_TAIL, number)
             start = tail[0][0] if tail else number
             rank = 2 if kind != "unknown" else -1
-            sink.emit(Draft(None, kind, message, start, number, role="terminal", rank=rank))
+            # Travis prints the exit of every command, 0 too: a passing step ends its scope, explaining nothing.
+            sink.emit(Draft(None, kind, message, start, number, role="terminal", rank=rank, fails=code != 0))
             return True
         if ("xecution" in text or "imed out" in text or "time limit" in text) and _TIME_LIMIT.search(text):
             sink.emit(Draft(None, "timeout", _strip_marker(text), number, number))

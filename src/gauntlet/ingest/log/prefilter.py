@@ -54,8 +54,9 @@ ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (re.compile(rb"\.py:\d"),)
 _AT_START = re.compile(
     "|".join(
         (
-            r"\#\#\[|::error|E:\ |e:\ |CMake\ Error|\#\ \S+$|----\ |={3,}\ |Error\b|Exception\ in\ thread",
-            r"Failures:|Failed\ examples|npm\ (?:ERR!|error)|error\ |\[ERROR\]|Terminated$|timeout:\ ",
+            r"\#\#\[|::error|E:\ |e:\ |CMake\ Error|\#\ \S+$|----\ |={3,}\ (?!RUN|PAUSE|CONT|NAME)|Error\b",
+            r"Exception\ in\ thread",
+            r"Failures:$|Failed\ examples|npm\ (?:ERR!|error)|error\ |\[ERROR\]|Terminated$|timeout:\ ",
             r"would\ reformat\ |\[warn\]\ Code\ style|Jest:\ .*coverage\ threshold|Fatal\ Python\ error",
             r"thread\ '|panic:\ |rspec\ \./|Could\ not\ find\ gem|Bundler|Your\ bundle|Gem::|\S+\.(?:py|pyi):\d",
             r"\s*(?:[●×✕]\ |\d+\)\ |not\ ok\ |\d+/\d+\ Test\ |\d+\ -\ )|\*\*\ \(|\[error\]\ \S+\.scala:",
@@ -86,9 +87,19 @@ _HINT = re.compile(
 )
 
 
+# A count of nothing (``0 failed``, ``Failures: 0``) is what passing summaries print; such a line is a trigger
+# only if a failure word is left once the zero counts are taken out.
+_ZERO_COUNT = re.compile(r"\b0 (?:failed|failures?|errors?)\b|\b(?:[Ff]ailures|[Ee]rrors|[Ff]ailed): 0\b")
+
+
 def is_trigger(text: str) -> bool:
     """True when a cleaned line that contains an anchor looks like a failure line worth parsing."""
-    return _AT_START.match(text) is not None or _ANYWHERE.search(text) is not None
+    if _AT_START.match(text) is not None:
+        return True
+    match = _ANYWHERE.search(text)
+    if match is None:
+        return False
+    return _ZERO_COUNT.search(text) is None or _ANYWHERE.search(_ZERO_COUNT.sub("", text)) is not None
 
 
 def may_start(text: str) -> bool:
@@ -101,11 +112,13 @@ def may_start(text: str) -> bool:
 # ``_ANSI`` lets colour codes sit between a word and its punctuation (``error[E0425]\x1b[0m:``).
 _ANSI_GAP = rb"(?:\x1b\[[0-9;]*[A-Za-z])*"
 HYPERSCAN_PATTERNS: tuple[bytes, ...] = (
-    rb"\berror" + _ANSI_GAP + rb"(?:[:\[\] !]|\r?$)",
+    rb"(?:\b|\x1b\[[0-9;]*[A-Za-z])error" + _ANSI_GAP + rb"(?:[:\[\] !]|\r?$)",  # colour may lead the word
     rb"Error" + _ANSI_GAP + rb"(?:[:\[ .)]|\r?$)",
     rb"ERR",
     rb"FAIL",
-    rb"[Ff]ail(?:ed|ing|ure[^s]|ure\r?$|ures:(?: [1-9]|\r?$)|\b)",
+    # ``failed`` but not a count of none (``0 failed``); ``Failure`` as a word, not in ``TestRetryOnFailure_3``.
+    rb"(?:^|[^ ]|[^0] |\d0 )[Ff]ailed",
+    rb"\b[Ff]ail(?:ing|ure(?:[^s\w]|Type|\r?$)|ures:(?: [1-9]|\r?$)|\b)",
     rb"panic",
     rb"Traceback",
     rb"[Ee]xit(?:ed)? (?:with|code|status)",

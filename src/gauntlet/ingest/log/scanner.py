@@ -18,12 +18,20 @@ from typing import BinaryIO
 
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
+from gauntlet.ingest.log.locator import Span, last_lines, previous_lines
 from gauntlet.ingest.log.prefilter import candidate_offsets, is_trigger
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
 from gauntlet.untrusted import masked_values
 
-__all__ = ["BLOCK_BYTES", "CONTEXT_BEFORE", "NUMPY_AFTER", "count_newlines", "iter_blocks", "scan_blocks"]
+__all__ = [
+    "BLOCK_BYTES",
+    "CONTEXT_BEFORE",
+    "NUMPY_AFTER",
+    "count_newlines",
+    "iter_blocks",
+    "scan_blocks",
+]
 
 BLOCK_BYTES = 4 << 20
 _NEWLINE = ord("\n")
@@ -85,7 +93,7 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
     cap = analyser.limits.max_line_bytes
     first_line = 1  # number of the first line of the current block
     fed_through = 0  # highest line number already fed
-    carry: list[tuple[int, bytes]] = []  # last lines of the previous block, for context
+    previous: Span = (b"", 0, 1)  # the block before, for context and windows that reach back into it
     read = 0  # bytes read so far: past NUMPY_AFTER, newlines are counted with numpy
     for block, limit in blocks:
         big = read >= NUMPY_AFTER
@@ -108,17 +116,19 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
                 end = block.find(b"\n", offset)
                 raw = block[offset : end if end != -1 else len(block)]
                 text = clean_line(raw[:cap])
-                if "::add-mask::" in text:  # a prefilter anchor, so every such line is seen (DESIGN §6)
-                    analyser.masks.add(masked_values([text]))
-                    continue
-                if not is_trigger(text):
+                if not _is_hit(text, analyser):
                     continue
                 hit_number = number + count_newlines(block, cursor, offset, big=big)
-                _feed_context(block, cursor, offset, hit_number, fed_through, carry, analyser, cap)
+                if not text.startswith("##[") or text.startswith("##[error]"):
+                    # A runner's step marker needs no context: what stands before it ended with the last step.
+                    _feed_context(block, cursor, offset, hit_number, fed_through, previous, analyser, cap)
+                analyser.place = (block, offset, hit_number)
                 analyser.feed(hit_number, text, confirmed=True)
                 cursor = end + 1 if end != -1 else limit
                 number = hit_number + 1
                 fed_through = hit_number
+                if analyser.active and text.startswith("##[group]Run "):
+                    cursor, number = _skip_header(block, cursor, number, limit, big=big)
             else:
                 break
             if analyser.found:
@@ -126,7 +136,8 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
         if analyser.fed > MAX_FED:
             break  # hostile input: bounded time matters more than the rest of it
         first_line = number + count_newlines(block, cursor, limit, big=big)
-        carry = [(n, raw[:cap]) for n, raw in _last_lines(block, cursor, limit, first_line, CONTEXT_BEFORE)]
+        # Kept whole (no copy) for the lines before the next block's first hits and the locator's window.
+        previous = analyser.previous = analyser.place = (block, limit, first_line)
     analyser.finish()
     yield from _drain(analyser)
 
@@ -149,6 +160,30 @@ def count_newlines(block: bytes, start: int, end: int, *, big: bool = False) -> 
 NUMPY_AFTER = 32 << 20
 
 
+#: A step header (the script GitHub echoes) longer than this is read line by line.
+HEADER_BYTES = 16 << 10
+
+
+def _skip_header(block: bytes, cursor: int, number: int, limit: int, *, big: bool) -> tuple[int, int]:
+    """Jump to the ``##[endgroup]`` line that ends a step's header; the lines between are its script.
+
+    The runner parser claims every header line anyway (a script is no output), so they need no reading.
+    """
+    close = block.find(b"##[endgroup]", cursor, min(limit, cursor + HEADER_BYTES))
+    if close == -1:
+        return cursor, number
+    start = block.rfind(b"\n", cursor, close) + 1 or cursor
+    return start, number + count_newlines(block, cursor, start, big=big)
+
+
+def _is_hit(text: str, analyser: Analyser) -> bool:
+    """Whether a candidate line is a finding's trigger; a ``::add-mask::`` line only registers its value."""
+    if "::add-mask::" in text:  # a prefilter anchor, so every such line is seen (DESIGN §6)
+        analyser.masks.add(masked_values([text]))
+        return False
+    return is_trigger(text)
+
+
 def _drain(analyser: Analyser) -> Iterator[Finding]:
     while analyser.found:
         yield analyser.found.popleft()
@@ -157,6 +192,7 @@ def _drain(analyser: Analyser) -> Iterator[Finding]:
 def _feed_next(block: bytes, cursor: int, number: int, analyser: Analyser, cap: int) -> tuple[int, int]:
     end = block.find(b"\n", cursor)
     stop = end if end != -1 else len(block)
+    analyser.place = (block, cursor, number)
     analyser.feed(number, clean_line(block[cursor : min(stop, cursor + cap)]))
     return stop + 1, number + 1
 
@@ -167,36 +203,15 @@ def _feed_context(
     offset: int,
     hit_number: int,
     fed_through: int,
-    carry: list[tuple[int, bytes]],
+    previous: Span,
     analyser: Analyser,
     cap: int,
 ) -> None:
     """Feed the lines before a hit that were not fed yet, from this block and the previous one."""
-    lines = _last_lines(block, cursor, offset, hit_number, CONTEXT_BEFORE)
+    lines = last_lines(block, cursor, offset, hit_number, CONTEXT_BEFORE)
     wanted = CONTEXT_BEFORE - len(lines)
     if wanted > 0 and cursor == 0:
-        lines = carry[-wanted:] + lines
+        lines = previous_lines(previous, wanted) + lines
     for line_number, raw in lines:
         if line_number > fed_through:
             analyser.feed(line_number, clean_line(raw[:cap]))
-
-
-def _last_lines(block: bytes, floor: int, end: int, next_number: int, count: int) -> list[tuple[int, bytes]]:
-    """The last ``count`` complete lines of ``block[floor:end]``, numbered.
-
-    ``end`` is a line start (or the end of the block); ``next_number`` is the number of the line there.
-    """
-    lines: list[tuple[int, bytes]] = []
-    if end <= floor:
-        return lines
-    # block ends with "\n" (or is a prefix ending just before a line start)
-    position = end - 1
-    number = next_number - 1
-    while len(lines) < count and position >= floor:
-        start = block.rfind(b"\n", floor, position) + 1
-        start = max(start, floor)
-        lines.append((number, block[start:position]))
-        number -= 1
-        position = start - 1
-    lines.reverse()
-    return lines

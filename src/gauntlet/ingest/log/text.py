@@ -18,7 +18,8 @@ _TIMESTAMP = re.compile(
     r"^\ufeff?(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?(?: \d\d[OE]\+?(?=\S| ))?"
     r"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\])(?: |$)?"
 )
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+# CSI (colours, cursor moves), OSC (hyperlinks, titles), charset designations (``ESC ( B``), other escapes.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[()*+][0-~]|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # A number this long is no line or column, and ``int()`` refuses 4,300 digits and more: parsers see its head.
 _HUGE_NUMBER = re.compile(r"([0-9]{100})[0-9]+")
@@ -29,7 +30,9 @@ _BUILDKIT = re.compile(r"^#\d+ \d+\.\d+ ")
 def clean_line(raw: bytes) -> str:
     """Decode a raw line and strip timestamps, ANSI codes, ``\\r`` redraws and control bytes."""
     text = raw.decode("utf-8", "replace").rstrip("\r\n")
-    if text[:1].isdigit() or text[:1] in ("[", "\ufeff"):
+    if text[27:29] == "Z " and text[10:11] == "T" and text[:4].isdigit():
+        text = text[29:]  # GitHub's own stamp, on nearly every line it serves: no regex needed
+    elif text[:1].isdigit() or text[:1] in ("[", "\ufeff"):
         text = _TIMESTAMP.sub("", text, count=1)
     if "\x1b" in text:
         text = _ANSI.sub("", text)

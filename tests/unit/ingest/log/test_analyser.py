@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from logscan_helpers import findings, github
 
+from gauntlet.ingest.log.locator import QUIET_LINES
+
 PYTEST_BLOCK = [
     "=================================== FAILURES ===================================",
     "___________________________________ test_add ___________________________________",
@@ -38,7 +40,7 @@ def test_exit_line_alone_is_unknown_with_the_steps_last_lines() -> None:
     assert finding.kind == "unknown" and finding.severity == "major"
     assert finding.log_lines is not None
     first, last = finding.log_lines
-    assert last == 34 and last - first == 24
+    assert last == 33 and last - first == QUIET_LINES - 1  # the step's last words, not the exit line
     assert "step output 29" in finding.excerpt
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from action_world import REPO, ActionWorld, world_fixture  # noqa: F401  (the world fixture)
+from scenario import REPO, Scenario
 
 BOT_REVIEWER = "coderabbitai[bot]"
 CONFIG = f'reviews:\n  from: [maintainers, bots: ["{BOT_REVIEWER}"]]\n'
@@ -19,7 +19,7 @@ CODE = (
 )
 
 
-def _event(world: ActionWorld, number: int, sha: str, event: str = "pull_request") -> dict[str, Any]:
+def _event(world: Scenario, number: int, sha: str, event: str = "pull_request") -> dict[str, Any]:
     payload = world.pull_request_event(number, sha)
     payload["pull_request"]["user"] = {"login": "octo"}  # the sandbox's PRs are opened by the owner
     if event != "pull_request":
@@ -27,12 +27,12 @@ def _event(world: ActionWorld, number: int, sha: str, event: str = "pull_request
     return payload
 
 
-def _review_calls(world: ActionWorld, number: int) -> list[str]:
+def _review_calls(world: Scenario, number: int) -> list[str]:
     wanted = (f"/repos/{REPO}/pulls/{number}/comments", f"/repos/{REPO}/pulls/{number}/reviews")
     return [r["path"] for r in world.sandbox.requests() if r["method"] == "GET" and r["path"] in wanted]
 
 
-def test_review_threads_count_update_and_close(world: ActionWorld) -> None:
+def test_review_threads_count_update_and_close(world: Scenario) -> None:
     number, sha = world.open_pr("mean", {"calc.py": CODE})
     for login in ("reviewer", BOT_REVIEWER):
         world.sandbox.set_permission(REPO, login, "write")

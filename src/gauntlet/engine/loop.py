@@ -21,7 +21,7 @@ from gauntlet.state.base import keep_last
 from gauntlet.state.pr import MAX_ITERATIONS_KEPT, FindingRecord, IterationRecord, PRRecord
 from gauntlet.vocabulary import Decision, GauntletAction
 
-__all__ = ["decide_iteration", "fails_check", "gauntlet_action", "merge_observation"]
+__all__ = ["decide_iteration", "fails_check", "gauntlet_action", "latest_observation", "merge_observation"]
 
 _FAIL_ON_LEVEL: dict[FailOn, int | None] = {
     "criticals": SEVERITY_ORDER["critical"],
@@ -120,3 +120,12 @@ def _compare(iteration: IterationRecord, previous: IterationRecord | None) -> It
         still_open=[fp for fp in now_open if fp in before],
         fixed=[fp for fp in before if fp not in now_open],
     )
+
+
+def latest_observation(pr: PRRecord | None) -> tuple[str, str, str, str] | None:
+    """``(head_sha, run_id, run_attempt, job)`` of the latest observation of the PR's latest iteration."""
+    current = pr.current if pr is not None else None
+    if current is None or not current.observations:
+        return None
+    parts = current.observations[-1].split(":", 3)
+    return (parts[0], parts[1], parts[2], parts[3]) if len(parts) == 4 else None

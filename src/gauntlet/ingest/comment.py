@@ -29,6 +29,7 @@ from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.structured import Fingerprints, excerpt, logger, one_line
 from gauntlet.ingest.values import as_text
 from gauntlet.models import SEVERITY_ORDER, Finding, Kind, ReviewLabel, Severity
+from gauntlet.vocabulary import MARKER_PATTERN
 
 __all__ = [
     "DEFAULT_SEVERITY",
@@ -99,7 +100,6 @@ _IMAGE = re.compile(rf"!\[(?P<word>{_SEVERITY_WORD})\]\([^)]*\)", re.I)
 _BADGE = re.compile(r"!\[P(?P<level>[0-3])\b[^\]]*\]\([^)]*\)|^\[?P(?P<bare>[0-3])\]?\s*:")
 # Underscores only at a word's edge: "_Potential issue_" is emphasis, "sum_of" is a name.
 _EMPHASIS = re.compile(r"[*`~]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])|</?(?:sub|sup|b|strong|em|i|code)>", re.I)
-_GAUNTLET_MARKER = "<!-- gauntlet:key="
 _CWE = re.compile(r"\bCWE-(\d{1,5})\b", re.IGNORECASE)
 
 
@@ -221,7 +221,7 @@ def parse_comment(
     :param author: the commenter's login.
     :returns: the finding, or ``None`` for conversation.
     """
-    if _GAUNTLET_MARKER in body:
+    if MARKER_PATTERN.search(body):
         return None
     stated = stated_severity(body[:65_536])
     if stated is None:

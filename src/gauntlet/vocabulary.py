@@ -10,6 +10,7 @@ GitHub and users' workflows hold the old ones.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Literal
 
@@ -34,6 +35,7 @@ __all__ = [
     "branch_path",
     "branch_slug",
     "event_part_path",
+    "issue_labels",
     "marker_text",
     "pr_path",
     "severity_label",
@@ -174,3 +176,17 @@ LABELS: dict[str, tuple[str, str]] = {
 def severity_label(severity: str) -> str:
     """The label for a severity (``severity:<x>``)."""
     return f"severity:{severity.strip().lower()}"
+
+
+#: The label of each kind of issue Gauntlet files.
+_KIND_LABEL: dict[str, str] = {"risk": "accepted-risk", "needs-human": "needs-human", "flaky": "flaky"}
+
+
+def issue_labels(kind: str, severity: str | None, extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """The labels of an issue of ``kind``: ``gauntlet``, the kind's label, the severity's and ``extra``, once each."""
+    names = [BOT_LABEL, _KIND_LABEL[kind]]
+    if severity:
+        names.append(severity_label(severity))
+    # A bare severity name among the extras ("critical") means the severity label, not a label of its own.
+    names.extend(severity_label(name) if f"severity:{name.lower()}" in LABELS else name for name in extra)
+    return tuple(dict.fromkeys(names))

@@ -1,4 +1,5 @@
-"""The hostile suite drives the action through the scenarios' ``ActionWorld`` (a plain module beside those tests)."""
+"""The hostile suite drives the action through the scenarios' ``Scenario`` (``scenario.py``, a plain module
+beside those tests)."""
 
 from __future__ import annotations
 

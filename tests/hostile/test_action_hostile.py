@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from action_world import BOT, REPO, ActionWorld, Outcome
 from channels import DOCUMENTS, SENTINEL, attack
 from markdown_kit import blocks_with, foreign_html, live_mentions, markers
+from scenario import BOT, OWNER, REPO, Outcome, Scenario
 from secrets_kit import in_context, leaked, make_secrets
 
 from gauntlet.sandbox import Sandbox
@@ -54,14 +54,14 @@ class Posted:
 
 
 @pytest.fixture(name="world")
-def hostile_world(tmp_path: Path) -> Iterator[tuple[ActionWorld, Posted]]:
+def hostile_world(tmp_path: Path) -> Iterator[tuple[Scenario, Posted]]:
     posted = Posted()
     with Sandbox.start() as sandbox:
         sandbox.observe(posted)
         sandbox.create_repo(REPO, {"README.md": "# app\n", "src/app.py": "x = 1\n"})
         sandbox.set_permission(REPO, BOT, "write")
         sandbox.set_permission(REPO, MAINTAINER, "maintain")
-        yield ActionWorld(sandbox=sandbox, root=tmp_path), posted
+        yield Scenario(sandbox=sandbox, owner=sandbox.pygithub(OWNER), root=tmp_path), posted
         assert not sandbox.app.crashes, "sandbox handler crashed:\n" + "\n".join(sandbox.app.crashes)
 
 
@@ -72,7 +72,7 @@ def workspace_files(secrets: dict[str, str]) -> dict[str, str]:
 FINDINGS = ",".join(name for name in DOCUMENTS if name != "job.log")
 
 
-def comment_event(world: ActionWorld, number: int, body: str) -> dict[str, Any]:
+def comment_event(world: Scenario, number: int, body: str) -> dict[str, Any]:
     """The maintainer comments ``body``; the ``issue_comment`` payload, carrying all of ``body``.
 
     GitHub refuses bodies over 65,536 characters, so a longer one is posted cut and delivered whole
@@ -85,14 +85,14 @@ def comment_event(world: ActionWorld, number: int, body: str) -> dict[str, Any]:
             "repository": {"full_name": REPO, "default_branch": "main"}}  # fmt: skip
 
 
-def state_files(world: ActionWorld) -> dict[str, bytes]:
+def state_files(world: Scenario) -> dict[str, bytes]:
     repo = world.owner.get_repo(REPO)
     tree = repo.get_git_tree("gauntlet-state", recursive=True)
     return {e.path: bytes(repo.get_contents(e.path, ref="gauntlet-state").decoded_content)  # type: ignore[union-attr]
             for e in tree.tree if e.type == "blob"}  # fmt: skip
 
 
-def annotations(world: ActionWorld) -> list[dict[str, Any]]:
+def annotations(world: Scenario) -> list[dict[str, Any]]:
     repo = world.owner.get_repo(REPO)
     found = []
     for pull in repo.get_pulls(state="all"):
@@ -101,7 +101,7 @@ def annotations(world: ActionWorld) -> list[dict[str, Any]]:
     return found
 
 
-def test_the_attack_on_every_channel_leaves_no_secret_no_ping_and_no_crash(world: tuple[ActionWorld, Posted]) -> None:
+def test_the_attack_on_every_channel_leaves_no_secret_no_ping_and_no_crash(world: tuple[Scenario, Posted]) -> None:
     action, posted = world
     secrets = make_secrets(2026)
     # Commit facts keep 200 characters of a subject: the secrets go first.
@@ -185,7 +185,7 @@ def test_the_attack_on_every_channel_leaves_no_secret_no_ping_and_no_crash(world
     ],
 )  # fmt: skip
 def test_a_hostile_event_payload_gets_a_clear_answer(
-    world: tuple[ActionWorld, Posted], event: str, payload: dict[str, Any]
+    world: tuple[Scenario, Posted], event: str, payload: dict[str, Any]
 ) -> None:
     action, posted = world
     payload = {**payload, "repository": {"full_name": REPO, "default_branch": "main"}}

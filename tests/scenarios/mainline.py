@@ -8,7 +8,8 @@ a refusal reason code), the culprit and the action effects planned. ``culprits``
 names the commits that really broke the branch, for the bench.
 
 Used by ``tests/scenarios/test_main_branch.py``, ``bench/reverts.py`` and the
-sandbox end-to-end scenarios.
+sandbox end-to-end scenarios. (A ``History`` is replayed through the engine alone; the sandbox
+scenarios' helper is :class:`scenario.Scenario`.)
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class Step:
 
 
 @dataclass
-class Outcome:
+class StepOutcome:
     """What the engine did for one step."""
 
     step: Step
@@ -91,7 +92,7 @@ class Outcome:
 
 
 @dataclass
-class Scenario:
+class History:
     """A parsed scenario file."""
 
     name: str
@@ -102,7 +103,7 @@ class Scenario:
     steps: list[Step]
     ids: dict[str, str] = field(default_factory=dict)
 
-    def replay(self, state: State | None = None) -> Iterator[Outcome]:
+    def replay(self, state: State | None = None) -> Iterator[StepOutcome]:
         """Run every step through :func:`gauntlet.engine.decide.decide`, carrying the state along."""
         for step in self.steps:
             if state is None:
@@ -113,7 +114,7 @@ class Scenario:
             assert state.branch is not None
             job = f"{step.observation.workflow}/{step.observation.job}"
             breakage = next((b for b in reversed(state.branch.breakages) if b.job == job), None)
-            yield Outcome(step=step, plan=plan, breakage=breakage)
+            yield StepOutcome(step=step, plan=plan, breakage=breakage)
 
     def commit_id(self, sha: str | None) -> str | None:
         """The scenario's name for a SHA (the reverse of :func:`sha_of`)."""
@@ -122,7 +123,7 @@ class Scenario:
         return next((ident for ident, full in self.ids.items() if full.startswith(sha)), sha)
 
 
-def load(path: Path) -> Scenario:
+def load(path: Path) -> History:
     """Parse a scenario file into observations, one per run."""
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     commits = _commits(data["commits"])
@@ -151,7 +152,7 @@ def load(path: Path) -> Scenario:
             ),
         )
         steps.append(Step(observation=observation, now=when(run["at"]), expect=run.get("expect", {}) | {"_i": index}))
-    return Scenario(
+    return History(
         name=path.stem,
         description=data["description"],
         culprits=list(data.get("culprits", [])),

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from action_world import BOT, REPO, ActionWorld, failing_ci, world_fixture  # noqa: F401  (the world fixture)
+from scenario import BOT, REPO, Scenario, failing_ci
 
 from gauntlet.sandbox import JobSeed
 
 
-def test_workflow_run_downloads_failed_logs_and_artifacts_and_finds_the_pr(world: ActionWorld) -> None:
+def test_workflow_run_downloads_failed_logs_and_artifacts_and_finds_the_pr(world: Scenario) -> None:
     number, sha = world.open_pr("from-fork", {"calc.py": "def add(a, b):\n    return a + b\n"})
     ci = failing_ci(1)
     run = world.sandbox.seed_run(
@@ -55,7 +55,7 @@ def test_workflow_run_downloads_failed_logs_and_artifacts_and_finds_the_pr(world
     assert len(job_logs) == 1, "only the failed job's log is fetched"
 
 
-def test_a_read_only_token_reports_through_summary_and_annotations(world: ActionWorld) -> None:
+def test_a_read_only_token_reports_through_summary_and_annotations(world: Scenario) -> None:
     number, sha = world.open_pr("fork-pr", {"calc.py": "def add(a, b):\n    return a + b\n"})
     reader = "fork-reader[bot]"
     world.sandbox.set_permission(REPO, reader, "read")
@@ -75,7 +75,7 @@ def test_a_read_only_token_reports_through_summary_and_annotations(world: Action
     assert world.state_file("README.md") is None, "no state branch was created"
 
 
-def test_a_closed_pr_is_compacted(world: ActionWorld) -> None:
+def test_a_closed_pr_is_compacted(world: Scenario) -> None:
     number, sha = world.open_pr("to-close", {"calc.py": "def add(a, b):\n    return a + b\n"})
     assert world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=failing_ci(1)).code == 0
     for run_id in (2, 3):
@@ -98,7 +98,7 @@ def test_a_closed_pr_is_compacted(world: ActionWorld) -> None:
     assert len(world.state_commits()) == 4, "the redelivered close changed nothing"
 
 
-def test_unrouted_events_are_reported_as_ignored(world: ActionWorld) -> None:
+def test_unrouted_events_are_reported_as_ignored(world: Scenario) -> None:
     outcome = world.run("release", {"action": "published", "repository": {"full_name": REPO}})
 
     assert outcome.code == 0, outcome.error
@@ -107,7 +107,7 @@ def test_unrouted_events_are_reported_as_ignored(world: ActionWorld) -> None:
     assert [r for r in world.sandbox.requests() if not r["path"].startswith("/_sandbox")] == []
 
 
-def test_a_deleted_tag_or_branch_plans_nothing(world: ActionWorld) -> None:
+def test_a_deleted_tag_or_branch_plans_nothing(world: Scenario) -> None:
     for ref in ("refs/tags/v1.0", "refs/heads/topic"):
         event = {"ref": ref, "before": "a" * 40, "after": "0" * 40, "deleted": True, "repository": {"full_name": REPO}}
         outcome = world.run("push", event)
@@ -117,7 +117,7 @@ def test_a_deleted_tag_or_branch_plans_nothing(world: ActionWorld) -> None:
     assert [r for r in world.sandbox.requests() if not r["path"].startswith("/_sandbox")] == []
 
 
-def test_dry_run_with_a_state_dir_needs_no_github_at_all(world: ActionWorld) -> None:
+def test_dry_run_with_a_state_dir_needs_no_github_at_all(world: Scenario) -> None:
     number, sha = world.open_pr("dry", {"calc.py": "def add(a, b):\n    return a + b\n"})
     world.sandbox.clear_requests()
 
@@ -137,7 +137,7 @@ def test_dry_run_with_a_state_dir_needs_no_github_at_all(world: ActionWorld) -> 
     assert world.sandbox.requests() == []
 
 
-def test_a_break_on_the_default_branch_gets_one_revert_pr(world: ActionWorld) -> None:
+def test_a_break_on_the_default_branch_gets_one_revert_pr(world: Scenario) -> None:
     def push(sha: str, before: str) -> dict[str, object]:
         return {
             "ref": "refs/heads/main",
@@ -175,7 +175,7 @@ def test_a_break_on_the_default_branch_gets_one_revert_pr(world: ActionWorld) ->
     assert any(r.outputs["revert_pr"] == str(pulls[0].number) for r in runs)
 
 
-def test_bot_login_auto_asks_github_who_the_token_is(world: ActionWorld) -> None:
+def test_bot_login_auto_asks_github_who_the_token_is(world: Scenario) -> None:
     app = "my-app[bot]"
     world.sandbox.set_permission(REPO, app, "write")
     number, sha = world.open_pr("app", {"calc.py": "def add(a, b):\n    return a + b\n"})
@@ -190,7 +190,7 @@ def test_bot_login_auto_asks_github_who_the_token_is(world: ActionWorld) -> None
     assert [c.user.login for c in comments] == [app], "the second run recognised the app's own comment"
 
 
-def test_fail_on_and_fail_step_decide_the_check_and_the_exit_code(world: ActionWorld) -> None:
+def test_fail_on_and_fail_step_decide_the_check_and_the_exit_code(world: Scenario) -> None:
     number, sha = world.open_pr("strict", {"calc.py": "def add(a, b):\n    return a + b\n"})
     event = world.pull_request_event(number, sha, "opened")
 
@@ -204,7 +204,7 @@ def test_fail_on_and_fail_step_decide_the_check_and_the_exit_code(world: ActionW
     assert check.conclusion == "success", "the later run with fail_on: never updated the same check"
 
 
-def test_on_workflow_run_a_main_breakage_names_the_ci_job_that_failed(world: ActionWorld) -> None:
+def test_on_workflow_run_a_main_breakage_names_the_ci_job_that_failed(world: Scenario) -> None:
     def ci(sha: str, conclusion: str, log: str) -> dict[str, object]:
         run = world.sandbox.seed_run(
             REPO,

@@ -11,7 +11,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from action_world import REPO, ActionWorld, Outcome, failing_ci, world_fixture  # noqa: F401  (the world fixture)
+from scenario import REPO, Outcome, Scenario, failing_ci
 
 #: 6 runs per PR; GAUNTLET_FAULT_PRS raises it (34 PRs make 204 runs, about 3 minutes here).
 PRS = int(os.environ.get("GAUNTLET_FAULT_PRS", "10"))
@@ -19,7 +19,7 @@ WORKERS = 4
 RERUNS = 5
 
 
-def run_until_done(world: ActionWorld, number: int, sha: str, run_id: int) -> list[Outcome]:
+def run_until_done(world: Scenario, number: int, sha: str, run_id: int) -> list[Outcome]:
     """One CI result delivered to the action, rerun (as a person would) while it fails cleanly."""
     review = {"review.json": failing_ci(1)["review.json"]}
     outcomes = []
@@ -32,7 +32,7 @@ def run_until_done(world: ActionWorld, number: int, sha: str, run_id: int) -> li
 
 
 @pytest.mark.slow
-def test_runs_under_faults_end_cleanly_and_nothing_is_duplicated_or_lost(world: ActionWorld) -> None:
+def test_runs_under_faults_end_cleanly_and_nothing_is_duplicated_or_lost(world: Scenario) -> None:
     prs = [world.open_pr(f"flaky-{i}", {"calc.py": f"def add(a, b):\n    return a + b  # {i}\n"}) for i in range(PRS)]
     world.sandbox.set_faults(0.1, seed=7)
     shas: dict[int, list[str]] = {number: [sha] for number, sha in prs}
@@ -81,7 +81,7 @@ def test_runs_under_faults_end_cleanly_and_nothing_is_duplicated_or_lost(world: 
 
 
 def test_a_run_that_dies_before_its_state_commit_fails_cleanly_and_its_rerun_duplicates_nothing(
-    world: ActionWorld,
+    world: Scenario,
 ) -> None:
     number, sha = world.open_pr("dies", {"calc.py": "def add(a, b):\n    return a + b\n"})
     event = world.pull_request_event(number, sha, "opened")

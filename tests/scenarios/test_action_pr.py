@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from action_world import BOT, REPO, ActionWorld, failing_ci, world_fixture  # noqa: F401  (the world fixture)
+from scenario import BOT, REPO, Scenario, failing_ci
 
 from gauntlet.state.shared import LearningBook
 
 
-def test_a_failing_pr_gets_a_comment_a_check_and_state(world: ActionWorld) -> None:
+def test_a_failing_pr_gets_a_comment_a_check_and_state(world: Scenario) -> None:
     number, sha = world.open_pr("fix-add", {"calc.py": "def add(a, b):\n    return a + b\n"})
 
     first = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=failing_ci(1))
@@ -53,7 +53,7 @@ def test_a_failing_pr_gets_a_comment_a_check_and_state(world: ActionWorld) -> No
     assert fixes and all(fix.files == ["calc.py"] for fix in fixes), "a fix records the files its commit changed"
 
 
-def test_the_same_event_three_times_changes_github_and_state_once(world: ActionWorld) -> None:
+def test_the_same_event_three_times_changes_github_and_state_once(world: Scenario) -> None:
     number, sha = world.open_pr("dup", {"calc.py": "def add(a, b):\n    return a + b\n"})
     event = world.pull_request_event(number, sha, "opened")
 
@@ -74,7 +74,7 @@ def test_the_same_event_three_times_changes_github_and_state_once(world: ActionW
     assert sum(1 for r in writes if r["path"].endswith("/check-runs")) == 1
 
 
-def test_a_marker_typed_by_someone_else_is_ignored(world: ActionWorld) -> None:
+def test_a_marker_typed_by_someone_else_is_ignored(world: Scenario) -> None:
     number, sha = world.open_pr("spoof", {"calc.py": "def add(a, b):\n    return a + b\n"})
     stranger = world.owner.get_repo(REPO).get_issue(number)
     planted = stranger.create_comment(f"<!-- gauntlet:key=pr-comment:{number} -->\nI am Gauntlet, trust me")
@@ -88,7 +88,7 @@ def test_a_marker_typed_by_someone_else_is_ignored(world: ActionWorld) -> None:
     assert comments[1].user.login == BOT
 
 
-def test_a_personal_access_token_edits_its_own_sticky_comment(world: ActionWorld) -> None:
+def test_a_personal_access_token_edits_its_own_sticky_comment(world: Scenario) -> None:
     # A PAT writes as its user, not as github-actions[bot]: with the default bot_login, Gauntlet asks GitHub
     # who the token is (the prefix says it is a user's token) and finds its own comment again.
     pat = "ghp_maya"  # the sandbox's login is the token text

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from threading import Barrier
 
 import pytest
-from action_world import ActionWorld, Outcome, failing_ci, world_fixture  # noqa: F401  (the world fixture)
+from scenario import Outcome, Scenario, failing_ci
 
 RUNS = 32
 #: Calls all 32 runs may make together. One run alone makes 11; before shards (issue 21) 31 runs made 2,832
@@ -16,7 +16,7 @@ MAX_CALLS = RUNS * 30
 
 
 @pytest.mark.slow
-def test_32_runs_for_different_prs_at_the_same_moment_all_land(world: ActionWorld) -> None:
+def test_32_runs_for_different_prs_at_the_same_moment_all_land(world: Scenario) -> None:
     review = {"review.json": failing_ci(1)["review.json"]}
     prs = [world.open_pr(f"race-{i}", {"calc.py": f"def add(a, b):\n    return a + b  # {i}\n"}) for i in range(RUNS)]
     start = Barrier(RUNS)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from effects_world import OWNER, REPO, World, world_fixture  # noqa: F401  (a fixture)
+from scenario import OWNER, REPO, Scenario
 from test_effects_issues import risk
 from test_effects_proposals import proposal
 from test_effects_reverts import revert_of
@@ -10,7 +10,7 @@ from test_effects_reverts import revert_of
 from gauntlet.errors import GitHubUnavailable
 
 
-def test_runs_killed_by_faults_and_rerun_leave_one_issue_one_revert_and_one_proposal(world: World) -> None:
+def test_runs_killed_by_faults_and_rerun_leave_one_issue_one_revert_and_one_proposal(world: Scenario) -> None:
     culprit = world.sandbox.commit(REPO, {"src/util.py": "X = 7\n"}, "Seven")
     plan = (risk(), revert_of(culprit, "Seven"), proposal())
     # Few retries and many faults, so runs really do die part-way, between any two calls.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from effects_world import BOT, REPO, World, world_fixture  # noqa: F401  (a fixture)
+from scenario import BOT, REPO, Scenario
 
 from gauntlet.effects.models import CloseIssue, FileIssue
 from gauntlet.effects.views import IssueView
@@ -34,12 +34,12 @@ def risk(note: str | None = None) -> FileIssue:
     )
 
 
-def marked(world: World, marker: str = MARKER) -> list[int]:
+def marked(world: Scenario, marker: str = MARKER) -> list[int]:
     """Numbers of every issue (any state, any author) whose body carries ``marker``."""
     return [i.number for i in world.repo.get_issues(state="all") if marker in (i.body or "")]
 
 
-def test_an_issue_is_filed_once_labelled_titled_and_assigned(world: World) -> None:
+def test_an_issue_is_filed_once_labelled_titled_and_assigned(world: Scenario) -> None:
     [first] = world.apply(risk())
     assert first.status == "created"
     assert world.index("risk:fp-sql-1") == first.number
@@ -62,7 +62,7 @@ def test_an_issue_is_filed_once_labelled_titled_and_assigned(world: World) -> No
     assert marked(world) == [first.number]
 
 
-def test_a_run_killed_before_saving_state_files_no_second_issue(world: World) -> None:
+def test_a_run_killed_before_saving_state_files_no_second_issue(world: Scenario) -> None:
     [lost] = world.apply(risk(), record=False)  # created on GitHub, never recorded
     assert lost.status == "created" and world.index("risk:fp-sql-1") is None
 
@@ -75,7 +75,7 @@ def test_a_run_killed_before_saving_state_files_no_second_issue(world: World) ->
     assert any("labels=gauntlet" in r["query"] and "state=all" in r["query"] for r in world.requests("GET", "/issues"))
 
 
-def test_a_marker_typed_by_someone_else_is_not_adopted(world: World) -> None:
+def test_a_marker_typed_by_someone_else_is_not_adopted(world: Scenario) -> None:
     world.sandbox.set_permission(REPO, "mallory", "triage")
     mallory = world.sandbox.pygithub("mallory")
     decoy = mallory.get_repo(REPO).create_issue(title="looks like Gauntlet", body=MARKER, labels=["gauntlet"])
@@ -96,7 +96,7 @@ def test_a_marker_typed_by_someone_else_is_not_adopted(world: World) -> None:
     assert authors == ["mallory", BOT]
 
 
-def test_a_recurrence_reopens_what_gauntlet_closed_and_says_so_once(world: World) -> None:
+def test_a_recurrence_reopens_what_gauntlet_closed_and_says_so_once(world: Scenario) -> None:
     [filed] = world.apply(risk())
     [closed] = world.apply(CloseIssue(kind="risk", ident="fp-sql-1", reason="the finding is fixed"))
     assert closed.status == "updated"
@@ -110,7 +110,7 @@ def test_a_recurrence_reopens_what_gauntlet_closed_and_says_so_once(world: World
     assert bodies == ["Closed by Gauntlet: the finding is fixed\n", "**Seen again.** Seen again on main at 1a2b3c4.\n"]
 
 
-def test_a_recurrence_comments_once_and_leaves_a_persons_close_alone(world: World) -> None:
+def test_a_recurrence_comments_once_and_leaves_a_persons_close_alone(world: Scenario) -> None:
     [filed] = world.apply(risk())
     issue = world.repo.get_issue(filed.number)
     issue.edit(state="closed")  # a person's decision
@@ -127,7 +127,7 @@ def test_a_recurrence_comments_once_and_leaves_a_persons_close_alone(world: Worl
     assert marked(world) == [filed.number]
 
 
-def test_closing_twice_comments_and_closes_once(world: World) -> None:
+def test_closing_twice_comments_and_closes_once(world: Scenario) -> None:
     [filed] = world.apply(risk())
     effect = CloseIssue(kind="risk", ident="fp-sql-1", reason="accepted risk withdrawn")
     first, second = world.apply(effect) + world.apply(effect, record=False)
@@ -139,7 +139,7 @@ def test_closing_twice_comments_and_closes_once(world: World) -> None:
     assert nothing.status == "skipped"
 
 
-def test_assignment_can_be_switched_off(world: World) -> None:
+def test_assignment_can_be_switched_off(world: Scenario) -> None:
     world.assign_owners = False
     [filed] = world.apply(risk())
     assert world.repo.get_issue(filed.number).assignees == []

@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import numpy as np
-from effects_world import REPO, World, file_at, world_fixture  # noqa: F401  (a fixture)
 from mainline import findings_of
+from scenario import REPO, Scenario
 
 from gauntlet.config import Config
 from gauntlet.engine.decide import decide
@@ -26,7 +26,7 @@ CALC = "def add(a, b):\n    return a + b\n"
 BROKEN = "def add(a, b):\n    return a - b\n"
 
 
-def fact(world: World, sha: str, files: tuple[str, ...]) -> CommitFact:
+def fact(world: Scenario, sha: str, files: tuple[str, ...]) -> CommitFact:
     commit = world.repo.get_commit(sha)
     return CommitFact.of(
         sha=sha,
@@ -39,7 +39,7 @@ def fact(world: World, sha: str, files: tuple[str, ...]) -> CommitFact:
 
 
 def run(
-    world: World,
+    world: Scenario,
     head: str,
     history: tuple[CommitFact, ...],
     log: str | None,
@@ -68,7 +68,7 @@ def run(
     world.apply(*plan.effects)
 
 
-def test_a_confirmed_break_is_reverted_once_end_to_end(world: World) -> None:
+def test_a_confirmed_break_is_reverted_once_end_to_end(world: Scenario) -> None:
     good = world.sandbox.commit(REPO, {"src/app/calc.py": CALC}, "Add add()")
     bad = world.sandbox.commit(REPO, {"src/app/calc.py": BROKEN}, "Make add() faster", author="bob")
     history = (fact(world, bad, ("src/app/calc.py",)), fact(world, good, ("src/app/calc.py",)))
@@ -86,7 +86,7 @@ def test_a_confirmed_break_is_reverted_once_end_to_end(world: World) -> None:
     assert pr.head.ref == f"gauntlet/revert-{bad[:12]}"
     assert f"This reverts commit {bad}." in pr.body
     assert [f.filename for f in pr.get_files()] == ["src/app/calc.py"]
-    assert file_at(world, "src/app/calc.py", pr.head.sha) == CALC
+    assert world.file_at("src/app/calc.py", pr.head.sha) == CALC
     assert world.index(f"revert:{bad[:12]}") == pr.number
 
     # More red runs on the same head: the open revert PR is seen and kept, never doubled, even by a run

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from effects_world import BOT, OWNER, REPO, World, file_at, world_fixture  # noqa: F401  (a fixture)
+from scenario import BOT, OWNER, REPO, Scenario
 
 from gauntlet.effects.models import OpenProposalPR
 from gauntlet.effects.views import ProposalView
@@ -30,11 +30,11 @@ def proposal(rules: tuple[str, ...] = RULES, *, rollback: bool = False) -> OpenP
     )
 
 
-def pulls_from(world: World, branch: str) -> list[int]:
+def pulls_from(world: Scenario, branch: str) -> list[int]:
     return [p.number for p in world.repo.get_pulls(state="all", head=f"{OWNER}:{branch}")]
 
 
-def test_the_first_existing_rules_file_gets_only_a_section_appended(world: World) -> None:
+def test_the_first_existing_rules_file_gets_only_a_section_appended(world: Scenario) -> None:
     world.sandbox.commit(REPO, {"CLAUDE.md": CLAUDE, ".cursor/rules/gauntlet.mdc": "cursor\n"}, "Add agent rules")
     [lost] = world.apply(proposal(), record=False)  # a run that died before saving its state
     [found] = world.apply(proposal())
@@ -49,39 +49,39 @@ def test_the_first_existing_rules_file_gets_only_a_section_appended(world: World
     assert pr.user.login == BOT and pr.base.ref == "main"
     assert "<!-- gauntlet:key=proposal:P-7 -->" in pr.body
     assert [f.filename for f in pr.get_files()] == ["CLAUDE.md"]
-    text = file_at(world, "CLAUDE.md", pr.head.sha)
+    text = world.file_at("CLAUDE.md", pr.head.sha)
     assert text is not None
     assert text.startswith(CLAUDE + "\n\n" + START_MARKER)  # every byte the person wrote is kept
     assert text.endswith(END_MARKER + "\n")
     assert read_rules(text) == RULES
 
 
-def test_without_a_rules_file_agents_md_is_created(world: World) -> None:
+def test_without_a_rules_file_agents_md_is_created(world: Scenario) -> None:
     [opened] = world.apply(proposal())
     pr = world.repo.get_pull(opened.number)
     assert [f.filename for f in pr.get_files()] == ["AGENTS.md"]
-    assert read_rules(file_at(world, "AGENTS.md", pr.head.sha) or "") == RULES
+    assert read_rules(world.file_at("AGENTS.md", pr.head.sha) or "") == RULES
 
 
-def test_a_second_proposal_edits_the_section_in_place(world: World) -> None:
+def test_a_second_proposal_edits_the_section_in_place(world: Scenario) -> None:
     before = "# Agents\n\nKeep it short.\n"
     first = before + "\n" + "\n".join([START_MARKER, "- Old rule.", END_MARKER]) + "\nAfter the section.\n"
     world.sandbox.commit(REPO, {"AGENTS.md": first}, "Rules with an earlier Gauntlet section")
     [opened] = world.apply(proposal(("Old rule.", "New rule.")))
-    text = file_at(world, "AGENTS.md", world.repo.get_pull(opened.number).head.sha) or ""
+    text = world.file_at("AGENTS.md", world.repo.get_pull(opened.number).head.sha) or ""
     assert text.startswith(before + "\n" + START_MARKER)
     assert text.endswith(END_MARKER + "\nAfter the section.\n")
     assert read_rules(text) == ("Old rule.", "New rule.")
 
 
-def test_rules_already_present_open_nothing(world: World) -> None:
+def test_rules_already_present_open_nothing(world: Scenario) -> None:
     world.sandbox.commit(REPO, {"AGENTS.md": "\n".join([START_MARKER, *(f"- {r}" for r in RULES), END_MARKER])})
     [result] = world.apply(proposal())
     assert result.status == "skipped" and "already in AGENTS.md" in result.detail
     assert pulls_from(world, "gauntlet/proposal-P-7") == []
 
 
-def test_a_rollback_is_a_revert_pr_of_the_merged_proposal(world: World) -> None:
+def test_a_rollback_is_a_revert_pr_of_the_merged_proposal(world: Scenario) -> None:
     world.sandbox.commit(REPO, {"CLAUDE.md": CLAUDE}, "Add agent rules")
     before = world.sandbox.head(REPO)
     assert before is not None
@@ -99,13 +99,13 @@ def test_a_rollback_is_a_revert_pr_of_the_merged_proposal(world: World) -> None:
     assert f"This reverts commit {merged.sha}." in pr.body
     assert "<!-- gauntlet:key=proposal:P-7:rollback -->" in pr.body
     assert [f.filename for f in pr.get_files()] == ["CLAUDE.md"]
-    assert file_at(world, "CLAUDE.md", pr.head.sha) == CLAUDE == file_at(world, "CLAUDE.md", before)
+    assert world.file_at("CLAUDE.md", pr.head.sha) == CLAUDE == world.file_at("CLAUDE.md", before)
 
 
-def test_a_rollback_conflicts_when_the_rules_file_changed_since(world: World) -> None:
+def test_a_rollback_conflicts_when_the_rules_file_changed_since(world: Scenario) -> None:
     [opened] = world.apply(proposal())
     world.repo.get_pull(opened.number).merge()
-    text = file_at(world, "AGENTS.md", "main") or ""
+    text = world.file_at("AGENTS.md", "main") or ""
     world.sandbox.commit(REPO, {"AGENTS.md": text + "\nA person's note.\n"}, "Edit AGENTS.md by hand")
 
     [rolled] = world.apply(proposal(rollback=True))
@@ -113,7 +113,7 @@ def test_a_rollback_conflicts_when_the_rules_file_changed_since(world: World) ->
     assert pulls_from(world, "gauntlet/proposal-P-7-rollback") == []
 
 
-def test_a_proposal_closed_without_merging_is_not_reopened_and_has_nothing_to_roll_back(world: World) -> None:
+def test_a_proposal_closed_without_merging_is_not_reopened_and_has_nothing_to_roll_back(world: Scenario) -> None:
     [opened] = world.apply(proposal())
     world.repo.get_pull(opened.number).edit(state="closed")
     [later] = world.apply(proposal())

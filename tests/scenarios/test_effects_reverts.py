@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from effects_world import BOT, OWNER, REPO, World, file_at, git, world_fixture  # noqa: F401  (a fixture)
+from scenario import BOT, OWNER, REPO, Scenario, git
 
 from gauntlet.effects.models import OpenRevertPR
 from gauntlet.effects.views import RevertView
@@ -27,11 +27,11 @@ def revert_of(culprit: str, subject: str, author: str | None = None) -> OpenReve
     )
 
 
-def pulls_from(world: World, branch: str) -> list[int]:
+def pulls_from(world: Scenario, branch: str) -> list[int]:
     return [p.number for p in world.repo.get_pulls(state="all", head=f"{OWNER}:{branch}")]
 
 
-def test_the_revert_restores_exactly_the_culprits_files_to_its_parent(world: World) -> None:
+def test_the_revert_restores_exactly_the_culprits_files_to_its_parent(world: Scenario) -> None:
     parent = world.sandbox.head(REPO)
     assert parent is not None
     culprit = world.sandbox.commit(
@@ -57,9 +57,9 @@ def test_the_revert_restores_exactly_the_culprits_files_to_its_parent(world: Wor
     assert sorted(f.filename for f in pr.get_files()) == ["src/app.py", "src/extra.py", "src/util.py"]
     head = pr.head.sha
     for path in ("src/app.py", "src/util.py", "src/extra.py"):
-        assert file_at(world, path, head) == file_at(world, path, parent)
-    assert file_at(world, "src/extra.py", head) is None
-    assert file_at(world, "README.md", head) == "# app, documented\n"
+        assert world.file_at(path, head) == world.file_at(path, parent)
+    assert world.file_at("src/extra.py", head) is None
+    assert world.file_at("README.md", head) == "# app, documented\n"
     commit = world.repo.get_git_commit(head)
     assert [p.sha for p in commit.parents] == [later]
     assert commit.message == f'Revert "Make main return 2"\n\nThis reverts commit {culprit}.\n'
@@ -68,7 +68,7 @@ def test_the_revert_restores_exactly_the_culprits_files_to_its_parent(world: Wor
     assert "alice" in result.detail
 
 
-def test_applied_twice_and_after_a_lost_state_write_there_is_one_revert_pr(world: World) -> None:
+def test_applied_twice_and_after_a_lost_state_write_there_is_one_revert_pr(world: Scenario) -> None:
     culprit = world.sandbox.commit(REPO, {"src/util.py": "X = 2\n"}, "Bump X")
     effect = revert_of(culprit, "Bump X")
     branch = f"gauntlet/revert-{culprit[:12]}"
@@ -83,10 +83,10 @@ def test_applied_twice_and_after_a_lost_state_write_there_is_one_revert_pr(world
     assert (again.status, again.number) == ("unchanged", lost.number)
     assert world.index(effect.key) == lost.number
     assert pulls_from(world, branch) == [lost.number]
-    assert file_at(world, "src/util.py", world.repo.get_pull(lost.number).head.sha) == "X = 1\n"
+    assert world.file_at("src/util.py", world.repo.get_pull(lost.number).head.sha) == "X = 1\n"
 
 
-def test_a_merge_is_reverted_against_its_first_parent(world: World, tmp_path: Path) -> None:
+def test_a_merge_is_reverted_against_its_first_parent(world: Scenario, tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", world.sandbox.git_url(REPO, token=OWNER), str(clone))
     git(clone, "checkout", "-q", "-b", "feature")
@@ -108,12 +108,12 @@ def test_a_merge_is_reverted_against_its_first_parent(world: World, tmp_path: Pa
     pr = world.repo.get_pull(result.number)
     # Only what the merge brought into main; the guide changed on the first-parent side and stays.
     assert sorted(f.filename for f in pr.get_files()) == ["src/feature.py", "src/util.py"]
-    assert file_at(world, "src/util.py", pr.head.sha) == file_at(world, "src/util.py", first_parent) == "X = 1\n"
-    assert file_at(world, "src/feature.py", pr.head.sha) is None
-    assert file_at(world, "docs/guide.md", pr.head.sha) == "Guide, updated on main meanwhile\n"
+    assert world.file_at("src/util.py", pr.head.sha) == world.file_at("src/util.py", first_parent) == "X = 1\n"
+    assert world.file_at("src/feature.py", pr.head.sha) is None
+    assert world.file_at("docs/guide.md", pr.head.sha) == "Guide, updated on main meanwhile\n"
 
 
-def test_a_file_changed_again_since_the_culprit_gives_a_needs_human_issue(world: World) -> None:
+def test_a_file_changed_again_since_the_culprit_gives_a_needs_human_issue(world: Scenario) -> None:
     culprit = world.sandbox.commit(REPO, {"src/app.py": "def main():\n    return 2\n", "src/util.py": "X = 3\n"}, "Two")
     world.sandbox.commit(REPO, {"src/app.py": "def main():\n    return 3\n"}, "Three")
     effect = revert_of(culprit, "Two")
@@ -134,7 +134,7 @@ def test_a_file_changed_again_since_the_culprit_gives_a_needs_human_issue(world:
 
 
 @pytest.mark.parametrize("merge", [False, True])
-def test_a_revert_pr_closed_by_a_person_is_never_recreated(world: World, merge: bool) -> None:
+def test_a_revert_pr_closed_by_a_person_is_never_recreated(world: Scenario, merge: bool) -> None:
     culprit = world.sandbox.commit(REPO, {"src/util.py": "X = 5\n"}, "Five")
     effect = revert_of(culprit, "Five")
     [opened] = world.apply(effect)
@@ -154,7 +154,7 @@ def test_a_revert_pr_closed_by_a_person_is_never_recreated(world: World, merge: 
     assert pulls_from(world, f"gauntlet/revert-{culprit[:12]}") == [opened.number]
 
 
-def test_revert_pr_facts_report_gauntlets_revert_prs_and_their_states(world: World) -> None:
+def test_revert_pr_facts_report_gauntlets_revert_prs_and_their_states(world: Scenario) -> None:
     one = world.sandbox.commit(REPO, {"src/util.py": "X = 8\n"}, "Eight")
     [first] = world.apply(revert_of(one, "Eight"))
     world.repo.get_pull(first.number).edit(state="closed")

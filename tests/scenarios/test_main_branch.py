@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from mainline import LOGS, Outcome, Scenario, all_scenarios, load
+from mainline import LOGS, History, StepOutcome, all_scenarios, load
 
 from gauntlet.cli import main
 from gauntlet.engine.decide import decide
@@ -18,7 +18,7 @@ from gauntlet.vocabulary import RevertReason
 PATHS = all_scenarios()
 
 
-def check(scenario: Scenario, outcome: Outcome) -> None:
+def check(scenario: History, outcome: StepOutcome) -> None:
     expect = outcome.step.expect
     where = f"{scenario.name}, run {expect['_i'] + 1}"
     recovery = outcome.plan.recovery

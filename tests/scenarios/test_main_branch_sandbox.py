@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
-from effects_world import REPO, World, world_fixture  # noqa: F401  (a fixture)
 from mainline import SCENARIOS, findings_of
+from scenario import REPO, Scenario
 
 from gauntlet.config import Config
 from gauntlet.effects.models import CloseIssue, FileIssue, Plan
@@ -34,7 +34,7 @@ MARKER = "<!-- gauntlet:key="
 class Replay:
     """One scenario file pushed to the sandbox and replayed run by run."""
 
-    def __init__(self, world: World, name: str) -> None:
+    def __init__(self, world: Scenario, name: str) -> None:
         self.world = world
         self.data: dict[str, Any] = yaml.safe_load((SCENARIOS / f"{name}.yaml").read_text(encoding="utf-8"))
         self.config = Config.model_validate(self.data.get("config", {}))
@@ -130,7 +130,7 @@ def flaky(effect: Any) -> bool:
     return isinstance(effect, FileIssue | CloseIssue) and effect.kind == "flaky"
 
 
-def test_a_single_culprit_gets_a_revert_pr_once(world: World) -> None:
+def test_a_single_culprit_gets_a_revert_pr_once(world: Scenario) -> None:
     replay = Replay(world, "single-culprit")
     replay.replay()
     [pr] = replay.pulls()
@@ -152,7 +152,7 @@ def test_a_single_culprit_gets_a_revert_pr_once(world: World) -> None:
         ("auto-revert-off", "auto_revert is off"),
     ],
 )
-def test_a_refused_revert_files_one_needs_human_issue(world: World, name: str, reason: str) -> None:
+def test_a_refused_revert_files_one_needs_human_issue(world: Scenario, name: str, reason: str) -> None:
     replay = Replay(world, name)
     plans = replay.replay()
     [issue] = replay.issues()
@@ -164,7 +164,7 @@ def test_a_refused_revert_files_one_needs_human_issue(world: World, name: str, r
     assert len(replay.issues()) == 1
 
 
-def test_a_revert_pr_a_person_closed_is_never_recreated(world: World) -> None:
+def test_a_revert_pr_a_person_closed_is_never_recreated(world: Scenario) -> None:
     replay = Replay(world, "human-closed-revert-pr")
     replay.replay()
     [pr] = replay.pulls()
@@ -174,7 +174,7 @@ def test_a_revert_pr_a_person_closed_is_never_recreated(world: World) -> None:
     assert "without merging" in issue.body
 
 
-def test_recovery_without_revert_closes_the_needs_human_issue(world: World) -> None:
+def test_recovery_without_revert_closes_the_needs_human_issue(world: Scenario) -> None:
     replay = Replay(world, "recovery-without-revert")
     replay.replay()
     [issue] = replay.issues()
@@ -182,7 +182,7 @@ def test_recovery_without_revert_closes_the_needs_human_issue(world: World) -> N
     assert replay.pulls() == []
 
 
-def test_runs_killed_by_faults_and_rerun_still_open_one_revert_pr(world: World) -> None:
+def test_runs_killed_by_faults_and_rerun_still_open_one_revert_pr(world: Scenario) -> None:
     replay = Replay(world, "single-culprit")
     replay.run(0)
     replay.run(1)  # the first red run: Gauntlet asks for a rerun
@@ -204,7 +204,7 @@ def test_runs_killed_by_faults_and_rerun_still_open_one_revert_pr(world: World) 
     assert world.index(f"revert:{replay.shas['c1'][:12]}") == pr.number
 
 
-def test_a_flaky_test_is_never_reverted_and_its_issue_lives_and_closes(world: World) -> None:
+def test_a_flaky_test_is_never_reverted_and_its_issue_lives_and_closes(world: Scenario) -> None:
     replay = Replay(world, "flaky-issue-lifecycle")
     runs = len(replay.data["runs"])
     for index in range(runs - 1):
@@ -220,7 +220,7 @@ def test_a_flaky_test_is_never_reverted_and_its_issue_lives_and_closes(world: Wo
     assert any("No flake for 14 days" in c.body for c in issue.get_comments())
 
 
-def test_a_revert_pr_whose_breakage_went_away_is_withdrawn(world: World) -> None:
+def test_a_revert_pr_whose_breakage_went_away_is_withdrawn(world: Scenario) -> None:
     replay = Replay(world, "withdraw-when-green-again")
     replay.replay()
     [pr] = replay.pulls()
@@ -231,7 +231,7 @@ def test_a_revert_pr_whose_breakage_went_away_is_withdrawn(world: World) -> None
     assert pr.state == "closed" and len([c for c in pr.get_issue_comments() if "no longer needed" in c.body]) == 1
 
 
-def test_a_flake_that_fails_its_rerun_on_a_readme_commit_is_not_reverted(world: World) -> None:
+def test_a_flake_that_fails_its_rerun_on_a_readme_commit_is_not_reverted(world: Scenario) -> None:
     replay = Replay(world, "flaky-twice-readme-only")
     replay.replay()
     assert replay.pulls() == []

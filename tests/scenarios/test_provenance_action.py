@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from action_world import REPO, ActionWorld, failing_ci, world_fixture  # noqa: F401  (the world fixture)
+from scenario import REPO, Scenario, failing_ci
 
 from gauntlet.state.branch import BranchRecord
 
@@ -11,7 +11,7 @@ def push(sha: str) -> dict[str, object]:
     return {"ref": "refs/heads/main", "after": sha, "repository": {"full_name": REPO, "default_branch": "main"}}
 
 
-def test_a_failure_already_on_main_is_reported_but_does_not_fail_the_pr(world: ActionWorld) -> None:
+def test_a_failure_already_on_main_is_reported_but_does_not_fail_the_pr(world: Scenario) -> None:
     main = world.sandbox.head(REPO) or ""
     red = world.run("push", push(main), files=failing_ci(1), run_id=10)
     assert red.code == 0, red.error
@@ -33,7 +33,7 @@ def test_a_failure_already_on_main_is_reported_but_does_not_fail_the_pr(world: A
     assert record is not None and record.outcomes.tests, "the PR's own outcomes are kept in its file"
 
 
-def test_a_failure_new_in_the_pr_fails_the_check_and_counts_as_new(world: ActionWorld) -> None:
+def test_a_failure_new_in_the_pr_fails_the_check_and_counts_as_new(world: Scenario) -> None:
     main = world.sandbox.head(REPO) or ""
     green = world.run("push", push(main), files={}, run_id=10)
     assert green.code == 0, green.error

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from action_world import BOT, DEMO, OWNER, REPO, ActionWorld, world_fixture  # noqa: F401  (the world fixture)
+from scenario import BOT, DEMO, OWNER, REPO, Scenario
 
 from gauntlet.github.rules_file import read_rules
 from gauntlet.state.shared import ProposalBook
@@ -15,7 +15,7 @@ RULE = "Raise ValueError for invalid arguments instead of leaking ZeroDivisionEr
 SCHEDULE = {"schedule": "17 3 * * *", "repository": {"full_name": REPO, "default_branch": "main"}}
 
 
-def test_a_reviewers_rule_is_learned_shown_and_proposed_by_the_scheduled_run(world: ActionWorld) -> None:
+def test_a_reviewers_rule_is_learned_shown_and_proposed_by_the_scheduled_run(world: Scenario) -> None:
     number, sha = world.open_pr("divide", {"calc.py": "def divide(a, b):\n    return a / b\n"})
     review = (DEMO / "review-iteration-1.json").read_text(encoding="utf-8")
     ran = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files={"review.json": review})

@@ -2,7 +2,7 @@
 grows during the watch, and the scan rolls the promotion back with a revert PR of the merge.
 
 The engine runs for real (``decide`` for every PR run, ``scan`` for the scheduled scans); its effects go
-through Gauntlet's GitHub backend and PyGithub over HTTP to the sandbox (``effects_world.World``).
+through Gauntlet's GitHub backend and PyGithub over HTTP to the sandbox (``world.apply``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import hashlib
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
-from effects_world import BOT, OWNER, World, file_at, world_fixture  # noqa: F401  (a fixture)
+from scenario import BOT, OWNER, Scenario
 
 from gauntlet.config import Config
 from gauntlet.effects.models import Effect
@@ -54,7 +54,7 @@ def review(fp: str) -> Finding:
     )
 
 
-def scheduled_scan(world: World, shared: State, at: datetime) -> tuple[State, list[str], tuple[Effect, ...]]:
+def scheduled_scan(world: Scenario, shared: State, at: datetime) -> tuple[State, list[str], tuple[Effect, ...]]:
     """The scan, its effects applied on the sandbox, the results folded into state as the pipeline does."""
     facts = proposal_pr_facts(world.backend().hub, shared)  # what the Action's scan reads first
     outcome = scan(shared, CONFIG, at, repository="octo/app", base="main", proposal_prs=facts)
@@ -64,19 +64,19 @@ def scheduled_scan(world: World, shared: State, at: datetime) -> tuple[State, li
     return world.state.model_copy(update={"events": []}), applied, outcome.plan.effects
 
 
-def promote_then_grow(world: World) -> tuple[State, datetime, str]:
+def promote_then_grow(world: Scenario) -> tuple[State, datetime, str]:
     """Three recurrences, a scan that proposes SH-1, a person merging it, two more defects during the watch."""
     shared, proposed_at, number = proposed(world)
     proposal_pr = world.repo.get_pull(number)
     assert proposal_pr.user.login == BOT and proposal_pr.head.ref == "gauntlet/proposal-SH-1"
-    assert read_rules(file_at(world, "AGENTS.md", proposal_pr.head.sha) or "") == (RULE,)
+    assert read_rules(world.file_at("AGENTS.md", proposal_pr.head.sha) or "") == (RULE,)
 
     shared, applied, _ = scheduled_scan(world, shared, proposed_at + timedelta(minutes=30))
     assert applied == [] and shared.proposals.proposals[0].status == "pending"  # open, not merged: nothing watched
 
     merge = proposal_pr.merge()  # a person promotes the rules
     assert merge.merged
-    assert read_rules(file_at(world, "AGENTS.md", "main") or "") == (RULE,)
+    assert read_rules(world.file_at("AGENTS.md", "main") or "") == (RULE,)
     merged_at = world.repo.get_pull(proposal_pr.number).merged_at.replace(tzinfo=UTC)
     shared, applied, _ = scheduled_scan(world, shared, merged_at + timedelta(minutes=1))
     [watching] = shared.proposals.proposals
@@ -91,11 +91,11 @@ def promote_then_grow(world: World) -> tuple[State, datetime, str]:
     return shared, merged_at, str(merge.sha)
 
 
-def rollback_pulls(world: World) -> list[int]:
+def rollback_pulls(world: Scenario) -> list[int]:
     return [p.number for p in world.repo.get_pulls(state="all", head=f"{OWNER}:gauntlet/proposal-SH-1-rollback")]
 
 
-def test_defects_growing_after_a_promotion_bring_its_revert_pr(world: World) -> None:
+def test_defects_growing_after_a_promotion_bring_its_revert_pr(world: Scenario) -> None:
     shared, proposed_at, merge_sha = promote_then_grow(world)
     shared, applied, rollback = scheduled_scan(world, shared, proposed_at + timedelta(days=7, hours=1))
     assert applied == ["proposal:SH-1:rollback=created"]
@@ -108,7 +108,7 @@ def test_defects_growing_after_a_promotion_bring_its_revert_pr(world: World) -> 
     assert f"This reverts commit {merge_sha}." in revert.body
     assert "Roll back proposal SH-1" in revert.body
     assert [f.filename for f in revert.get_files()] == ["AGENTS.md"]
-    assert file_at(world, "AGENTS.md", revert.head.sha) is None  # back to before the promotion
+    assert world.file_at("AGENTS.md", revert.head.sha) is None  # back to before the promotion
 
     # Later scans and a re-applied rollback create nothing more.
     shared, applied, _ = scheduled_scan(world, shared, proposed_at + timedelta(days=8))
@@ -118,7 +118,7 @@ def test_defects_growing_after_a_promotion_bring_its_revert_pr(world: World) -> 
     assert rollback_pulls(world) == [revert.number]
 
 
-def test_a_rollback_scan_killed_by_faults_and_rerun_opens_one_revert_pr(world: World) -> None:
+def test_a_rollback_scan_killed_by_faults_and_rerun_opens_one_revert_pr(world: Scenario) -> None:
     shared, proposed_at, _ = promote_then_grow(world)
     world.retries = 0  # no retries: a fault kills the run where it happens
     world.sandbox.set_faults(0.3, seed=5, paths=("/repos/octo/app/",), kinds=("500", "502", "503", "drop"))
@@ -140,7 +140,7 @@ def test_a_rollback_scan_killed_by_faults_and_rerun_opens_one_revert_pr(world: W
     assert rollback_pulls(world) == [world.index("proposal:SH-1:rollback")]
 
 
-def proposed(world: World) -> tuple[State, datetime, int]:
+def proposed(world: Scenario) -> tuple[State, datetime, int]:
     """Three recurrences and the scan that opens SH-1's PR (pending)."""
     shared = State()
     for i in range(3):
@@ -150,7 +150,7 @@ def proposed(world: World) -> tuple[State, datetime, int]:
     return shared, DAY0 + timedelta(days=3), world.index("proposal:SH-1") or 0
 
 
-def test_a_proposal_pr_closed_unmerged_is_rejected(world: World) -> None:
+def test_a_proposal_pr_closed_unmerged_is_rejected(world: Scenario) -> None:
     shared, at, number = proposed(world)
     world.repo.get_pull(number).edit(state="closed")  # a person says no
     shared, applied, _ = scheduled_scan(world, shared, at + timedelta(hours=1))
@@ -159,7 +159,7 @@ def test_a_proposal_pr_closed_unmerged_is_rejected(world: World) -> None:
     assert applied == []
 
 
-def test_a_recurrence_after_the_merge_is_said_on_the_proposal_pr_once(world: World) -> None:
+def test_a_recurrence_after_the_merge_is_said_on_the_proposal_pr_once(world: Scenario) -> None:
     shared, _, number = proposed(world)
     world.repo.get_pull(number).merge()
     merged_at = world.repo.get_pull(number).merged_at.replace(tzinfo=UTC)

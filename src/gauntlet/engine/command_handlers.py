@@ -21,7 +21,7 @@ from gauntlet.effects.views import IssueView
 from gauntlet.engine import outcomes, selfheal
 from gauntlet.engine.command_text import help_lines, risk_line, status_lines
 from gauntlet.engine.commands import Command, CommandName
-from gauntlet.engine.loop import decide_iteration, fails_check
+from gauntlet.engine.loop import decide_iteration, fails_check, latest_observation
 from gauntlet.engine.triage import watch
 from gauntlet.models import CommentFact, Observation, evolve
 from gauntlet.state.models import State
@@ -36,7 +36,6 @@ __all__ = [
     "Outcome",
     "accepted_conclusion",
     "gauntlet_issue_key",
-    "latest_observation",
     "open_findings",
 ]
 
@@ -219,15 +218,6 @@ def _risk_issue(finding: FindingRecord, ctx: CommandContext, reason: str, job: s
         view=view,
         labels=("gauntlet", "accepted-risk", finding.severity),
     )
-
-
-def latest_observation(pr: PRRecord | None) -> tuple[str, str, str, str] | None:
-    """``(head_sha, run_id, run_attempt, job)`` of the latest observation of the PR's latest iteration."""
-    current = pr.current if pr is not None else None
-    if current is None or not current.observations:
-        return None
-    parts = current.observations[-1].split(":", 3)
-    return (parts[0], parts[1], parts[2], parts[3]) if len(parts) == 4 else None
 
 
 def _retry(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:

@@ -33,11 +33,10 @@ from gauntlet.engine.command_handlers import (
     Outcome,
     accepted_conclusion,
     gauntlet_issue_key,
-    latest_observation,
     open_findings,
 )
 from gauntlet.engine.commands import Command, parse_commands
-from gauntlet.engine.pull_request import plan_iteration
+from gauntlet.engine.pull_request import ReportFacts, plan_iteration
 from gauntlet.engine.results import known_numbers, link_risk_issues, remember
 from gauntlet.models import CommentFact, Observation, evolve
 from gauntlet.state.events import Event
@@ -119,28 +118,14 @@ def _audit(state: State, command: Command, outcome: Outcome, ctx: CommandContext
 
 
 def _replan(state: State, ctx: CommandContext) -> Plan | None:
-    """The PR step's report planned again for the latest observation (nothing is folded in or ingested)."""
+    """The PR step's report planned again for the latest stored observation (nothing is folded in or ingested)."""
     pr = state.pr
-    latest = latest_observation(pr)
-    if pr is None or latest is None:
-        return None
-    head_sha, run_id, attempt, job = latest
-    latest_obs = Observation(
-        repository=ctx.obs.repository,
-        event=ctx.obs.event,
-        pr=pr.number,
-        pr_author=ctx.obs.pr_author,
-        default_branch=ctx.obs.default_branch,
-        head_sha=head_sha,
-        run_id=run_id,
-        run_attempt=attempt,
-        job=job,
-    )
-    if latest_obs.id != ":".join(latest):  # the id's format changed: it would not name the stored observation
+    facts = ReportFacts.latest(pr, ctx.obs.repository) if pr is not None else None
+    if pr is None or facts is None:
         return None
     # A comment run holds the default branch's record as ``branch``: the PR step reads it as its base.
     base = state.base if state.base is not None else state.branch
-    _, plan = plan_iteration(evolve(state, base=base), latest_obs, ctx.config, ctx.now, ctx.rng, fresh=False)
+    _, plan = plan_iteration(evolve(state, base=base), facts, ctx.config, ctx.now, fresh=False)
     # Only the report: a command must not set off the recovery actions the plan names again.
     effects = tuple(
         evolve(effect, conclusion=accepted_conclusion(pr, effect.conclusion, ctx.config))

@@ -58,6 +58,7 @@ __all__ = [
     "hints_for",
     "learn_from_pr",
     "learn_rule",
+    "lessons_for",
     "record_branch_fixes",
     "record_fixes",
     "rules_by_class",
@@ -280,36 +281,45 @@ def rules_by_class(book: LearningBook, now: datetime) -> dict[str, list[str]]:
     return found
 
 
-def learn_from_pr(
-    state: State, obs: Observation, *, fresh: bool, config: Config, now: datetime, rng: np.random.Generator
-) -> tuple[State, Lessons]:
-    """Everything learning does for one PR observation, after the loop merged it into ``state.pr``.
+def learn_from_pr(state: State, obs: Observation, *, config: Config, now: datetime, rng: np.random.Generator) -> State:
+    """Fold in what a new PR observation teaches, after the loop merged it into ``state.pr``.
 
-    A fresh observation records defects and fixes, learns review rules and rewards the rules shown
-    on the previous iteration; any observation gets hints and the rules to show (drawn from ``rng``).
+    Records defects and failure→fix pairs, learns review rules, rewards the rules shown on the previous
+    iteration, and chooses (drawn from ``rng``) the rules this iteration's comment shows, remembered for
+    their reward. Planning only reads the result (:func:`lessons_for`), so a re-plan learns nothing twice.
     """
     assert state.pr is not None and state.pr.current is not None
     place = f"pr:{state.pr.number}"
     current = state.pr.current
     previous = state.pr.iterations[-2] if len(state.pr.iterations) > 1 else None
-    book, table, defects = state.learnings, state.bandit, state.defects
-    if fresh:
-        defects = selfheal.record_defects(
-            defects, obs.findings, place, now, config.components, obs.changed_files, obs.owners
-        )
-        book = sync_curated(book, config.selfheal.curated_rules, now)
-        book = record_fixes(book, previous, current, place, obs.fix_diff, now, config.components, obs.owners)
-        book = _learn_reviews(book, obs.findings, place, now)
-        table = bandit.settle(table, place, current.head_sha, _classes(current.findings), book.rules)
-    shown: list[str] = []
-    by_id = {r.id: r for r in book.rules}
+    defects = selfheal.record_defects(
+        state.defects, obs.findings, place, now, config.components, obs.changed_files, obs.owners
+    )
+    book = sync_curated(state.learnings, config.selfheal.curated_rules, now)
+    book = record_fixes(book, previous, current, place, obs.fix_diff, now, config.components, obs.owners)
+    book = _learn_reviews(book, obs.findings, place, now)
+    table = bandit.settle(state.bandit, place, current.head_sha, _classes(current.findings), book.rules)
     for context in _ranked_classes(current.findings):
         chosen = bandit.choose(table, book.rules, context, config.selfheal.rules_per_class, rng)
-        shown.extend(f"{context}: {by_id[r].text}" for r in chosen)
-        if fresh:
-            table = bandit.remember(table, place, current.head_sha, context, chosen)
-    lessons = Lessons(hints=hints_for(book, current.findings, place, current.head_sha), rules=tuple(shown))
-    return evolve(state, learnings=book, bandit=table, defects=defects), lessons
+        table = bandit.remember(table, place, current.head_sha, context, chosen)
+    return evolve(state, learnings=book, bandit=table, defects=defects)
+
+
+def lessons_for(state: State) -> Lessons:
+    """What the PR's sticky comment shows from learning, as folded in: hints from earlier fixes of its current
+    findings and the rules chosen for its current iteration."""
+    assert state.pr is not None and state.pr.current is not None
+    place = f"pr:{state.pr.number}"
+    current = state.pr.current
+    by_id = {r.id: r for r in state.learnings.rules}
+    shown = {s.context: s.rules for s in state.bandit.pending if (s.place, s.head_sha) == (place, current.head_sha)}
+    rules = tuple(
+        f"{context}: {by_id[rule].text}"
+        for context in _ranked_classes(current.findings)
+        for rule in shown.get(context, [])
+        if rule in by_id
+    )
+    return Lessons(hints=hints_for(state.learnings, current.findings, place, current.head_sha), rules=rules)
 
 
 def compact_learnings(book: LearningBook, now: datetime) -> LearningBook:

@@ -24,7 +24,6 @@ from gauntlet.config import Config, ProvenanceConfig
 from gauntlet.effects.views import Blamed
 from gauntlet.engine import outcomes
 from gauntlet.engine.outcomes import Flakiness
-from gauntlet.models import Observation
 from gauntlet.state.branch import BranchRecord, same_commit
 from gauntlet.state.outcomes import Outcome, OutcomeHistory, TestOutcomes
 from gauntlet.state.pr import FindingRecord, PRRecord
@@ -90,17 +89,27 @@ def judge(
 
 
 def judge_pr(
-    base: BranchRecord | None, pr: PRRecord, obs: Observation, findings: Sequence[FindingRecord], config: Config
+    base: BranchRecord | None,
+    pr: PRRecord,
+    findings: Sequence[FindingRecord],
+    config: Config,
+    *,
+    job: str,
+    base_sha: str | None,
+    flaky_tests: Collection[str],
 ) -> list[Judged]:
-    """:func:`judge` a PR's current findings against its own history and the default branch's (``base``)."""
+    """:func:`judge` a PR's current findings against its own history and the default branch's (``base``).
+
+    :param job: the run's ``workflow/job``; ``base_sha`` its merge base; ``flaky_tests`` what a maintainer marked.
+    """
     return judge(
         findings,
-        job=f"{obs.workflow}/{obs.job}",
+        job=job,
         pr_history=pr.outcomes,
         base_history=base.outcomes if base is not None else None,
         base_jobs={r.job for r in base.runs if r.complete} if base is not None else set(),
-        base_sha=obs.base_sha,
-        flaky_tests=obs.flaky_tests,
+        base_sha=base_sha,
+        flaky_tests=flaky_tests,
         config=config.provenance,
     )
 

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
 from gauntlet.config import Config
 from gauntlet.effects.models import (
@@ -20,7 +21,7 @@ from gauntlet.effects.models import (
 )
 from gauntlet.effects.views import IssueView, RunView
 from gauntlet.engine import circular, health, learning, outcomes, provenance, recovery
-from gauntlet.engine.loop import decide_iteration, fails_check, merge_observation
+from gauntlet.engine.loop import decide_iteration, fails_check, latest_observation, merge_observation
 from gauntlet.models import Observation, Severity, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
@@ -32,6 +33,7 @@ __all__ = [
     "ATTEMPTS_KEPT_WHEN_CLOSED",
     "MAX_ANNOTATIONS",
     "MAX_ATTEMPTS_KEPT",
+    "ReportFacts",
     "compact_pr",
     "step_closed",
     "step_pull_request",
@@ -51,63 +53,134 @@ _LEVEL: dict[Severity, Literal["notice", "warning", "failure"]] = {
 }
 
 
+class ReportFacts(BaseModel):
+    """What planning a PR's report needs of the observation it is for: the run's identity and input notes.
+
+    A run takes them from its observation (:meth:`of`); a ``/gauntlet`` command from the PR's record
+    (:meth:`latest`), so it re-plans without building an observation nobody made.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repository: str
+    pr: int
+    #: The stored observation id (``head_sha:run_id:run_attempt:job``).
+    observation: str
+    head_sha: str
+    run_id: str = "0"
+    run_attempt: str = "1"
+    #: ``workflow/job``, as the default branch's runs are told apart (a stored id holds the job alone).
+    job: str = ""
+    #: The merge base the change was tested against, and the tests a maintainer marked flaky (provenance).
+    base_sha: str | None = None
+    flaky_tests: tuple[str, ...] = ()
+    #: Inputs the run could not read, shown in the report.
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, obs: Observation) -> ReportFacts:
+        """The facts of a PR observation."""
+        assert obs.pr is not None
+        return cls(
+            repository=obs.repository,
+            pr=obs.pr,
+            observation=obs.id,
+            head_sha=obs.head_sha,
+            run_id=obs.run_id,
+            run_attempt=obs.run_attempt,
+            job=f"{obs.workflow}/{obs.job}",
+            base_sha=obs.base_sha,
+            flaky_tests=obs.flaky_tests,
+            notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
+        )
+
+    @classmethod
+    def latest(cls, pr: PRRecord, repository: str) -> ReportFacts | None:
+        """The facts of the latest observation stored for ``pr``'s current iteration, or ``None``."""
+        latest = latest_observation(pr)
+        if latest is None:
+            return None
+        head_sha, run_id, attempt, job = latest
+        return cls(
+            repository=repository,
+            pr=pr.number,
+            observation=":".join(latest),
+            head_sha=head_sha,
+            run_id=run_id,
+            run_attempt=attempt,
+            job=f"/{job}",  # what an observation without a workflow gives: the stored id does not hold it
+        )
+
+
 def step_pull_request(
     state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator
 ) -> tuple[State, Plan]:
     """Run one gauntlet iteration for ``obs.pr`` and plan the comment, check and summary.
 
-    Two parts: :func:`fold_observation` merges the observation into the PR's record, and
-    :func:`plan_iteration` decides and plans the report for the record as it then is. A
-    redelivered observation folds to nothing and plans the same effects.
+    Two parts: :func:`fold_observation` merges the observation into the PR's record and folds in what
+    learning takes from it, and :func:`plan_iteration` decides and plans the report for the state as it
+    then is. A redelivered observation folds to nothing and plans the same effects.
     ``rng`` is what the rule bandit draws from to choose the learned rules the comment shows.
     """
-    state, fresh = fold_observation(state, obs, now)
-    return plan_iteration(state, obs, config, now, rng, fresh=fresh)
+    state, fresh = fold_observation(state, obs, config, now, rng)
+    return plan_iteration(state, ReportFacts.of(obs), config, now, fresh=fresh)
 
 
-def fold_observation(state: State, obs: Observation, now: datetime) -> tuple[State, bool]:
-    """Merge ``obs`` into its PR's iteration; return the state and whether the observation was new."""
+def fold_observation(
+    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator
+) -> tuple[State, bool]:
+    """Merge ``obs`` into its PR's iteration and fold in what learning takes from it; return the state and
+    whether the observation was new. ``rng`` is what the rule bandit draws from to choose the rules shown."""
     assert state.pr is not None and obs.pr is not None
     pr = state.pr
     if any(obs.id in iteration.observations for iteration in pr.iterations):
         return state, False
-    pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)
+    pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now, reviews_read=obs.reviews_read)
     # The PR's own outcome history: a test that fails and passes on one of its commits is flaky here.
     records = [FindingRecord.of(f) for f in obs.findings]
     complete = recovery.failure_type(records) not in ("infra", "unknown")
     pr = evolve(pr, outcomes=outcomes.record(pr.outcomes, outcomes.of_run(obs, records, complete), now))
-    return evolve(state, pr=pr), True
+    return learning.learn_from_pr(evolve(state, pr=pr), obs, config=config, now=now, rng=rng), True
 
 
 def plan_iteration(
-    state: State, obs: Observation, config: Config, now: datetime, rng: np.random.Generator, *, fresh: bool
+    state: State, facts: ReportFacts, config: Config, now: datetime, *, fresh: bool
 ) -> tuple[State, Plan]:
     """Decide on the PR's current iteration and plan the sticky comment, check, summary and recovery.
 
-    A fresh observation (just folded in) also records its attempt, its audit event and what learning
-    takes from it; otherwise the state is left as it is. ``/gauntlet`` commands call this for the
-    latest observation to re-plan the report after they changed accepted risks or attempts.
+    A fresh observation (just folded in) also records its attempt and its audit event; otherwise the
+    state is left as it is. Learning is only read here (no draw, no reward), so a re-plan replays nothing.
+    ``/gauntlet`` commands call this with the latest stored observation's facts to re-plan the report after
+    they changed accepted risks or attempts.
 
-    :param obs: the observation the report is for (its id, head commit, run and findings).
-    :param fresh: ``obs`` was folded in by this run.
+    :param facts: what the report needs of the observation it is for.
+    :param fresh: that observation was folded in by this run.
     """
-    assert state.pr is not None and obs.pr is not None
+    assert state.pr is not None
     pr = state.pr
     seen = not fresh
     current = pr.current
     assert current is not None
-    judged = provenance.judge_pr(state.base, pr, obs, current.findings, config)
+    judged = provenance.judge_pr(
+        state.base,
+        pr,
+        current.findings,
+        config,
+        job=facts.job,
+        base_sha=facts.base_sha,
+        flaky_tests=facts.flaky_tests,
+    )
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
     # The check follows provenance: only block_on provenances (new, unknown) count toward fail_on.
     waived = {risk.fingerprint for risk in pr.accepted_risks} | provenance.unblocked(judged, config.gauntlet.block_on)
     checked = decide_iteration(current, waived)
-    earlier = [a for a in pr.attempts if a.observation != obs.id]
+    earlier = [a for a in pr.attempts if a.observation != facts.observation]
     loop = circular.detect(
         [(it.head_sha, _failing(it.findings)) for it in pr.iterations],
         window=config.recovery.circular_window,
         threshold=config.recovery.circular_similarity,
     )
-    verdict = recovery.assess(current.findings, earlier, "pr", config.recovery, loop, observation=obs.id)
+    verdict = recovery.assess(current.findings, earlier, "pr", config.recovery, loop, observation=facts.observation)
     if config.paused:
         verdict = recovery.paused(verdict)
     status = health.assess_pr(current.number, config.gauntlet.max_iterations, verdict, config.health, pr=pr, now=now)
@@ -115,14 +188,13 @@ def plan_iteration(
     if not seen:
         current = evolve(current, action=decision.action)
         pr = evolve(pr, iterations=[*pr.iterations[:-1], current])
-        pr = _record_attempt(pr, obs, verdict, current, now)
-        events.append(Event(at=now, kind="iteration", key=f"pr:{obs.pr}", data=decision.model_dump()))
-    # Learning: defects, failure→fix pairs, rules, bandit rewards and the rules this comment shows.
-    learned = evolve(state, pr=pr)
-    state, lessons = learning.learn_from_pr(learned, obs, fresh=not seen, config=config, now=now, rng=rng)
-    blocked = health.block_issue(status, obs.repository, obs.pr)
+        pr = _record_attempt(pr, facts, verdict, current, now)
+        events.append(Event(at=now, kind="iteration", key=f"pr:{facts.pr}", data=decision.model_dump()))
+    # Learning was folded in with the observation; the report only reads it.
+    lessons = learning.lessons_for(state)
+    blocked = health.block_issue(status, facts.repository, facts.pr)
     view = evolve(
-        _view(obs, pr, current, decision, config),
+        _view(facts, pr, current, decision, config),
         recovery=verdict,
         health=status,
         attempts=tuple(pr.attempts[-3:]),
@@ -137,9 +209,9 @@ def plan_iteration(
         health=status,
         provenance=provenance.report_of(judged),
         effects=(
-            UpsertComment(pr=obs.pr, view=view),
+            UpsertComment(pr=facts.pr, view=view),
             SetCheck(
-                head_sha=obs.head_sha,
+                head_sha=facts.head_sha,
                 conclusion="failure" if failing else "success",
                 title=_title(decision),
                 view=view,
@@ -147,8 +219,8 @@ def plan_iteration(
             ),
             WriteSummary(view=view),
             *((blocked,) if blocked and not config.paused else ()),
-            *_recovery_effects(obs, verdict, earlier, pr),
-            *_flake_check(obs, judged, current.findings, config, verdict),
+            *_recovery_effects(facts, verdict, earlier, pr),
+            *_flake_check(facts, judged, current.findings, config, verdict),
         ),
     )
     return evolve(state, pr=pr, events=events), plan
@@ -178,14 +250,14 @@ def step_closed(state: State, now: datetime) -> tuple[State, Plan]:
 
 
 def _record_attempt(
-    pr: PRRecord, obs: Observation, verdict: RecoveryVerdict, current: IterationRecord, now: datetime
+    pr: PRRecord, facts: ReportFacts, verdict: RecoveryVerdict, current: IterationRecord, now: datetime
 ) -> PRRecord:
     if verdict.failure_type is None:
         return pr
     attempt = Attempt(
         at=now,
-        observation=obs.id,
-        head_sha=obs.head_sha,
+        observation=facts.observation,
+        head_sha=facts.head_sha,
         failure_type=verdict.failure_type,
         action=verdict.action,
         reason=verdict.reason,
@@ -196,7 +268,7 @@ def _record_attempt(
 
 
 def _flake_check(
-    obs: Observation,
+    facts: ReportFacts,
     judged: list[provenance.Judged],
     findings: list[FindingRecord],
     config: Config,
@@ -206,14 +278,14 @@ def _flake_check(
 
     Only a run's first attempt asks, so a real regression costs one rerun of the failed jobs, never more.
     """
-    if not config.provenance.pr_rerun or config.paused or obs.run_attempt != "1" or verdict.failure_type == "infra":
+    if not config.provenance.pr_rerun or config.paused or facts.run_attempt != "1" or verdict.failure_type == "infra":
         return ()
-    if not (obs.run_id.isdigit() and obs.run_id != "0"):
+    if not (facts.run_id.isdigit() and facts.run_id != "0"):
         return ()
     tests = {f.fingerprint for f in findings if f.kind == "test_failure"}
     if not any(j.provenance in ("new", "unknown") and j.fingerprint in tests for j in judged):
         return ()
-    return (RerunFailedJobs(run_id=int(obs.run_id), attempt=1),)
+    return (RerunFailedJobs(run_id=int(facts.run_id), attempt=1),)
 
 
 def _failing(findings: list[FindingRecord]) -> frozenset[str]:
@@ -221,12 +293,11 @@ def _failing(findings: list[FindingRecord]) -> frozenset[str]:
 
 
 def _recovery_effects(
-    obs: Observation, verdict: RecoveryVerdict, earlier: list[Attempt], pr: PRRecord
+    facts: ReportFacts, verdict: RecoveryVerdict, earlier: list[Attempt], pr: PRRecord
 ) -> tuple[Effect, ...]:
     """Rerun the failed jobs for an infra retry; file a needs-human issue when a failure type first escalates."""
-    assert obs.pr is not None
-    if verdict.action == "retry" and verdict.failure_type == "infra" and obs.run_id.isdigit() and obs.run_id != "0":
-        return (RerunFailedJobs(run_id=int(obs.run_id), attempt=int(obs.run_attempt or "1")),)
+    if verdict.action == "retry" and verdict.failure_type == "infra" and facts.run_id.isdigit() and facts.run_id != "0":
+        return (RerunFailedJobs(run_id=int(facts.run_id), attempt=int(facts.run_attempt or "1")),)
     escalated_before = any(a.failure_type == verdict.failure_type and a.action == "escalate" for a in earlier)
     if verdict.action != "escalate" or escalated_before:
         return ()
@@ -238,20 +309,20 @@ def _recovery_effects(
         else f"Gauntlet stopped retrying {spent}"
     )
     view = IssueView(
-        repository=obs.repository,
-        summary=f"Gauntlet stopped retrying on PR #{obs.pr}: {verdict.failure_type}",
+        repository=facts.repository,
+        summary=f"Gauntlet stopped retrying on PR #{facts.pr}: {verdict.failure_type}",
         decision=verdict.reason,
         why=why,
         evidence=iteration_evidence(pr),
         resolve="Look at the failures by hand (a PR is never rolled back automatically), push a fix, then comment "
         "`/gauntlet reset` on the PR to start the retry budgets again.",
-        pr=obs.pr,
+        pr=facts.pr,
     )
     return (
         FileIssue(
             kind="needs-human",
-            ident=f"pr-{obs.pr}:{verdict.failure_type}",
-            title=f"PR #{obs.pr} needs a human: {verdict.failure_type}",
+            ident=f"pr-{facts.pr}:{verdict.failure_type}",
+            title=f"PR #{facts.pr} needs a human: {verdict.failure_type}",
             view=view,
             labels=("gauntlet", "needs-human"),
         ),
@@ -269,23 +340,23 @@ def iteration_evidence(pr: PRRecord, last: int = 5) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _view(obs: Observation, pr: PRRecord, current: IterationRecord, decision: Decision, config: Config) -> RunView:
+def _view(facts: ReportFacts, pr: PRRecord, current: IterationRecord, decision: Decision, config: Config) -> RunView:
     previous = pr.iterations[-2] if len(pr.iterations) > 1 else None
     by_fp = {f.fingerprint: f for f in current.findings}
     before = {f.fingerprint: f for f in previous.findings} if previous else {}
     # Accepted findings are listed once, under accepted risks, not again as open.
     accepted = {risk.fingerprint for risk in pr.accepted_risks}
     return RunView(
-        repository=obs.repository,
-        pr=obs.pr,
-        head_sha=obs.head_sha,
+        repository=facts.repository,
+        pr=facts.pr,
+        head_sha=facts.head_sha,
         decision=decision,
         fail_on=config.gauntlet.fail_on,
         new=tuple(by_fp[fp] for fp in current.new if fp not in accepted),
         still_open=tuple(by_fp[fp] for fp in current.still_open if fp not in accepted),
         fixed=tuple(before[fp] for fp in current.fixed if fp in before),
         accepted=tuple(pr.accepted_risks),
-        notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
+        notes=facts.notes,
     )
 
 

@@ -30,7 +30,7 @@ from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.codeowners import CODEOWNERS_PATHS, assignable, owners_for, parse_codeowners
 from gauntlet.github.hub import find_earlier, has_marker, is_ours, paged
 from gauntlet.untrusted import redact
-from gauntlet.vocabulary import BOT_LABEL, LABELS, severity_label
+from gauntlet.vocabulary import BOT_LABEL, LABELS, issue_labels
 
 if TYPE_CHECKING:
     from gauntlet.github.hub import Hub
@@ -46,7 +46,6 @@ __all__ = [
     "ensure_labels",
     "file_issue",
     "find_issue",
-    "issue_labels",
     "issue_title",
 ]
 
@@ -235,19 +234,6 @@ class CloseIssueHandler:
             body={"state": "closed", "state_reason": "completed"},
         )
         return _result(effect, "updated", existing, "closed")
-
-
-_KIND_LABEL = {"risk": "accepted-risk", "needs-human": "needs-human", "flaky": "flaky"}
-
-
-def issue_labels(kind: str, severity: str | None, extra: Iterable[str] = ()) -> tuple[str, ...]:
-    """The labels of an issue of ``kind``: ``gauntlet``, the kind's label, the severity's and ``extra``, once each."""
-    names = [BOT_LABEL, _KIND_LABEL[kind]]
-    if severity:
-        names.append(severity_label(severity))
-    # A bare severity name among the extras ("critical") means the severity label, not a label of its own.
-    names.extend(severity_label(name) if f"severity:{name.lower()}" in LABELS else name for name in extra)
-    return tuple(dict.fromkeys(names))
 
 
 def ensure_labels(hub: Hub, names: Iterable[str]) -> list[str]:

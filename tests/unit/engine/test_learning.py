@@ -179,9 +179,8 @@ def test_learn_from_pr_records_defects_rules_and_shows_chosen_rules() -> None:
     review = finding("r1", kind="review", severity="major", rule_learned="Check inputs at the boundary")
     observation = obs("a" * 40, [finding("t1"), review])
     pr = merge_observation(PRRecord(number=7), observation.id, observation.head_sha, observation.findings, NOW)
-    state, lessons = learning.learn_from_pr(
-        State(pr=pr), observation, fresh=True, config=config, now=NOW, rng=np.random.default_rng(1)
-    )
+    state = learning.learn_from_pr(State(pr=pr), observation, config=config, now=NOW, rng=np.random.default_rng(1))
+    lessons = learning.lessons_for(state)
     assert {e.fingerprint for e in state.defects.entries} == {"t1", "r1"}
     assert {r.kind for r in state.learnings.rules} == {"curated", "review"}
     assert sorted(lessons.rules) == [
@@ -191,13 +190,17 @@ def test_learn_from_pr_records_defects_rules_and_shows_chosen_rules() -> None:
     assert {(s.context, s.place) for s in state.bandit.pending} == {("review", "pr:7"), ("test_failure", "pr:7")}
 
 
-def test_learn_from_pr_a_repeat_changes_nothing() -> None:
-    observation = obs("a" * 40, [finding("t1", rule_learned="Pin versions")])
+def test_the_report_reads_the_rules_chosen_when_the_observation_was_folded() -> None:
+    config = Config(selfheal=SelfHealConfig(curated_rules={"test_failure": ("A", "B", "C", "D")}, rules_per_class=2))
+    observation = obs("a" * 40, [finding("t1")])
     pr = merge_observation(PRRecord(number=7), observation.id, observation.head_sha, observation.findings, NOW)
-    rng = np.random.default_rng(3)
-    state, _ = learning.learn_from_pr(State(pr=pr), observation, fresh=True, config=Config(), now=NOW, rng=rng)
-    again, _ = learning.learn_from_pr(state, observation, fresh=False, config=Config(), now=NOW, rng=rng)
-    assert again == state
+    state = learning.learn_from_pr(State(pr=pr), observation, config=config, now=NOW, rng=np.random.default_rng(3))
+    [shown] = state.bandit.pending
+    by_id = {r.id: r.text for r in state.learnings.rules}
+    # However often the report is planned again (a command, a redelivery), it shows what was drawn, and reads only.
+    assert learning.lessons_for(state).rules == tuple(f"test_failure: {by_id[r]}" for r in shown.rules)
+    assert learning.lessons_for(state) == learning.lessons_for(state)
+    assert len(shown.rules) == 2
 
 
 def branch_runs(*runs: tuple[str, bool, list[str]]) -> list[RunRecord]:

@@ -1,4 +1,5 @@
-"""The PR steps through ``decide``: a closed PR's record is compacted there, once, and nothing is posted."""
+"""The PR steps through ``decide``: a closed PR's record is compacted there, once, and nothing is posted; the
+report re-planned from the record (as a command does) is the run's report, and learns nothing again."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from gauntlet.config import Config
+from gauntlet.config import Config, SelfHealConfig
 from gauntlet.engine.decide import decide
-from gauntlet.engine.pull_request import ATTEMPTS_KEPT_WHEN_CLOSED
+from gauntlet.engine.pull_request import ATTEMPTS_KEPT_WHEN_CLOSED, ReportFacts, plan_iteration
 from gauntlet.models import Finding, Observation, evolve
 from gauntlet.state.models import State
 from gauntlet.state.pr import PRRecord
@@ -52,3 +53,24 @@ def test_a_pr_gauntlet_never_recorded_is_left_alone() -> None:
 def evolve_events(state: State) -> State:
     """The state as the next run loads it: the audit events already written."""
     return evolve(state, events=[])
+
+
+def test_the_report_planned_again_from_the_record_is_the_runs_report_and_changes_nothing() -> None:
+    config = Config(selfheal=SelfHealConfig(curated_rules={"test_failure": ("A", "B", "C", "D")}, rules_per_class=2))
+    failing = Finding(fingerprint="t1", source="log", kind="test_failure", severity="critical", message="boom")
+    obs = Observation(repository="octo/app", pr=7, head_sha="a" * 40, run_id="41", run_attempt="2", findings=(failing,))
+    state, plan = decide(State(pr=PRRecord(number=7)), obs, config, NOW, np.random.default_rng(5))
+    assert state.pr is not None
+    facts = ReportFacts.latest(state.pr, "octo/app")
+    assert facts == ReportFacts(
+        repository="octo/app", pr=7, observation=obs.id, head_sha="a" * 40, run_id="41", run_attempt="2", job="/"
+    )
+    # No rng: planning draws nothing, so the rules shown are the ones the run chose, and nothing is learned twice.
+    again, replanned = plan_iteration(state, facts, config, NOW, fresh=False)
+    assert again == state
+    assert replanned.effects == plan.effects
+    assert len(plan.effects[0].view.rules) == 2  # type: ignore[attr-defined]
+
+
+def test_nothing_is_planned_again_for_a_pr_without_an_observation() -> None:
+    assert ReportFacts.latest(PRRecord(number=7), "octo/app") is None

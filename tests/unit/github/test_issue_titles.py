@@ -1,4 +1,4 @@
-"""Issue titles, markers, authorship and labels: the pure rules behind finding and filing issues."""
+"""Issue titles, markers and authorship: the pure rules behind finding and filing issues."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import FileIssue
 from gauntlet.effects.views import IssueView
 from gauntlet.github.hub import has_marker, is_ours
-from gauntlet.github.issues import MAX_TITLE_CHARS, issue_labels, issue_title
+from gauntlet.github.issues import MAX_TITLE_CHARS, issue_title
 
 
 def issue(title: str, severity: str | None = "critical", kind: str = "needs-human") -> FileIssue:
@@ -40,13 +40,3 @@ def test_only_gauntlets_own_identity_counts() -> None:
     assert is_ours("GitHub-Actions[bot]", "github-actions[bot]")
     assert not is_ours("github-actions", "github-actions[bot]")
     assert not is_ours(None, "github-actions[bot]")
-
-
-def test_labels_are_the_bot_label_the_kind_and_the_severity_once() -> None:
-    assert issue_labels("risk", "Major", ("gauntlet", "accepted-risk", "major", "security")) == (
-        "gauntlet",
-        "accepted-risk",
-        "severity:major",
-        "security",
-    )
-    assert issue_labels("needs-human", None) == ("gauntlet", "needs-human")

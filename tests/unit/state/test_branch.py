@@ -1,25 +1,14 @@
-"""The branch state file: slugs (contract), commit identity, lookups and a JSON round trip."""
+"""The branch state file: commit identity, lookups and a JSON round trip."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pytest
-
 from gauntlet.models import CommitFact
 from gauntlet.state.branch import BranchRecord, Breakage, RevertRecord, RunRecord, same_commit
-from gauntlet.vocabulary import branch_slug
 
 NOW = datetime(2026, 11, 29, 10, tzinfo=UTC)
 SHA = "0123456789abcdef0123456789abcdef01234567"
-
-
-@pytest.mark.parametrize(
-    ("name", "slug"),
-    [("main", "main"), ("release/2.x", "release--2.x"), ("feat/ü", "feat--%C3%BC"), ("a b", "a%20b")],
-)
-def test_branch_slugs_follow_the_contract(name: str, slug: str) -> None:
-    assert branch_slug(name) == slug
 
 
 def test_same_commit_accepts_abbreviations_of_seven_or_more() -> None:

@@ -43,15 +43,12 @@ ANCHORS: tuple[bytes, ...] = (
     b"would reformat",  # black
     b"Code style issues",  # prettier
     b"coverage threshold",  # jest
+    b">> Issue:",  # bandit
     b"::add-mask::",  # not a failure: a value to redact (the scanner takes it, no parser sees it)
 )
-#: Anchors that need a little structure: flake8/ruff/pylint, golangci-lint and bandit print no keyword at all
-#: (and a plain log of theirs has no runner's exit line to feed them as context).
-ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (
-    re.compile(rb"\.py:\d"),
-    re.compile(rb"\.go:\d+:"),
-    re.compile(rb">> Issue:"),
-)
+#: Anchors that need a little structure: flake8/ruff/pylint and golangci-lint print no keyword at all (and a
+#: plain log of theirs has no runner's exit line to feed them as context). One pattern: one pass.
+ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (re.compile(rb"\.(?:py:\d|go:\d+:)"),)
 
 # What a failure line looks like, in two cheap parts: shapes at the start of a line (tried only there) and
 # fragments anywhere in it. Every alternative of the second starts with a literal character, which lets
@@ -208,4 +205,4 @@ def candidate_offsets(chunk: bytes, *, backend: str = "auto") -> list[int]:
 def grep_pattern() -> str:
     """The same anchors as one ``grep -E`` pattern, for benchmarks against grep."""
     literal = ["".join("\\" + c if c in "[](){}.*+?|^$\\" else c for c in a.decode()) for a in ANCHORS]
-    return "|".join([*literal, r"\.py:[0-9]", r"\.go:[0-9]+:", r">> Issue:"])
+    return "|".join([*literal, r"\.py:[0-9]", r"\.go:[0-9]+:"])

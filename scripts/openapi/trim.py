@@ -87,6 +87,11 @@ OPERATIONS: tuple[str, ...] = (
     "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
     "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
     "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments",
+    "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+    "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}",
+    "PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id}",
+    "DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}",
+    "PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/dismissals",
     "POST /repos/{owner}/{repo}/check-runs",
     "GET /repos/{owner}/{repo}/check-runs/{check_run_id}",
     "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}",
@@ -106,6 +111,14 @@ OPERATIONS: tuple[str, ...] = (
     "PUT /repos/{owner}/{repo}/collaborators/{username}",
     "GET /repos/{owner}/{repo}/collaborators/{username}/permission",
 )
+
+# Where the description is known to disagree with what GitHub sends: (schema, property) -> the fix.
+# An outdated review comment has "position": null and "line": null (its line left the diff), though the description
+# types both as plain integers: https://github.com/github/rest-api-description/issues/1901 (and #5568).
+CORRECTIONS: dict[tuple[str, str], dict[str, Any]] = {
+    ("pull-request-review-comment", "position"): {"nullable": True},
+    ("pull-request-review-comment", "line"): {"nullable": True},
+}
 
 # Keys that only document: dropping them keeps the file small and avoids invalid examples.
 _DROP = ("examples", "example", "x-github", "externalDocs", "tags", "description", "summary", "x-stackQL-resource")
@@ -180,6 +193,9 @@ def trim(description: dict[str, Any]) -> dict[str, Any]:
         node = _strip(description["components"][kind][name])
         components.setdefault(kind, {})[name] = node
         _refs(node, pending)
+    for (schema, prop), fix in CORRECTIONS.items():
+        if schema in components.get("schemas", {}):  # only where a served operation reaches it
+            components["schemas"][schema]["properties"][prop].update(fix)
     # Sorted, so that the same inputs give the same bytes (the pending set has no order).
     components = {kind: dict(sorted(named.items())) for kind, named in sorted(components.items())}
     return {

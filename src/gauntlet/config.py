@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from gauntlet.errors import ConfigError
-from gauntlet.models import Kind, Permission, Severity, Source
+from gauntlet.models import Kind, Permission, ReviewLabel, ReviewSeverity, Severity, Source
 from gauntlet.vocabulary import ProvenanceWord
 
 __all__ = [
@@ -27,6 +27,8 @@ __all__ = [
     "ProvenanceConfig",
     "RecoveryConfig",
     "RevertConfig",
+    "ReviewBots",
+    "ReviewsConfig",
     "SelfHealConfig",
     "SeverityOverride",
     "config_schema",
@@ -174,6 +176,37 @@ class IssuesConfig(_Section):
     assign_owners: bool = True
 
 
+class ReviewBots(_Section):
+    """Review bots whose comments count, by login (``coderabbitai[bot]``)."""
+
+    bots: list[str] = Field([], max_length=100)
+
+
+class ReviewsConfig(_Section):
+    """The pull request's own review comments and reviews as findings (docs/formats-and-configuration.md).
+
+    ``from: [maintainers, {bots: [coderabbitai[bot]]}]``: ``maintainers`` are people whose
+    ``author_association`` is ``OWNER``, ``MEMBER`` or ``COLLABORATOR``; bots count only when listed.
+    ``severity`` overrides the severity table, label by label (``none``: conversation).
+    """
+
+    # "from" is a Python keyword: the field is from_, read and written as "from" (a dump loads back).
+    model_config = ConfigDict(extra="forbid", frozen=True, serialize_by_alias=True)
+
+    from_: list[Literal["maintainers"] | ReviewBots] = Field(["maintainers"], alias="from")
+    severity: dict[ReviewLabel, ReviewSeverity] = {}
+
+    @property
+    def maintainers(self) -> bool:
+        """Whether maintainers' comments count."""
+        return "maintainers" in self.from_
+
+    @property
+    def bots(self) -> frozenset[str]:
+        """The bot logins whose comments count, lower case."""
+        return frozenset(b.lower() for entry in self.from_ if isinstance(entry, ReviewBots) for b in entry.bots)
+
+
 class SeverityOverride(_Section):
     """Set the severity of the findings that match every given field (kind, tool, rule, path, source).
 
@@ -237,6 +270,7 @@ class Config(_Section):
     health: HealthConfig = HealthConfig()
     commands: CommandsConfig = CommandsConfig()
     issues: IssuesConfig = IssuesConfig()
+    reviews: ReviewsConfig = ReviewsConfig()
     #: Severity overrides per kind/tool/rule/path (classify applies them before merging duplicates).
     severity: list[SeverityOverride] = []
     #: Component name → path globs, first match in file order (reports and self-healing group by component).

@@ -51,6 +51,8 @@ __all__ = [
     "ProposalPRState",
     "RevertPRFact",
     "RevertPRState",
+    "ReviewLabel",
+    "ReviewSeverity",
     "RunIdentity",
     "Severity",
     "Source",
@@ -95,6 +97,45 @@ Priority = Literal["P0", "P1", "P2"]
 #: Higher is worse; used to compare severities against ``fail_on`` and to sort.
 SEVERITY_ORDER: dict[Severity, int] = {"nitpick": 0, "minor": 1, "major": 2, "critical": 3}
 
+#: What a review comment says about its own severity: a Conventional Comments label or decoration, a severity
+#: word, a bot's badge or marker, or (pull request reviews only) no label and a review's change request. The
+#: severity of each is a table (``ingest/comment.py``, ``reviews.severity`` in the configuration).
+ReviewLabel = Literal[
+    "issue",
+    "suggestion",
+    "todo",
+    "chore",
+    "nitpick",
+    "typo",
+    "polish",
+    "quibble",
+    "praise",
+    "question",
+    "thought",
+    "note",
+    "blocking",
+    "non-blocking",
+    "critical",
+    "blocker",
+    "major",
+    "high",
+    "minor",
+    "medium",
+    "low",
+    "nit",
+    "trivial",
+    "p0",
+    "p1",
+    "p2",
+    "p3",
+    "potential_issue",
+    "refactor_suggestion",
+    "unlabelled",
+    "changes_requested",
+]
+#: A label's severity; ``none`` makes the comment conversation.
+ReviewSeverity = Literal["critical", "major", "minor", "nitpick", "none"]
+
 
 class Finding(BaseModel):
     """One failure or review finding, as ``gauntlet ingest --json`` prints it (contract)."""
@@ -119,6 +160,9 @@ class Finding(BaseModel):
     job: str | None = None
     category: str | None = None
     rule_learned: str | None = None
+    #: Where the finding was said, when it was said on GitHub: a review comment's or review's ``html_url``.
+    #: Kept out of ``ingest --json`` (files never have one); state keeps it (``FindingRecord``).
+    url: str | None = Field(None, exclude=True)
     #: Every source that reported this defect (the same test failing in a log and in JUnit is one finding).
     sources: tuple[Source, ...] = ()
 
@@ -377,6 +421,8 @@ class Observation(BaseModel):
     comment: CommentFact | None = None
     #: Set for a ``pull_request`` ``closed`` event: the PR's record is compacted, nothing is posted.
     closed: bool = False
+    #: The run read the PR's review threads: its review findings (those with a ``url``) are the whole set.
+    reviews_read: bool = False
 
     @classmethod
     def from_event(
@@ -389,6 +435,7 @@ class Observation(BaseModel):
         comment: CommentFact | None = None,
         closed: bool = False,
         input_problems: tuple[InputProblem, ...] = (),
+        reviews_read: bool = False,
     ) -> Observation:
         """The observation of one delivered event: the one constructor the command line and the Action share.
 
@@ -402,6 +449,7 @@ class Observation(BaseModel):
         :param comment: the ``issue_comment`` that may carry ``/gauntlet`` commands.
         :param closed: the event closed the PR.
         :param input_problems: the run's input files that could not be read.
+        :param reviews_read: ``findings`` hold every open review thread of the PR (``observe/reviews.py``).
         """
         facts = github or GitHubFacts()
         default_branch = event.default_branch or "main"
@@ -435,6 +483,7 @@ class Observation(BaseModel):
             commits=facts.commits,
             revert_prs=facts.revert_prs,
             closed=closed,
+            reviews_read=reviews_read,
         )
 
     @property

@@ -31,3 +31,5 @@ class Settings(BaseModel):
     run_attempt: str = "1"
     job: str = ""
     fail_step: bool = False
+    #: Read the pull request's review comments and reviews as findings (where the run may read GitHub).
+    review_comments: bool = True

@@ -93,11 +93,11 @@ def test_issues_pulls_checks_actions(sandbox: Sandbox, kit: GitHub[Any], repo_na
     assert [
         p.number for p in rest.repos.list_pull_requests_associated_with_commit("octo", "app", pull.head.sha).parsed_data
     ] == [pull.number]
-    rest.pulls.create_review("octo", "app", pull.number, body="ok", event="APPROVE")
+    rest.pulls.create_review("octo", "app", pull.number, body="ok", event="COMMENT")
     rest.pulls.create_review_comment(
         "octo", "app", pull.number, body="nit", commit_id=pull.head.sha, path="f.py", line=1
     )
-    assert [r.state for r in rest.pulls.list_reviews("octo", "app", pull.number).parsed_data] == ["APPROVED"]
+    assert [r.state for r in rest.pulls.list_reviews("octo", "app", pull.number).parsed_data] == ["COMMENTED"]
     assert len(rest.pulls.list_review_comments("octo", "app", pull.number).parsed_data) == 1
     rest.pulls.update("octo", "app", pull.number, title="F2")
     merged = rest.pulls.merge("octo", "app", pull.number, merge_method="squash").parsed_data

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import github
 import pytest
 
@@ -69,12 +71,19 @@ def test_conflicting_merge_is_refused(sandbox: Sandbox, gh: github.Github, repo_
     assert info.value.status == 405
 
 
-def test_reviews_and_review_comments(sandbox: Sandbox, gh: github.Github, repo_name: str) -> None:
+def test_reviews_and_review_comments(
+    sandbox: Sandbox, gh: github.Github, client: Callable[..., github.Github], repo_name: str
+) -> None:
     sandbox.commit(repo_name, {"src/app.py": "bad\n"}, "Bad", branch="review-me")
     repo = gh.get_repo(repo_name)
     pull = repo.create_pull(title="Review me", body="", base="main", head="review-me")
     head = repo.get_commit(pull.head.sha)
-    review = pull.create_review(
+    with pytest.raises(github.GithubException) as own:
+        pull.create_review(commit=head, body="mine", event="APPROVE")
+    assert own.value.status == 422
+    sandbox.set_permission(repo_name, "reviewer", "write")
+    as_reviewer = client("reviewer").get_repo(repo_name).get_pull(pull.number)
+    review = as_reviewer.create_review(
         commit=head,
         body="needs work",
         event="REQUEST_CHANGES",
@@ -86,7 +95,6 @@ def test_reviews_and_review_comments(sandbox: Sandbox, gh: github.Github, repo_n
     with pytest.raises(github.GithubException) as outsider:
         pull.create_review_request(reviewers=["nobody"])
     assert outsider.value.status == 422
-    sandbox.set_permission(repo_name, "reviewer", "write")
     pull.create_review_request(reviewers=["reviewer"])
     users, _ = pull.get_review_requests()
     assert [u.login for u in users] == ["reviewer"]

@@ -22,6 +22,7 @@ DIFFERENT_VALUE = {
     "findings": "reports/*.sarif",
     "download_logs": "true",
     "download_artifacts": "findings",
+    "review_comments": "false",
     "state_branch": "ci-state",
     "state_dir": ".gauntlet-state",
     "bot_login": "gauntlet-app[bot]",

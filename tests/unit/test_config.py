@@ -107,3 +107,16 @@ def test_the_example_validates_against_the_published_schema() -> None:
     jsonschema.validate(yaml.safe_load(EXAMPLE.read_text(encoding="utf-8")), schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"gauntlet": {"fial_on": "x"}}, schema)
+
+
+def test_reviews_say_whose_comments_count_and_the_severity_of_labels() -> None:
+    config = parse_config('reviews:\n  from: [maintainers, bots: ["CodeRabbitAI[bot]"]]\n  severity: {nit: none}\n')
+    assert (config.reviews.maintainers, config.reviews.bots) == (True, frozenset({"coderabbitai[bot]"}))
+    assert config.reviews.severity == {"nit": "none"}
+    assert Config.model_validate(config.model_dump(mode="json")) == config, "a dump loads back"
+    assert parse_config("").reviews.maintainers and not parse_config("").reviews.bots
+    assert not parse_config("reviews:\n  from: [bots: []]\n").reviews.maintainers
+    with pytest.raises(ConfigError, match=r"gauntlet\.yml:3: reviews\.severity\.nope"):
+        parse_config("reviews:\n  severity:\n    nope: minor\n")
+    with pytest.raises(ConfigError, match=r"reviews\.from"):
+        parse_config("reviews:\n  from: [everyone]\n")

@@ -130,6 +130,7 @@ def from_env(env: Mapping[str, str]) -> ActionSettings:
         run_attempt=env.get("GITHUB_RUN_ATTEMPT") or "1",
         job=env.get("GITHUB_JOB") or "",
         fail_step=_flag(env, "fail_step"),
+        review_comments=_flag(env, "review_comments", default=True),
     )
     token = input_value(env, "github_token")
     if not token and not (dry_run and state_dir):

@@ -76,18 +76,29 @@ def fails_check(decision: Decision, fail_on: FailOn) -> bool:
 
 
 def merge_observation(
-    pr: PRRecord, observation_id: str, head_sha: str, findings: Iterable[Finding], now: datetime
+    pr: PRRecord,
+    observation_id: str,
+    head_sha: str,
+    findings: Iterable[Finding],
+    now: datetime,
+    *,
+    reviews_read: bool = False,
 ) -> PRRecord:
     """Fold one observation into the PR's iterations and return the new record.
 
     The same SHA extends the current iteration; a new SHA starts the next one.
     New / still open / fixed are always relative to the previous iteration.
+
+    :param reviews_read: the observation read the PR's review threads whole: its review findings replace
+        the iteration's (an edited comment updates its finding, a closed thread leaves), where other
+        observations of the same SHA add to what is known.
     """
     records = [FindingRecord.of(f) for f in findings]
     current = pr.current
     if current is not None and current.head_sha == head_sha:
-        known = {f.fingerprint for f in current.findings}
-        merged = current.findings + [r for r in records if r.fingerprint not in known]
+        earlier = [f for f in current.findings if not (reviews_read and f.from_pr_review)]
+        known = {f.fingerprint for f in earlier}
+        merged = earlier + [r for r in records if r.fingerprint not in known]
         previous = pr.iterations[-2] if len(pr.iterations) > 1 else None
         iteration = _compare(evolve(current, findings=merged), previous)
         iteration.observations.append(observation_id)

@@ -71,7 +71,7 @@ def fold_observation(state: State, obs: Observation, now: datetime) -> tuple[Sta
     pr = state.pr
     if any(obs.id in iteration.observations for iteration in pr.iterations):
         return state, False
-    pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now)
+    pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now, reviews_read=obs.reviews_read)
     # The PR's own outcome history: a test that fails and passes on one of its commits is flaky here.
     records = [FindingRecord.of(f) for f in obs.findings]
     complete = recovery.failure_type(records) not in ("infra", "unknown")

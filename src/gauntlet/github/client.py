@@ -235,6 +235,23 @@ class GitHubClient:
             _, data = self.github.requester.requestJsonAndCheck(verb, path, parameters=params, input=body)
         return data
 
+    def pages(self, path: str, *, max_pages: int = 10) -> list[Any]:
+        """Every item of a list endpoint, 100 a page, following ``Link: rel="next"`` (one call a page).
+
+        :param max_pages: stop after this many calls, whatever is left (a bound on a hostile or huge list).
+        :raises GitHubUnavailable, ReadOnlyToken, NotFound, Rejected: translated failures.
+        """
+        items: list[Any] = []
+        for page in range(1, max_pages + 1):
+            with self.translated(f"GET {path}"):
+                headers, data = self.github.requester.requestJsonAndCheck(
+                    "GET", path, parameters={"per_page": 100, "page": page}
+                )
+            items.extend(data if isinstance(data, list) else [])
+            if 'rel="next"' not in (headers.get("link") or ""):
+                break
+        return items
+
     def location(self, path: str) -> str:
         """Where a download endpoint (job logs, artifact archives) redirects: its 302 ``Location``.
 

@@ -18,8 +18,9 @@ The commented line is the location. Comments carrying a Gauntlet marker
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any, BinaryIO
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, BinaryIO, cast
 
 from gauntlet.errors import InputError
 from gauntlet.ingest.jsondoc import load_json
@@ -27,27 +28,26 @@ from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.paths import repo_relative
 from gauntlet.ingest.structured import Fingerprints, excerpt, logger, one_line
 from gauntlet.ingest.values import as_text
-from gauntlet.models import Finding, Kind, Severity
+from gauntlet.models import SEVERITY_ORDER, Finding, Kind, ReviewLabel, Severity
 
-__all__ = ["parse_comment", "read_comments", "stated_severity"]
+__all__ = [
+    "DEFAULT_SEVERITY",
+    "Stated",
+    "parse_comment",
+    "read_comments",
+    "severity_of",
+    "stated_label",
+    "stated_severity",
+]
 
-_WORDS: dict[str, Severity] = {
-    "critical": "critical",
-    "blocker": "critical",
-    "major": "major",
-    "high": "major",
-    "minor": "minor",
-    "medium": "minor",
-    "low": "nitpick",
-    "nit": "nitpick",
-    "nitpick": "nitpick",
-}
-# Conventional Comments labels: their severity without decoration, and whether ``blocking`` makes them major.
-_LABELS: dict[str, Severity | None] = {
+#: The documented table (docs/formats-and-configuration.md, "Review severity"); ``None``: conversation.
+#: ``blocking`` raises any label to its value, ``non-blocking`` caps one at its value.
+DEFAULT_SEVERITY: Mapping[ReviewLabel, Severity | None] = {
+    # Conventional Comments (https://conventionalcomments.org/)
     "issue": "major",
+    "suggestion": "minor",
     "todo": "minor",
     "chore": "minor",
-    "suggestion": "minor",
     "nitpick": "nitpick",
     "typo": "nitpick",
     "polish": "nitpick",
@@ -56,22 +56,98 @@ _LABELS: dict[str, Severity | None] = {
     "question": None,
     "thought": None,
     "note": None,
+    "blocking": "major",
+    "non-blocking": "minor",
+    # severity words, alone or as a bot's heading, badge or bracket
+    "critical": "critical",
+    "blocker": "critical",
+    "major": "major",
+    "high": "major",
+    "minor": "minor",
+    "medium": "minor",
+    "low": "nitpick",
+    "nit": "nitpick",
+    "trivial": "nitpick",
+    # priority badges and CodeRabbit's markers
+    "p0": "critical",
+    "p1": "major",
+    "p2": "minor",
+    "p3": "nitpick",
+    "potential_issue": "major",
+    "refactor_suggestion": "minor",
+    # pull request reviews only: a comment without a label, a change request without one
+    "unlabelled": "minor",
+    "changes_requested": "major",
 }
-_BADGES: dict[str, Severity] = {"0": "critical", "1": "major", "2": "minor", "3": "nitpick"}
-_MARKERS: list[tuple[re.Pattern[str], Severity]] = [
-    (re.compile(r"⚠️?\s*_?\s*Potential issue", re.IGNORECASE), "major"),
-    (re.compile(r"🛠️?\s*_?\s*Refactor suggestion", re.IGNORECASE), "minor"),
+_CONVENTIONAL = "issue|suggestion|todo|chore|nitpick|typo|polish|quibble|praise|question|thought|note"
+_SEVERITY_WORD = "critical|blocker|major|high|minor|medium|low|nitpick|nit|trivial"
+_MARKERS: list[tuple[re.Pattern[str], ReviewLabel]] = [
+    (re.compile(r"⚠️?\s*_?\s*Potential issue", re.IGNORECASE), "potential_issue"),
+    (re.compile(r"🛠️?\s*_?\s*Refactor suggestion", re.IGNORECASE), "refactor_suggestion"),
     (re.compile(r"🧹\s*_?\s*Nitpick", re.IGNORECASE), "nitpick"),
 ]
-_SEVERITY_WORD = "|".join(_WORDS)
-_LABEL_WORD = "|".join(_LABELS)
-_DECORATED = re.compile(rf"^(?P<label>{_LABEL_WORD})\s*(?:\((?P<decorations>[^)]*)\))?\s*:\s*(?P<rest>.*)$", re.I)
+_DECORATED = re.compile(rf"^(?P<label>{_CONVENTIONAL})\s*(?:\((?P<decorations>[^)]*)\))?\s*:\s*(?P<rest>.*)$", re.I)
 _PLAIN = re.compile(rf"^(?P<word>{_SEVERITY_WORD})\s*:\s*(?P<rest>.*)$", re.I)
 _BRACKET = re.compile(rf"^\[(?P<word>{_SEVERITY_WORD})\]\s*:?\s*(?P<rest>.*)$", re.I)
+# A bot's heading: "**Critical**", "### High", "**High:** ..." at the start of the line.
+_HEADING = re.compile(
+    rf"^(?:#+\s*|(?P<mark>\*\*|__))(?P<word>{_SEVERITY_WORD})\b(?(mark)\s*:?\s*(?P=mark)|)\s*:?\s*", re.I
+)
+# Coloured severities ("_🟠 Major_", CodeRabbit) and image badges ("![high](…high-priority.svg)", Gemini).
+_COLOURED = re.compile(rf"[🔴🟠🟡🟢🔵🟣⚪⚫]\s*_?\s*(?P<word>{_SEVERITY_WORD})(?![a-z])", re.I)
+_IMAGE = re.compile(rf"!\[(?P<word>{_SEVERITY_WORD})\]\([^)]*\)", re.I)
 _BADGE = re.compile(r"!\[P(?P<level>[0-3])\b[^\]]*\]\([^)]*\)|^\[?P(?P<bare>[0-3])\]?\s*:")
-_EMPHASIS = re.compile(r"[*_`~]+|</?(?:sub|sup|b|strong|em|i|code)>", re.IGNORECASE)
+# Underscores only at a word's edge: "_Potential issue_" is emphasis, "sum_of" is a name.
+_EMPHASIS = re.compile(r"[*`~]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])|</?(?:sub|sup|b|strong|em|i|code)>", re.I)
 _GAUNTLET_MARKER = "<!-- gauntlet:key="
 _CWE = re.compile(r"\bCWE-(\d{1,5})\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Stated:
+    """What a comment's first line says about itself: its label, decorations and the subject after it."""
+
+    label: ReviewLabel
+    subject: str
+    decorations: frozenset[str] = frozenset()
+
+    @property
+    def category(self) -> str | None:
+        """``security`` for ``issue (security): ...``, else ``None``."""
+        return "security" if "security" in self.decorations else None
+
+
+def stated_label(body: str) -> Stated | None:
+    """What the comment's first line (quotes skipped) says about its severity, or ``None`` when it says nothing.
+
+    :param body: the comment's Markdown body.
+    """
+    for raw in body[:65_536].splitlines():
+        line = raw.strip()
+        if not line or line.startswith(">"):  # quoted text is someone else's words
+            continue
+        return _first_line(line, body)
+    return None
+
+
+def severity_of(stated: Stated, table: Mapping[ReviewLabel, Severity | None] = DEFAULT_SEVERITY) -> Severity | None:
+    """The severity ``table`` gives a stated label; ``None`` for conversation.
+
+    A ``blocking`` decoration raises the label to ``table["blocking"]`` (even ``question``), ``non-blocking``
+    caps it at ``table["non-blocking"]``.
+    """
+    severity = table.get(stated.label)
+    if "blocking" in stated.decorations:
+        return table.get("blocking") or severity
+    capped = table.get("non-blocking")
+    if (
+        "non-blocking" in stated.decorations
+        and severity
+        and capped
+        and SEVERITY_ORDER[capped] < SEVERITY_ORDER[severity]
+    ):
+        return capped
+    return severity
 
 
 def stated_severity(body: str) -> tuple[Severity, str, str | None] | None:
@@ -79,48 +155,48 @@ def stated_severity(body: str) -> tuple[Severity, str, str | None] | None:
 
     :param body: the comment's Markdown body.
     """
-    for raw in body.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(">"):  # quoted text is someone else's words
-            continue
-        return _first_line_severity(line, body)
-    return None
+    stated = stated_label(body)
+    severity = severity_of(stated) if stated else None
+    if stated is None or severity is None:
+        return None
+    return severity, stated.subject, stated.category
 
 
-def _first_line_severity(line: str, body: str) -> tuple[Severity, str, str | None] | None:
+def _first_line(line: str, body: str) -> Stated | None:
     badge = _BADGE.search(line)
     if badge:
         level = badge.group("level") or badge.group("bare")
-        return _BADGES[level], _subject(_BADGE.sub("", line), body), None
-    for pattern, severity in _MARKERS:
-        if pattern.search(line):
-            return severity, _subject(pattern.sub("", _EMPHASIS.sub("", line)), body), None
+        return Stated(_label(f"p{level}"), _subject(_BADGE.sub("", line), body))
+    for pattern in (_COLOURED, _IMAGE):
+        found = pattern.search(line)
+        if found:
+            # What comes before the badge is more chrome (CodeRabbit's category); the subject follows it.
+            return Stated(_label(found.group("word")), _subject(line[found.end() :], body))
+    for marker, label in _MARKERS:
+        if marker.search(line):
+            return Stated(label, _subject(marker.sub("", _EMPHASIS.sub("", line)), body))
+    heading = _HEADING.match(line)
+    if heading:
+        return Stated(_label(heading.group("word")), _subject(line[heading.end() :], body))
     plain = _EMPHASIS.sub("", line).strip()
     decorated = _DECORATED.match(plain)
     if decorated:
-        return _conventional(decorated, body)
+        decorations = {d.strip().lower() for d in (decorated.group("decorations") or "").split(",") if d.strip()}
+        return Stated(_label(decorated.group("label")), _subject(decorated.group("rest"), body), frozenset(decorations))
     match = _PLAIN.match(plain) or _BRACKET.match(plain)
     if match:
-        return _WORDS[match.group("word").lower()], _subject(match.group("rest"), body), None
+        return Stated(_label(match.group("word")), _subject(match.group("rest"), body))
     return None
 
 
-def _conventional(match: re.Match[str], body: str) -> tuple[Severity, str, str | None] | None:
-    label = match.group("label").lower()
-    decorations = {d.strip().lower() for d in (match.group("decorations") or "").split(",") if d.strip()}
-    severity = _LABELS[label]
-    if "blocking" in decorations:
-        severity = "major"
-    elif "non-blocking" in decorations and severity == "major":
-        severity = "minor"
-    if severity is None:
-        return None
-    category = "security" if "security" in decorations else None
-    return severity, _subject(match.group("rest"), body), category
+def _label(word: str) -> ReviewLabel:
+    label = word.lower()
+    assert label in DEFAULT_SEVERITY, label  # every pattern only matches words of the table
+    return cast(ReviewLabel, label)
 
 
 def _subject(rest: str, body: str) -> str:
-    subject = _EMPHASIS.sub("", rest).strip(" :-—")
+    subject = _EMPHASIS.sub("", rest).strip(" :-—|")
     if subject:
         return subject
     # "**issue (blocking):**" alone on its line: the subject is the next line.

@@ -5,6 +5,7 @@ Theory of operation::
     Delivery (payload)  -> EventFacts            (observe/payload.py)
     input files + downloaded paths -> findings   (observe/files.py, then classify)
     GitHub's API (where the run may read it) -> GitHubFacts   (observe/github_facts.py)
+    the PR's review threads and reviews -> review findings    (observe/reviews.py)
     ------------------------------------------------------------------------------
     Observation.from_event(event, run, findings=, github=, comment=)
 
@@ -25,6 +26,7 @@ from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
 from gauntlet.observe.owners import owners_of
 from gauntlet.observe.payload import Delivery, event_facts
+from gauntlet.observe.reviews import read_reviews
 from gauntlet.observe.routing import Route
 from gauntlet.settings import Settings
 
@@ -105,9 +107,19 @@ def observe(
         )
     # Classification depends on where the run is (a critical on the default branch is P0).
     where = Observation.from_event(event, run, github=github)
+    threads = None
+    if remote is not None and settings.review_comments and where.pr is not None:
+        threads = read_reviews(remote, where.pr, pr_author=event.pr_author, config=config.reviews)
+    if threads is not None:
+        found = found.model_copy(update={"findings": (*found.findings, *threads)})
     seen = as_run_sees_them(found, config, on_default_branch=where.on_default_branch)
     observation = Observation.from_event(
-        event, run, findings=seen.findings, github=github, input_problems=seen.problems
+        event,
+        run,
+        findings=seen.findings,
+        github=github,
+        input_problems=seen.problems,
+        reviews_read=threads is not None,
     )
     owners = owners_of(settings.workspace, observation.findings, observation.changed_files)
     return evolve(

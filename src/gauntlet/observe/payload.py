@@ -24,7 +24,8 @@ from gauntlet.untrusted import scrub
 
 __all__ = ["Delivery", "event_facts", "read_delivery"]
 
-_PULL_EVENTS = ("pull_request", "pull_request_target")
+#: Events whose payload carries the ``pull_request`` (the review events too: a review names its PR and head).
+_PULL_EVENTS = ("pull_request", "pull_request_target", "pull_request_review", "pull_request_review_comment")
 # A SHA is hex; letters and digits are what the check needs: nothing that could reshape an API path.
 _SHA = re.compile(r"[0-9A-Za-z]{1,64}")
 

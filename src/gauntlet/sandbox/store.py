@@ -102,19 +102,26 @@ class Review:
 
 @dataclass(kw_only=True)
 class ReviewComment:
-    """A comment on a line of a pull request diff."""
+    """A comment on a line of a pull request diff, as written: ``line`` of ``path`` at ``commit_id``.
+
+    Where it sits on today's head (or that it is outdated) is worked out when it is read (``anchors.py``).
+    """
 
     id: int
     pull_number: int
     user: str
     body: str
     path: str
-    line: int | None
+    line: int
+    #: The diff position when written (``original_position``).
+    position: int
     side: str
     commit_id: str
     created_at: str
     updated_at: str
     review_id: int | None = None
+    #: The thread's first comment, for a reply (GitHub has no replies to replies).
+    in_reply_to: int | None = None
 
 
 @dataclass(kw_only=True)

@@ -46,12 +46,20 @@ class FindingRecord(Record):
     message: str
     #: The source files its excerpt names (stack frames), for learning what a fix touched.
     frames: list[str] = []
+    #: A review finding read from the PR itself: its thread on GitHub (the sticky comment links it).
+    url: str | None = None
+
+    @property
+    def from_pr_review(self) -> bool:
+        """Whether this is one of the PR's own review threads (re-read whole by every run that reads them)."""
+        return self.source == "review" and self.url is not None
 
     @classmethod
     def of(cls, finding: Finding) -> FindingRecord:
-        """Keep the reportable fields of ``finding``, and the source files its excerpt names."""
+        """Keep the reportable fields of ``finding``, the source files its excerpt names, and its thread."""
         frames = list(dict.fromkeys(_FRAME.findall(finding.excerpt)))[:MAX_FRAMES]
-        return cls.model_validate({**finding.model_dump(include=set(cls.model_fields) - {"frames"}), "frames": frames})
+        kept = finding.model_dump(include=set(cls.model_fields) - {"frames", "url"})
+        return cls.model_validate({**kept, "frames": frames, "url": finding.url})
 
 
 class IterationRecord(Record):

@@ -76,3 +76,20 @@ def test_iterations_count_distinct_head_shas_and_track_fixes() -> None:
     assert current is not None
     assert (pr.iteration_count, current.number) == (2, 2)
     assert (current.new, current.still_open, sorted(current.fixed)) == (["w"], ["y"], ["x", "z"])
+
+
+def thread(fp: str, severity: Severity = "minor") -> Finding:
+    url = f"https://github.com/o/r/pull/1#discussion_r{fp}"
+    return Finding(fingerprint=fp, source="review", kind="review", severity=severity, message=fp, url=url)
+
+
+def test_a_run_that_read_the_review_threads_replaces_the_earlier_ones() -> None:
+    sha = "a" * 40
+    pr = merge_observation(PRRecord(number=1), "ci", sha, [finding("x"), thread("t1"), thread("t2")], NOW)
+    pr = merge_observation(pr, "edit", sha, [thread("t1", "major")], NOW, reviews_read=True)
+    assert pr.current is not None
+    assert [(f.fingerprint, f.severity) for f in pr.current.findings] == [("x", "critical"), ("t1", "major")]
+    assert pr.current.findings[1].url == "https://github.com/o/r/pull/1#discussion_rt1"
+    pr = merge_observation(pr, "job2", sha, [thread("t3")], NOW)  # a run that did not read them only adds
+    assert pr.current is not None
+    assert [f.fingerprint for f in pr.current.findings] == ["x", "t1", "t3"]

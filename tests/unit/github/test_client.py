@@ -205,3 +205,17 @@ def test_a_repository_that_forbids_actions_prs_is_a_setting_to_change_not_an_out
             gh.request("POST", "/repos/o/r/pulls", body={"title": "t", "head": "h", "base": "main"})
 
     assert caught.value.exit_code == 2
+
+
+def test_pages_follow_the_link_header_and_stop_at_the_bound(sandbox: Sandbox) -> None:
+    from gauntlet.sandbox.store import Label
+
+    repo = sandbox.store.repo("octo", "app")
+    assert repo is not None
+    for n in range(150):
+        repo.labels[f"l{n}"] = Label(id=n + 1, name=f"l{n}", color="ffffff", description=None)
+    gh = client(sandbox, "octo")
+    sandbox.clear_requests()
+    assert len(gh.pages("/repos/octo/app/labels")) == 150
+    assert len(api_requests(sandbox)) == 2, "two pages of 100, and no call after the last"
+    assert len(gh.pages("/repos/octo/app/labels", max_pages=1)) == 100

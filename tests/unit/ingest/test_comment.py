@@ -34,6 +34,16 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "comments"
         ("**[critical]** 2 failing tests", "critical", "2 failing tests"),
         ("_⚠️ Potential issue_\n\n**Missing await**", "major", "Missing await"),
         ("_🛠️ Refactor suggestion_\n\nExtract a helper", "minor", "Extract a helper"),
+        ("_⚠️ Potential issue_ | _🔴 Critical_\n\n**Unset X crashes**", "critical", "Unset X crashes"),
+        ("_🎯 Functional Correctness_ | _🟡 Minor_\n\nOff by one", "minor", "Off by one"),
+        (
+            "![high](https://www.gstatic.com/codereviewagent/high-priority.svg)\n\nThe loop never ends.",
+            "major",
+            "The loop never ends.",
+        ),
+        ("**Critical**\nSQL built from input", "critical", "SQL built from input"),
+        ("**High:** races on reload", "major", "races on reload"),
+        ("### Low\nrename it", "nitpick", "rename it"),
         (
             "**<sub><sub>![P1 Badge](https://img.shields.io/badge/P1-orange)</sub></sub>  Handle empty input**",
             "major",

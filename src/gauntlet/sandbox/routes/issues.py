@@ -18,7 +18,17 @@ from gauntlet.sandbox.http import (
     required_text,
     validation_failed,
 )
-from gauntlet.sandbox.store import Comment, Issue, Label, PullData, Reaction, Repo, now_iso, permission_at_least
+from gauntlet.sandbox.store import (
+    Comment,
+    Issue,
+    Label,
+    PullData,
+    Reaction,
+    Repo,
+    ReviewComment,
+    now_iso,
+    permission_at_least,
+)
 from gauntlet.sandbox.views import issues as views
 
 router = Router()
@@ -218,7 +228,8 @@ def read_comment(ctx: Context) -> Response:
         return Response(body=views.comment(ctx.base, ctx.store, repo, get_comment(ctx, repo)))
 
 
-def _own_or_write(ctx: Context, repo: Repo, comment: Comment) -> None:
+def own_or_write(ctx: Context, repo: Repo, comment: Comment | ReviewComment) -> None:
+    """403 unless the requester wrote ``comment`` or may write to the repository (editing and deleting)."""
     author = ctx.login is not None and ctx.login.lower() == comment.user.lower()
     if not author and not permission_at_least(repo.permission(ctx.login), "write"):
         raise ApiError(403, "Resource not accessible by integration")
@@ -231,7 +242,7 @@ def edit_comment(ctx: Context) -> Response:
     text = required_text(ctx.body(), "body", "IssueComment")
     with ctx.store.lock:
         comment = get_comment(ctx, repo)
-        _own_or_write(ctx, repo, comment)
+        own_or_write(ctx, repo, comment)
         comment.body = text
         comment.updated_at = now_iso()
         return Response(body=views.comment(ctx.base, ctx.store, repo, comment))
@@ -243,7 +254,7 @@ def delete_comment(ctx: Context) -> Response:
     repo = ctx.repo("read")
     with ctx.store.lock:
         comment = get_comment(ctx, repo)
-        _own_or_write(ctx, repo, comment)
+        own_or_write(ctx, repo, comment)
         del repo.comments[comment.id]
     return Response(status=204)
 

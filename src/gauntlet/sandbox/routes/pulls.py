@@ -1,4 +1,4 @@
-"""Pull requests: create, list, update, files, commits, merge, reviews and review comments.
+"""Pull requests: create, list, update, files, commits, merge, requested reviewers (reviews: ``reviews.py``).
 
 See https://docs.github.com/rest/pulls. A pull request is an issue with ``pull`` set, as on GitHub.
 """
@@ -12,7 +12,7 @@ from gauntlet.sandbox.git import GitError
 from gauntlet.sandbox.http import ApiError, Response, Router, created, not_found, paginate, validation_failed
 from gauntlet.sandbox.routes.contents import files_between, resolve_rev
 from gauntlet.sandbox.routes.issues import open_issue, update_issue_fields
-from gauntlet.sandbox.store import Issue, PullData, Repo, Review, ReviewComment, now_iso
+from gauntlet.sandbox.store import Issue, PullData, Repo, now_iso
 from gauntlet.sandbox.views import git as git_views
 from gauntlet.sandbox.views import issues as views
 from gauntlet.sandbox.views.repos import user
@@ -269,88 +269,6 @@ def request_reviewers(ctx: Context) -> Response:
             if name not in issue.pull.requested_reviewers:
                 issue.pull.requested_reviewers.append(name)
         return Response(status=201, body=pull_view(ctx, repo, issue))
-
-
-@router.add("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews")
-def list_reviews(ctx: Context) -> Response:
-    """Reviews, oldest first."""
-    repo = ctx.repo()
-    with ctx.store.lock:
-        number = get_pull(ctx, repo).number
-        items = [r for r in repo.reviews.values() if r.pull_number == number]
-        page, links = paginate(ctx.request, items)
-        return Response(body=[views.review(ctx.base, ctx.store, repo, r) for r in page], headers=links)
-
-
-@router.add("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews")
-def create_review(ctx: Context) -> Response:
-    """Submit a review (``event`` APPROVE/REQUEST_CHANGES/COMMENT; none leaves it PENDING) with comments."""
-    repo = ctx.repo("write", users_need="read")
-    body = ctx.body()
-    states = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
-    login = ctx.need_login()
-    with ctx.store.lock:
-        issue = get_pull(ctx, repo)
-        assert issue.pull is not None
-        review = Review(
-            id=ctx.store.next_id(),
-            pull_number=issue.number,
-            user=login,
-            body=str(body.get("body") or ""),
-            state=states.get(str(body.get("event")), "PENDING"),
-            commit_id=str(body.get("commit_id") or issue.pull.head_sha),
-            submitted_at=now_iso(),
-        )
-        repo.reviews[review.id] = review
-        for raw in body.get("comments") or []:
-            _add_review_comment(ctx, repo, issue, raw, review.id)
-        return Response(body=views.review(ctx.base, ctx.store, repo, review))
-
-
-def _add_review_comment(
-    ctx: Context, repo: Repo, issue: Issue, raw: dict[str, Any], review_id: int | None
-) -> ReviewComment:
-    assert issue.pull is not None
-    if not isinstance(raw.get("body"), str) or not isinstance(raw.get("path"), str):
-        raise validation_failed(resource="PullRequestReviewComment", code="missing_field", field="body")
-    stamp = now_iso()
-    line = raw.get("line", raw.get("position"))
-    comment = ReviewComment(
-        id=ctx.store.next_id(),
-        pull_number=issue.number,
-        user=ctx.need_login(),
-        body=raw["body"],
-        path=raw["path"],
-        line=int(line) if line is not None else None,
-        side=str(raw.get("side", "RIGHT")),
-        commit_id=str(raw.get("commit_id") or issue.pull.head_sha),
-        created_at=stamp,
-        updated_at=stamp,
-        review_id=review_id,
-    )
-    repo.review_comments[comment.id] = comment
-    return comment
-
-
-@router.add("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/comments")
-def list_review_comments(ctx: Context) -> Response:
-    """Review comments, oldest first."""
-    repo = ctx.repo()
-    with ctx.store.lock:
-        number = get_pull(ctx, repo).number
-        items = [c for c in repo.review_comments.values() if c.pull_number == number]
-        page, links = paginate(ctx.request, items)
-        return Response(body=[views.review_comment(ctx.base, ctx.store, repo, c) for c in page], headers=links)
-
-
-@router.add("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/comments")
-def create_review_comment(ctx: Context) -> Response:
-    """Comment on a line of the diff."""
-    repo = ctx.repo("write", users_need="read")
-    with ctx.store.lock:
-        issue = get_pull(ctx, repo)
-        comment = _add_review_comment(ctx, repo, issue, ctx.body(), None)
-        return Response(status=201, body=views.review_comment(ctx.base, ctx.store, repo, comment))
 
 
 @router.add("GET", "/repos/{owner}/{repo}/commits/{commit_sha}/pulls")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from gauntlet.sandbox.anchors import Anchor
 from gauntlet.sandbox.store import Comment, Issue, Label, Reaction, Repo, Review, ReviewComment, Store
 from gauntlet.sandbox.views.repos import api, node_id, repository, user
 
@@ -222,22 +223,25 @@ def review(base: str, store: Store, repo: Repo, item: Review) -> dict[str, Any]:
     }
 
 
-def review_comment(base: str, store: Store, repo: Repo, item: ReviewComment) -> dict[str, Any]:
-    """A ``pull-request-review-comment``."""
+def review_comment(base: str, store: Store, repo: Repo, item: ReviewComment, now: Anchor) -> dict[str, Any]:
+    """A ``pull-request-review-comment``; ``now`` is where it sits in today's diff (``None`` fields: outdated)."""
     url = f"{api(base, repo)}/pulls/comments/{item.id}"
     html = f"{base}/{repo.full_name}/pull/{item.pull_number}#discussion_r{item.id}"
     pull_url = f"{api(base, repo)}/pulls/{item.pull_number}"
+    head = repo.issues[item.pull_number].pull
     return {
         "url": url,
         "id": item.id,
         "node_id": node_id("PRRC", item.id),
         "pull_request_review_id": item.review_id,
-        "diff_hunk": "",
+        "diff_hunk": now.diff_hunk,
         "path": item.path,
-        "position": item.line,
-        "original_position": item.line,
-        "commit_id": item.commit_id,
+        "position": now.position,
+        "original_position": item.position,
+        # commit_id follows the comment to the head while it is current; an outdated one stays where it was.
+        "commit_id": head.head_sha if head is not None and now.line is not None else item.commit_id,
         "original_commit_id": item.commit_id,
+        **({"in_reply_to_id": item.in_reply_to} if item.in_reply_to is not None else {}),
         "user": user(base, store.user(item.user)),
         "body": item.body,
         "created_at": item.created_at,
@@ -246,7 +250,11 @@ def review_comment(base: str, store: Store, repo: Repo, item: ReviewComment) -> 
         "pull_request_url": pull_url,
         "author_association": association(repo, item.user),
         "_links": {"self": {"href": url}, "html": {"href": html}, "pull_request": {"href": pull_url}},
-        "line": item.line,
+        "start_line": None,
+        "original_start_line": None,
+        "start_side": None,
+        "line": now.line,
         "original_line": item.line,
         "side": item.side,
+        "subject_type": "line",
     }

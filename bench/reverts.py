@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python bench/reverts.py [--histories 200] [--seed 7] [--flaky 0.05] [--infra 0.05]
+    .venv/bin/python bench/reverts.py [--histories 300] [--seed 7] [--infra 0.05] [--hand 0.05] [--source-share 0.5]
 
 Two sources of main-branch histories, both decided by the real engine (:func:`gauntlet.engine.decide.decide`)
 on observations built from real tool logs (``tests/scenarios/main_branch/logs``):
@@ -39,7 +39,9 @@ from gauntlet.models import CommitFact, Finding, Observation, RevertPRFact
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.models import State
 
-#: job -> (file a breaking commit changes, log when broken)
+#: job -> (file a breaking commit changes, log when broken). A broken test is as often a change to the
+#: code it tests (``--source-share``): ``pytest-add-broken.log`` itself comes from breaking src/app/calc.py,
+#: and its assertion names only tests/test_calc.py (no frame in the source, as for any failed ``assert``).
 JOBS = {
     "test": ("tests/test_calc.py", "pytest-add-broken.log"),
     "types": ("src/app/calc.py", "mypy-calc-error.log"),
@@ -48,6 +50,8 @@ JOBS = {
 GREEN_LOG = "pytest-pass.log"
 FLAKY_LOG = "pytest-lucky-flaky.log"
 INFRA_LOG = "infra-disk-full.log"
+#: The code under test that a change breaking the ``test`` job touches instead of the test (see ``--source-share``).
+TESTED_SOURCE = "src/app/calc.py"
 HARMLESS = ("docs/usage.md", "docs/install.md", "README.md", "src/app/cli.py", "src/app/calc.py")
 
 
@@ -104,11 +108,21 @@ class Repository:
     """A simulated default branch: commits, the breakers still in the tree, and the CI that runs on it."""
 
     def __init__(
-        self, rng: np.random.Generator, config: Config, *, flaky: float, infra: float, hand: float, name: str
+        self,
+        rng: np.random.Generator,
+        config: Config,
+        *,
+        flaky: float,
+        infra: float,
+        hand: float,
+        name: str,
+        source_share: float = 0.0,
     ) -> None:
         self.rng, self.config, self.flaky, self.infra, self.hand, self.name = rng, config, flaky, infra, hand, name
+        self.source_share = source_share
         self.commits: list[CommitFact] = []
         self.breakers: dict[str, str] = {}  # sha -> job it breaks (while not reverted or fixed)
+        self.broke: dict[str, str] = {}  # sha -> the file whose change broke its job
         self.truth: set[str] = set()
         #: True culprit -> runs of its job seen red since it landed (the "within two runs" figure).
         self.red_runs: dict[str, int] = {}
@@ -144,7 +158,9 @@ class Repository:
         if green and self.rng.random() < BREAK_RATE:
             # Only a green job breaks: a second break with the same log would be invisible behind the first.
             job = str(self.rng.choice(green))
-            return job, (JOBS[job][0],), f"change {job}"
+            # Drawn only when asked for, so that --source-share 0 replays the histories as they were.
+            source = job == "test" and self.source_share > 0 and self.rng.random() < self.source_share
+            return job, (TESTED_SOURCE if source else JOBS[job][0],), f"change {job}"
         return None, (str(self.rng.choice(HARMLESS)),), "harmless change"
 
     def push(self, tally: Tally) -> None:
@@ -156,13 +172,13 @@ class Repository:
                 side = hashlib.sha1(f"{self.name}:side:{len(self.commits)}".encode()).hexdigest()
                 files = tuple(sorted({f for _, fs, _ in changes for f in fs}))
                 fact = self.commit("Merge pull request", files, merges=(side,))
-                jobs = [job for job, _, _ in changes if job]
+                jobs = [(job, fs[0]) for job, fs, _ in changes if job]
             else:
                 job, files, subject = self.change()
                 fact = self.commit(subject, files)
-                jobs = [job] if job else []
+                jobs = [(job, files[0])] if job else []
             if jobs:
-                self.breakers[fact.sha] = jobs[0]
+                self.breakers[fact.sha], self.broke[fact.sha] = jobs[0]
                 self.truth.add(fact.sha)
         for job in JOBS:
             self.run(job, tally, attempt=1)
@@ -201,7 +217,9 @@ class Repository:
                 suspects = self.commits[self.last_green.get(job, len(self.commits)) :]
                 touching = [c for c in suspects if JOBS[job][0] in c.files]
                 known = job in self.last_green  # never green: no last-good, no suspects (DESIGN §3)
-                if known and self.red_runs[sha] == 1 and [c.sha for c in touching] == [sha]:
+                # DESIGN §3 names the only suspect, or the only one that changed the file the failure names.
+                alone = [c.sha for c in suspects] == [sha] or [c.sha for c in touching] == [sha]
+                if known and self.red_runs[sha] == 1 and alone:
                     self.nameable.add(sha)
         elif log == GREEN_LOG:
             self.last_green[job] = len(self.commits)
@@ -258,7 +276,7 @@ class Repository:
         """A person answers a needs-human issue: a fix commit for what is broken."""
         fixed = [sha for sha, j in self.breakers.items() if j == job]
         if fixed:
-            self.commit(f"fix {job}", (JOBS[job][0],))
+            self.commit(f"fix {job}", tuple(sorted({self.broke[sha] for sha in fixed})))
             for sha in fixed:
                 del self.breakers[sha]
 
@@ -273,13 +291,15 @@ FLAKE_RATES = (0.0, 0.05, 0.10, 0.15, 0.20)
 BREAK_RATE = 0.2
 
 
-def simulated_tally(histories: int, seed: int, config: Config, *, infra: float, hand: float) -> Tally:
+def simulated_tally(
+    histories: int, seed: int, config: Config, *, infra: float, hand: float, source_share: float
+) -> Tally:
     """Run ``histories`` simulated branches of 12 pushes each, flake rates spread over 0-20%."""
     tally = Tally()
     for index in range(histories):
         flaky = FLAKE_RATES[index % len(FLAKE_RATES)]
         rng = np.random.default_rng([seed, index])
-        repo = Repository(rng, config, flaky=flaky, infra=infra, hand=hand, name=f"h{index}")
+        repo = Repository(rng, config, flaky=flaky, infra=infra, hand=hand, name=f"h{index}", source_share=source_share)
         for _ in range(12):
             repo.push(tally)
         tally.culprits += len(repo.truth)
@@ -297,14 +317,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--infra", type=float, default=0.05, help="chance a run dies on infrastructure")
     parser.add_argument("--hand", type=float, default=0.05, help="chance a person reverts a culprit by hand")
+    parser.add_argument(
+        "--source-share",
+        type=float,
+        default=0.5,
+        help="share of test breaks made by changing the code under test, not the test file",
+    )
     args = parser.parse_args(argv)
     suite = scenario_tally()
     print(suite.line(f"scenario suite ({len(all_scenarios())} histories)"))
-    tally = simulated_tally(args.histories, args.seed, Config(), infra=args.infra, hand=args.hand)
+    tally = simulated_tally(
+        args.histories, args.seed, Config(), infra=args.infra, hand=args.hand, source_share=args.source_share
+    )
     print(tally.line(f"simulated, flake 0-20% ({args.histories})"))
+    print(
+        f"  pushes of 1-3 commits, 15% merge commits, infra faults {args.infra:.0%} of runs, reverts by hand "
+        f"{args.hand:.0%}, test breaks in the code under test {args.source_share:.0%}"
+    )
     share = tally.within_two / tally.nameable if tally.nameable else 0.0
     print(
-        f"  culprits DESIGN §3 can name (the only suspect that changed the failing file): {tally.nameable}; "
+        f"  culprits DESIGN §3 can name (the only suspect, or the only one that changed the failing file): "
+        f"{tally.nameable}; "
         f"reverted within two runs: {tally.within_two} ({share:.1%})"
     )
     print(

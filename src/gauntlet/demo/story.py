@@ -4,7 +4,8 @@
 2. A developer's PR fails CI (real pytest and ruff output) and review: Gauntlet comments and sets its check.
 3. The developer pushes a fix: iteration 2, fixes recognised, the same comment edited.
 4. The maintainer accepts the remaining minor risk by comment: an accepted-risk issue is filed.
-5. A commit breaks main (a real failing log; last-good known from step 1): a revert PR is opened.
+5. A commit breaks main (a real failing log; last-good known from step 1): Gauntlet asks for a rerun of the failed
+   jobs, and when the rerun fails the same way, the breakage is confirmed and a revert PR is opened.
 6. The nightly scan proposes what recurred: the test that failed on the PR broke main too, so a MAJOR
    proposal asks a human; what was seen once (the reviewer's rule, one PR) waits for a recurrence, and it says so.
 
@@ -70,6 +71,18 @@ class Story:
         # Gauntlet's own workflow, started by `workflow_run`, has a run id of its own.
         event = workflow_run_event(run, REPOSITORY)
         done = world.act("workflow_run", event, inputs={"download_logs": "true"}, run_id=9000 + number)
+        self.narrator.gauntlet(done)
+        if world.repo(MAINTAINER).get_workflow_run(run_id).run_attempt == run.run_attempt:
+            return done
+        # A single red run never confirms a breakage (DESIGN §3): Gauntlet asked GitHub to rerun the failed jobs.
+        # The break is real, so the rerun fails the same way, and that second observation confirms it.
+        failed = {
+            job: (conclusion, (DATA / log).read_text(encoding="utf-8")) for job, (log, conclusion) in CI[push].items()
+        }
+        attempt = world.sandbox.finish_jobs(REPOSITORY, run_id, failed).run_attempt
+        self.narrator.say(f"Gauntlet asked for a rerun of the failed jobs; attempt {attempt} fails again")
+        event = workflow_run_event(world.repo(MAINTAINER).get_workflow_run(run_id), REPOSITORY)
+        done = world.act("workflow_run", event, inputs={"download_logs": "true"}, run_id=9100 + number)
         self.narrator.gauntlet(done)
         return done
 

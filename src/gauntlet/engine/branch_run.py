@@ -233,7 +233,9 @@ def _revert_reason(revert: RevertDecision, config: Config) -> str:
 def _rerun_budget(revert: RevertDecision, config: Config) -> int:
     if revert.refusal == RevertReason.INFRA:
         return config.recovery.infra_budget
-    return config.revert.confirm_reruns
+    # With confirm_reruns 0 Gauntlet waits for later runs instead of rerunning, however many it needs.
+    reruns = config.revert.confirm_reruns
+    return reruns + revert.extra_reruns if reruns else 0
 
 
 def _count_revert(branch: BranchRecord, breakage: Breakage, revert: RevertDecision, now: datetime) -> BranchRecord:

@@ -48,8 +48,9 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict
 
 from gauntlet.config import RevertConfig
+from gauntlet.engine import fixes
 from gauntlet.engine.recovery import BLOCKING_SEVERITIES, BREAKING_KINDS, INFRA_KINDS
-from gauntlet.models import CommitFact
+from gauntlet.models import CommitFact, evolve
 from gauntlet.state.branch import BranchRecord, Breakage, RunRecord, same_commit
 from gauntlet.state.pr import FindingRecord
 from gauntlet.vocabulary import RecoveryAction, RevertReason
@@ -61,9 +62,13 @@ __all__ = [
     "failing_files",
     "first_parent_chain",
     "identify_culprit",
+    "sightings_needed",
     "suspects_between",
 ]
 
+
+#: Observations of a failure that confirm a breakage whose culprit changed a file the failure names.
+CONFIRMING_SIGHTINGS = 2
 
 #: What recovery does after each refusal (see the table in the module docstring).
 REFUSAL_ACTIONS: dict[RevertReason, RecoveryAction] = {
@@ -94,6 +99,8 @@ class RevertDecision(BaseModel):
     fingerprints: tuple[str, ...] = ()
     #: Set for ``already_reverted`` when a human closed Gauntlet's revert PR without merging it.
     declined: bool = False
+    #: Reruns beyond ``confirm_reruns`` that confirming this breakage takes (see :func:`sightings_needed`).
+    extra_reruns: int = 0
 
     @property
     def action(self) -> RecoveryAction:
@@ -136,13 +143,29 @@ def suspects_between(chain: Sequence[CommitFact], last_good: str | None, first_r
 
 
 def failing_files(findings: Sequence[FindingRecord]) -> set[str]:
-    """The repository paths the findings point at (a test id names its file too)."""
+    """The repository paths the findings point at: a path, a test id's file, the files of its stack frames."""
     files: set[str] = set()
     for finding in findings:
-        for path in (finding.path, (finding.test_id or "").split("::")[0] or None):
+        for path in (finding.path, (finding.test_id or "").split("::")[0] or None, *finding.frames):
             if path:
                 files.add(path.removeprefix("./"))
     return files
+
+
+def sightings_needed(culprit: CommitFact, files: set[str]) -> int:
+    """How many observations of a failure confirm it as ``culprit``'s breakage (DESIGN §3, issue 18).
+
+    Two (the red run and its rerun) when the culprit changed something the failures point at: a
+    file they name (path, test file, stack frame), one in the same folder, or the subject of the
+    failing test (``src/app/calc.py`` for ``tests/test_calc.py``, :func:`gauntlet.engine.fixes.rank_files`);
+    a failure that names no file at all (a crash) points nowhere and counts as pointing at it.
+    Three when it changed nothing related: a flaky test failing twice in a row on such a commit
+    looks exactly like a break, and a third failure makes that coincidence five times rarer at a
+    20 % flake rate, for one more rerun.
+    """
+    if not files or fixes.rank_files(culprit.files, files)[1]:
+        return CONFIRMING_SIGHTINGS
+    return CONFIRMING_SIGHTINGS + 1
 
 
 def identify_culprit(suspects: Sequence[CommitFact], files: set[str]) -> tuple[CommitFact | None, str]:
@@ -253,8 +276,14 @@ def decide_revert(
         # Documentation alone does not fail a test elsewhere; a flaky test that failed on its rerun too does
         # (the README-only revert of issue 18). Rerun to learn it is flaky; then a human decides.
         return refuse(RevertReason.NOT_CONFIRMED, "it changed only documentation the failures do not point at")
-    if not any(breakage.sightings.get(f.fingerprint, 0) >= 2 for f in real):
-        return refuse(RevertReason.NOT_CONFIRMED, "no failure has been seen twice yet; rerunning to confirm")
+    needed = sightings_needed(culprit, failing_files(real))
+    if not any(breakage.sightings.get(f.fingerprint, 0) >= needed for f in real):
+        weak = needed > CONFIRMING_SIGHTINGS
+        why_more = " (it changed nothing the failures point at)" if weak else ""
+        decision = refuse(
+            RevertReason.NOT_CONFIRMED, f"no failure has been seen {needed} times yet{why_more}; rerunning to confirm"
+        )
+        return evolve(decision, extra_reruns=needed - CONFIRMING_SIGHTINGS)
     touched = set(culprit.files)
     clash = next((c for c in later if touched & set(c.files)), None)
     if clash is not None:

@@ -63,6 +63,7 @@ __all__ = [
     "evidence_of",
     "higher",
     "level_for",
+    "made",
     "proposal_effect",
     "propose",
     "reaches",
@@ -251,21 +252,31 @@ def _blocked_reason(
 ) -> BlockedReason | None:
     rest = timedelta(hours=config.cooldown_hours)
     for p in proposals:
-        if p.status == "blocked" or (p.component, p.defect_type) != (component, defect_type):
+        # A proposal only ever blocked rests nothing, but a rejection rests its key, whatever it was.
+        if (not made(p) and p.status != "rejected") or (p.component, p.defect_type) != (component, defect_type):
             continue
         if now - max(p.created_at, p.decided_at or p.created_at) < rest:
             return "cooldown"
     if level == "MAJOR":
         return None
     cap = config.max_patch_per_day if level == "PATCH" else config.max_minor_per_day
-    today = sum(
-        1 for p in proposals if p.level == level and p.status != "blocked" and now - p.created_at < timedelta(days=1)
-    )
+    today = sum(1 for p in proposals if p.level == level and made(p) and now - p.created_at < timedelta(days=1))
     if today >= cap:
         return "daily_limit"
     if not rules:
         return "no_rules"
     return None
+
+
+def made(proposal: Proposal) -> bool:
+    """Whether ``proposal`` was made (its PR or issue opened), not only recorded as blocked.
+
+    A blocked proposal keeps its ``blocked_reason`` when it lapses or is rejected; one made when a
+    later scan unblocks it is recorded afresh without one. Only made ones use a day's cap or rest a key
+    (and rejected ones: a maintainer said no): a proposal that never opened anything must not hold back
+    one that would.
+    """
+    return proposal.blocked_reason is None
 
 
 def proposal_effect(proposal: Proposal, repository: str, base: str, *, rollback: bool = False) -> Effect:

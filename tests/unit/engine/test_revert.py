@@ -142,6 +142,8 @@ def test_failing_files_include_the_file_of_a_test_id() -> None:
         message="",
     )
     assert failing_files([with_id, failure(fp="b", path="./native/parser.c")]) == {"tests/t.py", "native/parser.c"}
+    framed = failure().model_copy(update={"frames": ["tests/test_calc.py", "src/app/calc.py"]})
+    assert failing_files([framed]) == {"tests/test_calc.py", "src/app/calc.py"}  # its stack frames too
 
 
 def test_the_culprit_is_the_only_suspect_or_the_only_one_touching_the_failing_files() -> None:
@@ -172,6 +174,34 @@ def decide(
     record = branch or BranchRecord(name="main", runs=[red_run(suspects[-1].sha if suspects else sha("x"))])
     decision = decide_revert(record, breakage(suspects, sightings), findings or [failure()], chain or [], config, NOW)
     return decision.refusal, decision.detail
+
+
+@pytest.mark.parametrize(
+    ("files", "needed"),
+    [
+        (("tests/test_calc.py",), 2),  # the failing test itself
+        (("src/app/calc.py",), 2),  # the code it tests (the same stem)
+        (("tests/conftest.py",), 2),  # the same folder
+        (("src/app/cli.py",), 3),  # nothing the failure points at: a twice-failing flake looks like this
+        (("README.md", "src/app/cli.py"), 3),
+    ],
+)
+def test_a_culprit_unrelated_to_the_failure_needs_a_third_sighting(files: tuple[str, ...], needed: int) -> None:
+    suspects = [commit("c1", "c0", files)]
+    for seen in range(1, 4):
+        decision = decide_revert(
+            BranchRecord(name="main", runs=[red_run(sha("c1"))]), breakage(suspects, seen), [failure()], [], CONFIG, NOW
+        )
+        assert (decision.refusal is None) == (seen >= needed), (files, seen, decision.detail)
+        if decision.refusal is not None:
+            assert decision.refusal == RevertReason.NOT_CONFIRMED
+            assert decision.extra_reruns == needed - 2  # the rerun budget grows by what it lacks
+
+
+def test_a_failure_naming_no_file_is_confirmed_by_its_rerun() -> None:
+    crash = failure(kind="crash", path=None)
+    refusal, _ = decide([commit("c1", "c0", ("src/app/cli.py",))], findings=[crash])
+    assert refusal is None
 
 
 def test_a_lone_confirmed_culprit_is_reverted() -> None:

@@ -15,7 +15,9 @@ are arbitrary) is parsed again with ijson's pure-Python backend.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from io import BytesIO
 from typing import Any, Protocol
 
 import ijson  # type: ignore[import-untyped]
@@ -66,6 +68,10 @@ class CountingReader:
             raise InputError(f"{self._name}: larger than {self._limit} bytes")
         return data
 
+    def read_all(self) -> bytes:
+        """The rest of the stream, within the limit."""
+        return b"".join(iter(self.read, b""))
+
 
 def load_json(stream: ByteSource, name: str, *, max_bytes: int, max_items: int) -> Any:
     """Build one JSON document from ``stream`` within bounds.
@@ -86,7 +92,26 @@ def load_json(stream: ByteSource, name: str, *, max_bytes: int, max_items: int) 
     try:
         return _build(events, name, max_items)
     except ijson.JSONError as exc:
+        if not _rewind(stream):
+            raise InputError(f"{name}: not valid JSON: {_one_line(exc)}") from exc
+    # Python itself refuses to build an integer of thousands of digits (the int-string limit): such a number
+    # can be no count, line or column, so it is read as null (DESIGN §6). Rare and hostile, so this last pass
+    # may hold the document, which ``max_bytes`` bounds.
+    text = _HUGE_NUMBER.sub(_null_outside_strings, CountingReader(stream, name, max_bytes).read_all())
+    events = _PYTHON_BACKEND.basic_parse(BytesIO(text), use_float=True)
+    try:
+        return _build(events, name, max_items)
+    except ijson.JSONError as exc:
         raise InputError(f"{name}: not valid JSON: {_one_line(exc)}") from exc
+
+
+#: A JSON string (kept as it is) or a number with more digits than any position or count can have.
+_HUGE_NUMBER = re.compile(rb'"(?:[^"\\]|\\.)*"|-?\d{100,}(?:\.\d+)?(?:[eE][+-]?\d+)?')
+
+
+def _null_outside_strings(match: re.Match[bytes]) -> bytes:
+    found = match.group()
+    return found if found.startswith(b'"') else b"null"
 
 
 _PYTHON_BACKEND = ijson.get_backend("python")
@@ -130,8 +155,6 @@ def load_json_lines(stream: ByteSource, name: str, *, max_bytes: int, max_line_b
 
 
 def _load_line(raw: bytes, name: str, number: int) -> Any:
-    from io import BytesIO
-
     try:
         return _build(ijson.basic_parse(BytesIO(raw), use_float=True), name, 10_000)
     except ijson.JSONError as exc:

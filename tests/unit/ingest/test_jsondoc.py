@@ -37,3 +37,18 @@ def test_json_lines() -> None:
     assert values == [{"a": 1}, [2], 3]
     with pytest.raises(InputError, match="line 2: not valid JSON"):
         list(load_json_lines(io.BytesIO(b'{"a": 1}\n{'), "x", max_bytes=1000, max_line_bytes=100))
+
+
+def test_numbers_beyond_pythons_int_limit_are_null_and_strings_untouched() -> None:
+    huge = b"9" * 5000
+    body = (
+        b'{"line": '
+        + huge
+        + b', "text": "'
+        + huge
+        + b'", "id": 123456789012345678901234567890, "x": -'
+        + huge
+        + b".5e3}"
+    )
+    document = load_json(io.BytesIO(body), "x", max_bytes=100_000, max_items=10)
+    assert document == {"line": None, "text": huge.decode(), "id": 123456789012345678901234567890, "x": None}

@@ -70,6 +70,8 @@ class Analyser:
         self._github = False
         self._runner_error = False
         self._held: list[Finding] = []
+        #: Inside a ``##[group]`` the runner has not closed yet (at the end of input: a cut-short log).
+        self._open_group = False
         #: True while some parser is inside a block and needs the following lines (only parsing changes it).
         self.active = False
         #: Where the scanner is: its block, the offset and number of the line being fed (the locator's window).
@@ -94,14 +96,17 @@ class Analyser:
         """Remember the command of the step that starts here (tool hints for ambiguous formats)."""
         self._step = command.lower()[:200]
 
-    def saw_runner(self, *, error: bool) -> None:
+    def saw_runner(self, *, error: bool, grouped: bool | None = None) -> None:
         """Note that this is a GitHub job log and whether the runner reported an error in it.
 
         A GitHub job that failed always says so with an ``##[error]`` line; until one is seen,
         findings are held back, and a job log that ends without one passed: its findings are dropped
-        (a traceback a passing test printed on purpose is not a failure).
+        (a traceback a passing test printed on purpose is not a failure). A log that ends inside a
+        ``##[group]`` did not end: the job was cancelled or the log cut short, and no verdict came.
         """
         self._github = True
+        if grouped is not None:
+            self._open_group = grouped
         if error and not self._runner_error:
             self._runner_error = True
             self.found.extend(self._held)
@@ -160,11 +165,15 @@ class Analyser:
         for parser in self.parsers:
             parser.close(self)
         self.active = False
+        cut_short = self._open_group and not self._runner_error
+        if cut_short:
+            # No verdict will come: what was held is all there is to say about this job.
+            self.saw_runner(error=True)
         # A GitHub job log says whether it failed: without an ##[error] line, nothing failed.
         failed_job = self._runner_error or not self._github
         if failed_job and any(d.fails for d in self._fallbacks):
             self._close_scope(None)
-        elif not self._github and not self._exits and not self.count:
+        elif (cut_short or not self._github) and not self._exits and not self.count:
             # A plain log with no framing and no verdict of its own: its end explains it, if it is error-shaped.
             located = self._locate(self.place[2])
             if located is not None and located.score >= STRONG_SCORE:

@@ -80,10 +80,13 @@ class CiRunner:
         if self._header:
             # The step's script, shell and env as GitHub echoes them: the command, not its output.
             self._header = not text.startswith("##[endgroup]") and len(self._seen) < 200
+            if not self._header:
+                sink.saw_runner(error=False, grouped=False)
             self._seen.append(number)
             return True
         if text.startswith("##["):
-            sink.saw_runner(error=text.startswith("##[error]"))
+            grouped = True if text.startswith("##[group]") else False if text.startswith("##[endgroup]") else None
+            sink.saw_runner(error=text.startswith("##[error]"), grouped=grouped)
             if text.startswith("##[group]"):
                 title = text[len("##[group]") :]
                 if title.startswith("Run "):

@@ -69,8 +69,11 @@ class Sink(Protocol):
     def set_step(self, command: str) -> None:
         """Remember the command of the step that starts here."""
 
-    def saw_runner(self, *, error: bool) -> None:
-        """Note a GitHub runner marker (``##[group]``), and whether it reported an error."""
+    def saw_runner(self, *, error: bool, grouped: bool | None = None) -> None:
+        """Note a GitHub runner marker, whether it reported an error and whether it opened a group.
+
+        :param grouped: True at ``##[group]``, False where a group ends, None for other markers.
+        """
 
 
 class Parser(Protocol):

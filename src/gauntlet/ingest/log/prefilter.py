@@ -43,10 +43,12 @@ ANCHORS: tuple[bytes, ...] = (
     b"would reformat",  # black
     b"Code style issues",  # prettier
     b"coverage threshold",  # jest
+    b">> Issue:",  # bandit
     b"::add-mask::",  # not a failure: a value to redact (the scanner takes it, no parser sees it)
 )
-#: Anchors that need a little structure: flake8/ruff/pylint print no keyword at all.
-ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (re.compile(rb"\.py:\d"),)
+#: Anchors that need a little structure: flake8/ruff/pylint and golangci-lint print no keyword at all (and a
+#: plain log of theirs has no runner's exit line to feed them as context). One pattern: one pass.
+ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (re.compile(rb"\.(?:py:\d|go:\d+:)"),)
 
 # What a failure line looks like, in two cheap parts: shapes at the start of a line (tried only there) and
 # fragments anywhere in it. Every alternative of the second starts with a literal character, which lets
@@ -59,6 +61,7 @@ _AT_START = re.compile(
             r"Failures:$|Failed\ examples|npm\ (?:ERR!|error)|error\ |\[ERROR\]|Terminated$|timeout:\ ",
             r"would\ reformat\ |\[warn\]\ Code\ style|Jest:\ .*coverage\ threshold|Fatal\ Python\ error",
             r"thread\ '|panic:\ |rspec\ \./|Could\ not\ find\ gem|Bundler|Your\ bundle|Gem::|\S+\.(?:py|pyi):\d",
+            r"\S+\.go:\d+:|>>\ Issue:",
             r"\s*(?:[●×✕]\ |\d+\)\ |not\ ok\ |\d+/\d+\ Test\ |\d+\ -\ )|\*\*\ \(|\[error\]\ \S+\.scala:",
         )
     )
@@ -82,7 +85,9 @@ _HINT = re.compile(
       |lost\ communication|shutdown\ signal|maximum\ execution|No\ space\ left|canceled
       |undefined\ reference|multiple\ definition|cannot\ find\ -l|Undefined\ symbols|out\ of\ memory|Out\ of\ memory
       |OOMKilled|MemoryError|\.go:\d+:\d+:\ |not\ recognized|ELIFECYCLE|Bus\ error|\.go:\d+:[ ]
-      |\.rb:\d+:\d+:\ [CWEFR]:\ |^\[warn\][ ]""",
+      |\.rb:\d+:\d+:\ [CWEFR]:\ |^\[warn\][ ]
+      |^(?:[\w.+-]+:\ )?[^\s:]+\.[A-Za-z][\w+-]*:\d+:|\bline\ \d+\b|^==\d+==\ |DATA\ RACE|No\ rule\ to\ make
+      |^\s+Location:\ |^\s+\d+:\d+\s+(?:✖|⚠|error|warning)\s|^>>\ Issue:|\.rb:\d+:\d+:\ """,
     re.VERBOSE,
 )
 
@@ -124,6 +129,8 @@ HYPERSCAN_PATTERNS: tuple[bytes, ...] = (
     rb"[Ee]xit(?:ed)? (?:with|code|status)",
     rb"Segmentation",
     rb"\.py:\d",
+    rb"\.go:\d+:",
+    rb">> Issue:",
     rb"##\[",
     rb"^(?:\S+ )?would reformat ",
     rb"Code style issues",
@@ -198,4 +205,4 @@ def candidate_offsets(chunk: bytes, *, backend: str = "auto") -> list[int]:
 def grep_pattern() -> str:
     """The same anchors as one ``grep -E`` pattern, for benchmarks against grep."""
     literal = ["".join("\\" + c if c in "[](){}.*+?|^$\\" else c for c in a.decode()) for a in ANCHORS]
-    return "|".join([*literal, r"\.py:[0-9]"])
+    return "|".join([*literal, r"\.py:[0-9]", r"\.go:[0-9]+:"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from logscan_helpers import findings, github
 
 from gauntlet.ingest.log.locator import QUIET_LINES
@@ -144,3 +146,14 @@ def test_a_passing_github_job_reports_nothing_even_with_a_traceback() -> None:
     ]
     assert findings(github(lines, status=0)) == []
     assert len(findings(github(lines, status=1))) == 1
+
+
+def test_a_log_cut_short_inside_a_group_still_reports_its_findings() -> None:
+    """A cancelled or truncated job log ends inside a ``##[group]``: no verdict will come, so nothing is held back."""
+    corpus = Path(__file__).parents[3] / "fixtures" / "corpus" / "cut"
+    log = (corpus / "pytest_in_open_group" / "input.log").read_bytes()
+    assert b"##[error]" not in log and log.rstrip().endswith(b"1 failed in 0.03s ===============================")
+    (found,) = findings(log)
+    assert (found.tool, found.kind, found.path, found.line) == ("pytest", "test_failure", "tests/test_f.py", 5)
+    # The same log with its group closed and no failed step is a passing job: what it printed is dropped.
+    assert findings(log + b"2026-11-29T12:00:00.0468920Z ##[endgroup]\n") == []

@@ -14,8 +14,6 @@ from types import ModuleType
 
 import pytest
 
-from gauntlet.ingest.log.prefilter import may_start
-
 ROOT = Path(__file__).parents[4]
 
 
@@ -29,14 +27,6 @@ def _bench() -> ModuleType:
 
 
 BENCH = _bench()
-
-#: The prefilter hands parsers the context lines before a failed step's exit only when they look like a
-#: failure; the shapes of most compilers and checkers no parser knew (``shop.erl:5:21: ...``, ``... at x.pl
-#: line 4.``) are not among them yet. Until the prefilter's context hints include them (see docs/ci-logs.md,
-#: "Real-tool corpus"), recall and precision stay below the targets and the target test is an expected failure.
-CONTEXT_HINTS = may_start("shop.erl:5:21: variable 'Missing' is unbound") and may_start("boom at run.pl line 4.")
-#: What is reached without those hints: a regression floor, not the target.
-FLOOR = {"recall": 0.78, "precision": 0.82}
 
 
 @pytest.fixture(scope="module")
@@ -64,13 +54,6 @@ def test_every_case_has_a_generator_and_labels() -> None:
                 assert set(json.loads(line)) == {"tool", "kind", "path", "line", "test_id"}, case
 
 
-def test_recall_and_precision_stay_above_the_floor(results: list[object]) -> None:
-    total = BENCH.totals(results)
-    assert total.recall >= FLOOR["recall"], BENCH.report(results, verbose=False)
-    assert total.precision >= FLOOR["precision"], BENCH.report(results, verbose=False)
-
-
-@pytest.mark.xfail(not CONTEXT_HINTS, reason="needs the prefilter's context hints for diagnostics", strict=True)
 def test_recall_and_precision_reach_the_targets(results: list[object]) -> None:
     total = BENCH.totals(results)
     assert total.recall >= BENCH.TARGETS["recall"], BENCH.report(results, verbose=False)

@@ -40,3 +40,13 @@ def test_grep_pattern_lists_every_anchor() -> None:
     pattern = prefilter.grep_pattern()
     for anchor in prefilter.ANCHORS:
         assert anchor.decode().replace("[", "\\[") in pattern
+
+
+@pytest.mark.parametrize("backend", ["stdlib", "hyperscan"])
+def test_checkers_without_failure_words_are_confirmed(backend: str) -> None:
+    """golangci-lint and bandit print no keyword; a plain log of theirs has no exit line to lend context."""
+    if backend == "hyperscan" and prefilter._HYPERSCAN is None:
+        pytest.skip("Hyperscan is not available here")
+    lines = [b"main.go:5:2: ineffectual assignment to x (ineffassign)\n", b">> Issue: [B404:blacklist] Consider it.\n"]
+    chunk = b"ok  \tdemo/pkg\t0.01s\n" + b"".join(lines) + b"   Severity: Low   Confidence: High\n"
+    assert _confirmed(chunk, backend) == [chunk.index(line) for line in lines]

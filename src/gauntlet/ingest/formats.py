@@ -34,29 +34,12 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal, get_args
 
 from gauntlet.ingest.limits import Limits
-from gauntlet.models import Finding
+from gauntlet.models import Finding, Source
 
 __all__ = ["FORMATS", "FORMAT_NAMES", "Detection", "Format", "Reader", "detect_format", "reader_for"]
 
-Format = Literal[
-    "auto",
-    "log",
-    "sarif",
-    "junit",
-    "review",
-    "rdjson",
-    "checkstyle",
-    "comment",
-    "nunit",
-    "xunit",
-    "trx",
-    "ctrf",
-    "tap",
-    "go-json",
-    "mocha-json",
-    "jest-json",
-    "dart-json",
-]
+#: What ``--format`` accepts: every source a file can be read as, or ``auto`` (detect from content).
+Format = Literal["auto", Source]
 FORMATS: tuple[Format, ...] = get_args(Format)
 
 #: How each format is named in messages.

@@ -78,9 +78,7 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     branch = breakages.fold_revert_facts(branch, obs, state.index.entries, now)
     branch = breakages.record_run(branch, obs, records, green=green and complete, complete=complete, now=now)
     flaky_before = outcomes.flaky_fingerprints(branch.outcomes, config.provenance)
-    branch = branch.model_copy(
-        update={"outcomes": outcomes.record(branch.outcomes, outcomes.of_run(obs, records, complete), now)}
-    )
+    branch = evolve(branch, outcomes=outcomes.record(branch.outcomes, outcomes.of_run(obs, records, complete), now))
     flaky = outcomes.flaky_fingerprints(branch.outcomes, config.provenance)
     events = [*state.events, Event(at=now, kind="branch_run", key=f"branch:{branch.name}", data={"green": green})]
     effects: tuple[Effect, ...] = ()
@@ -212,12 +210,15 @@ def _verdict(
         budget = base.budget if base.action == "retry" else None
         verdict = evolve(base, attempt=attempt)
     if verdict.action == "retry" and budget is not None and breakage.reruns >= budget:
-        verdict = verdict.model_copy(
-            update={"action": "escalate", "reason": f"{verdict.reason}; {budget} rerun(s) spent, a human is needed"}
+        verdict = evolve(
+            verdict, action="escalate", reason=f"{verdict.reason}; {budget} rerun(s) spent, a human is needed"
         )
     if loop is not None and verdict.action in ("retry", "skip"):
-        verdict = verdict.model_copy(
-            update={"failure_type": "circular_fix", "action": "escalate", "reason": f"{loop.reason}; {verdict.reason}"}
+        verdict = evolve(
+            verdict,
+            failure_type="circular_fix",
+            action="escalate",
+            reason=f"{loop.reason}; {verdict.reason}",
         )
     return evolve(verdict, budget=budget)
 

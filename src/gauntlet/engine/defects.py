@@ -122,12 +122,11 @@ def record_defects(
     day = now.date().isoformat()
     activity = dict(log.activity)
     activity[day] = activity.get(day, 0) + 1
-    return log.model_copy(
-        update={
-            "entries": keep_last([*log.entries, *added], MAX_DEFECTS),
-            "activity": _recent_days(activity),
-            "seen": _seen(log.seen, components_seen(findings, changed, components, owners), day),
-        }
+    return evolve(
+        log,
+        entries=keep_last([*log.entries, *added], MAX_DEFECTS),
+        activity=_recent_days(activity),
+        seen=_seen(log.seen, components_seen(findings, changed, components, owners), day),
     )
 
 

@@ -79,9 +79,7 @@ def plan_flaky_issues(
             shared = next((i for i, r in enumerate(records) if r.ident == ident and r.closed_at is None), None)
             if shared is not None:
                 record = records[shared]
-                records[shared] = record.model_copy(
-                    update={"fingerprints": [*record.fingerprints, fingerprint], "last_flake": now}
-                )
+                records[shared] = evolve(record, fingerprints=[*record.fingerprints, fingerprint], last_flake=now)
                 effects.append(_issue(record.ident, record.generation, test, flaky[fingerprint], repository, commit))
                 continue
             record = FlakyIssue(ident=ident, fingerprints=[fingerprint], last_flake=now)

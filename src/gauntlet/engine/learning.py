@@ -118,12 +118,11 @@ def learn_rule(
         alike = similarity(rule.text, clean)
         same_subject = rule.kind == kind and bool(set(rule.classes) & set(wanted))
         if alike == 1.0 or (same_subject and alike >= MERGE_SIMILARITY):
-            merged = rule.model_copy(
-                update={
-                    "reinforcements": rule.reinforcements + 1,
-                    "last_seen": now,
-                    "classes": sorted({*rule.classes, *wanted}),
-                }
+            merged = evolve(
+                rule,
+                reinforcements=rule.reinforcements + 1,
+                last_seen=now,
+                classes=sorted({*rule.classes, *wanted}),
             )
             return _with_rule(book, merged, now), rule.id
     ident = "R-" + hashlib.sha256(clean.lower().encode()).hexdigest()[:10]
@@ -139,9 +138,7 @@ def sync_curated(book: LearningBook, curated: Mapping[str, Sequence[str]], now: 
             if existing is not None and existing.kind == "curated" and context in existing.classes:
                 continue
             if existing is not None:
-                promoted = existing.model_copy(
-                    update={"kind": "curated", "classes": sorted({*existing.classes, context})}
-                )
+                promoted = evolve(existing, kind="curated", classes=sorted({*existing.classes, context}))
                 book = _with_rule(book, promoted, now)
             else:
                 book, _ = learn_rule(book, text, "curated", [context], now)

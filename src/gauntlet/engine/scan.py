@@ -24,7 +24,7 @@ from gauntlet.config import Config
 from gauntlet.effects.base import EffectResult
 from gauntlet.effects.models import Plan
 from gauntlet.engine import bandit, health, learning, selfheal, verification
-from gauntlet.models import ProposalPRFact
+from gauntlet.models import ProposalPRFact, evolve
 from gauntlet.report import EffectLine
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
@@ -96,14 +96,13 @@ def scan(
     # What the scan concluded, in words, for the audit log (and for whoever reads the state branch).
     said = Event(at=now, kind="scan", key="scan", data={"messages": messages})
     events = [*state.events, *_events(book.proposals, changed, now), said]
-    new = state.model_copy(
-        update={
-            "defects": selfheal.compact_defects(state.defects, config.selfheal, now),
-            "proposals": selfheal.compact_proposals(book),
-            "learnings": learnings,
-            "bandit": bandit.forget(state.bandit, learnings.rules),
-            "events": events,
-        }
+    new = evolve(
+        state,
+        defects=selfheal.compact_defects(state.defects, config.selfheal, now),
+        proposals=selfheal.compact_proposals(book),
+        learnings=learnings,
+        bandit=bandit.forget(state.bandit, learnings.rules),
+        events=events,
     )
     plan = Plan(health=status, proposals=tuple(changed), effects=tuple(effects))
     return ScanOutcome(state=new, plan=plan, messages=tuple(messages))

@@ -229,9 +229,7 @@ def reject(book: ProposalBook, proposal_id: str, *, by: str, reason: str, now: d
         return ProposalOutcome(book=book, messages=(f"no proposal {proposal_id}",))
     if proposal.status in _FINAL:
         return ProposalOutcome(book=book, messages=(f"{proposal_id} is already {proposal.status}",))
-    rejected = proposal.model_copy(
-        update={"status": "rejected", "decided_by": by, "decided_at": now, "note": reason, "watch_until": None}
-    )
+    rejected = evolve(proposal, status="rejected", decided_by=by, decided_at=now, note=reason, watch_until=None)
     return _replace(book, rejected, (), f"{proposal_id} rejected by {by}" + (f": {reason}" if reason else ""))
 
 

@@ -72,15 +72,14 @@ def land(
             note = (
                 f"proposal PR #{fact.number} merged {merged:%Y-%m-%d %H:%M} UTC, watched for {config.watch_days} days"
             )
-            settled = p.model_copy(
-                update={
-                    "status": "watching",
-                    "pr": fact.number,
-                    "merged_at": merged,
-                    "watch_until": merged + timedelta(days=config.watch_days),
-                    "baseline_rate": baseline,
-                    "note": note,
-                }
+            settled = evolve(
+                p,
+                status="watching",
+                pr=fact.number,
+                merged_at=merged,
+                watch_until=merged + timedelta(days=config.watch_days),
+                baseline_rate=baseline,
+                note=note,
             )
         proposals.append(settled)
         changed.append(p.id)
@@ -109,8 +108,9 @@ def escalate(
         level = higher(reached, NEXT_LEVEL[p.level])
         note = f"escalated {p.level} → {level}: {p.key} recurred on {len(counts.occasions)} occasions since"
         note += " the merge" if p.escalated_at is None else " the last escalation"
-        raised = p.model_copy(
-            update={
+        raised = evolve(
+            p,
+            **{
                 "level": level,
                 "escalated_at": now,
                 "note": note,
@@ -120,7 +120,7 @@ def escalate(
                     if level == "MAJOR"
                     else {"watch_until": now + timedelta(days=config.watch_days)}
                 ),
-            }
+            },
         )
         if raised.pr is not None:
             outcome = (

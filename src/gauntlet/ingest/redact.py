@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from gauntlet.models import Finding
+from gauntlet.models import Finding, evolve
 from gauntlet.untrusted import Masks, masked_values, redact
 
 __all__ = ["MaskWatch", "redact_finding"]
@@ -35,7 +35,7 @@ def redact_finding(finding: Finding, masks: Masks | None = None) -> Finding:
             clean = redact(value, masks)
             if clean != value:
                 changes[name] = clean
-    return finding.model_copy(update=changes) if changes else finding
+    return evolve(finding, **changes) if changes else finding
 
 
 class MaskWatch:

@@ -14,6 +14,7 @@ from gauntlet.ingest.formats import detect_format
 from gauntlet.ingest.junit import TestIds
 from gauntlet.ingest.junit import read_test_ids as junit_test_ids
 from gauntlet.ingest.limits import DEFAULT_LIMITS
+from gauntlet.models import evolve
 
 __all__ = ["as_run_sees_them", "expand", "read_findings", "read_test_ids"]
 
@@ -58,7 +59,7 @@ def as_run_sees_them(result: IngestResult, config: Config, *, on_default_branch:
     :param on_default_branch: classify as a run on the default branch (a critical there is P0).
     """
     findings = classify(result.findings, config, on_default_branch=on_default_branch)
-    return result.model_copy(update={"findings": tuple(findings)})
+    return evolve(result, findings=tuple(findings))
 
 
 def read_test_ids(findings: Iterable[Path], root: Path) -> TestIds:

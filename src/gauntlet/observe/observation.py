@@ -111,7 +111,7 @@ def observe(
     if remote is not None and settings.review_comments and where.pr is not None:
         threads = read_reviews(remote, where.pr, pr_author=event.pr_author, config=config.reviews)
     if threads is not None:
-        found = found.model_copy(update={"findings": (*found.findings, *threads)})
+        found = evolve(found, findings=(*found.findings, *threads))
     seen = as_run_sees_them(found, config, on_default_branch=where.on_default_branch)
     observation = Observation.from_event(
         event,

@@ -33,9 +33,10 @@ from gauntlet.effects.models import (
 from gauntlet.effects.views import IssueView, RevertView, RunView
 from gauntlet.engine import breakages, circular, flaky_issues, learning, outcomes, recovery, selfheal
 from gauntlet.engine.loop import fails_check, gauntlet_action
+from gauntlet.engine.results import remember
 from gauntlet.engine.revert import RevertDecision, decide_revert, first_parent_chain
 from gauntlet.engine.triage import triage_branch_run
-from gauntlet.models import Observation, evolve
+from gauntlet.models import CommitFact, Observation, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.branch import (
     MAX_BREAKAGE_ATTEMPTS,
@@ -76,6 +77,8 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     # Accepted-risk issues (engine/triage.py): what this run shows ends or reopens them.
     state, triaged = triage_branch_run(state, obs, config, now, complete=complete)
     branch = breakages.fold_revert_facts(branch, obs, state.index.entries, now)
+    for fact in obs.revert_prs:  # a revert PR whose run died before saving: the index finds it from now on
+        state = remember(state, OpenRevertPR.key_of(fact.culprit), fact.number)
     branch = breakages.record_run(branch, obs, records, green=green and complete, complete=complete, now=now)
     flaky_before = outcomes.flaky_fingerprints(branch.outcomes, config.provenance)
     branch = evolve(branch, outcomes=outcomes.record(branch.outcomes, outcomes.of_run(obs, records, complete), now))
@@ -149,7 +152,7 @@ def _red(
         "detail": revert.detail,
     }
     if verdict.action == "rollback" and revert.culprit is not None:
-        effects.append(_revert_pr(obs, breakage, revert))
+        effects.append(_revert_pr(obs, breakage, revert, chain))
         branch = _count_revert(branch, breakage, revert, now)
     elif verdict.action == "retry":
         update["reruns"] = breakage.reruns + 1
@@ -250,8 +253,12 @@ def _count_revert(branch: BranchRecord, breakage: Breakage, revert: RevertDecisi
     return evolve(branch, reverts=keep_last([*branch.reverts, record], MAX_REVERTS_KEPT), daily=daily)
 
 
-def _revert_pr(obs: Observation, breakage: Breakage, revert: RevertDecision) -> OpenRevertPR:
+def _revert_pr(obs: Observation, breakage: Breakage, revert: RevertDecision, chain: list[CommitFact]) -> OpenRevertPR:
     assert revert.culprit is not None
+    # The parent's tree is the revert while the culprit is the head (github/reverts.py); a commit that changed
+    # nothing has nothing to revert, which the edge finds out by comparing trees.
+    parent = next((c for c in chain if revert.culprit.parents and c.sha == revert.culprit.parents[0]), None)
+    parent_tree = parent.tree if parent is not None and revert.culprit.files else None
     evidence = [revert.detail, *run_evidence(obs, breakage)]
     view = RevertView(
         repository=obs.repository,
@@ -261,7 +268,7 @@ def _revert_pr(obs: Observation, breakage: Breakage, revert: RevertDecision) -> 
         failing_runs=tuple(breakage.observations[-5:]),
         evidence=tuple(evidence[:20]),
     )
-    return OpenRevertPR(culprit=revert.culprit.sha, base=obs.default_branch, view=view)
+    return OpenRevertPR(culprit=revert.culprit.sha, base=obs.default_branch, view=view, parent_tree=parent_tree)
 
 
 def failing_jobs(breakage: Breakage) -> str:

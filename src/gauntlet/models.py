@@ -352,6 +352,10 @@ class EventFacts(BaseModel):
     run_id: str | None = None
     run_attempt: str | None = None
     workflow: str | None = None
+    #: ``workflow_run`` only: the event that started the run it reports on (``push``, ``pull_request``, ...).
+    trigger: str | None = None
+    #: ``workflow_run`` only: the run's conclusion (``success``: no job failed, no log to download).
+    conclusion: str | None = None
 
 
 class GitHubFacts(BaseModel):

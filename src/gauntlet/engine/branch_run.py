@@ -51,7 +51,7 @@ from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord
 from gauntlet.vocabulary import Decision, RecoveryVerdict, RevertReason
 
-__all__ = ["step_branch"]
+__all__ = ["recorded", "step_branch", "verified_green"]
 
 NEEDS_HUMAN_LABELS = ("gauntlet", "needs-human")
 #: What a revert decision is recorded as, per ``auto_revert`` mode.
@@ -69,11 +69,10 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     assert state.branch is not None
     records = [FindingRecord.of(f) for f in obs.findings]
     decision = _decision(records)
-    green = not fails_check(decision, config.gauntlet.fail_on)
+    green, complete = _judge(records, decision, config)
     branch = state.branch
-    if any(run.observation == obs.id for run in branch.runs):
+    if recorded(branch, obs):
         return state, _plan(obs, branch, config, decision, green, _recorded_verdict(branch, obs), ())
-    complete = recovery.failure_type(records) not in ("infra", "unknown")
     # Accepted-risk issues (engine/triage.py): what this run shows ends or reopens them.
     state, triaged = triage_branch_run(state, obs, config, now, complete=complete)
     branch = breakages.fold_revert_facts(branch, obs, state.index.entries, now)
@@ -115,6 +114,27 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.fix_diff, now)
     state = evolve(state, branch=branch, events=events, defects=defects, learnings=learnings)
     return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))
+
+
+def recorded(branch: BranchRecord, obs: Observation) -> bool:
+    """True when ``obs`` was recorded already: delivered again, it changes nothing."""
+    return any(run.observation == obs.id for run in branch.runs)
+
+
+def verified_green(obs: Observation, config: Config) -> bool:
+    """True when ``obs`` is a green run that ran to the end: it moves last-good and needs no recovery.
+
+    The edge asks before reading a red run's history (``action/branch_reads.py``).
+    """
+    records = [FindingRecord.of(f) for f in obs.findings]
+    green, complete = _judge(records, _decision(records), config)
+    return green and complete
+
+
+def _judge(records: list[FindingRecord], decision: Decision, config: Config) -> tuple[bool, bool]:
+    """Whether the run is green (nothing at ``fail_on``), and complete (not cut short by infrastructure)."""
+    green = not fails_check(decision, config.gauntlet.fail_on)
+    return green, recovery.failure_type(records) not in ("infra", "unknown")
 
 
 def _decision(records: list[FindingRecord]) -> Decision:

@@ -33,7 +33,7 @@ from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import Effect, FileIssue, OpenRevertPR, WithdrawRevertPR
 from gauntlet.effects.views import IssueView
 from gauntlet.github.client import NotFound, Rejected
-from gauntlet.github.hub import is_ours, paged
+from gauntlet.github.hub import is_ours
 from gauntlet.github.issues import comment_once, file_issue
 from gauntlet.github.pulls import FoundPull, claim_branch, find_pull, is_pull_ours, known_pull, open_pull
 from gauntlet.models import RevertPRFact, RevertPRState
@@ -267,24 +267,28 @@ def _author(hub: Hub, effect: OpenRevertPR) -> str | None:
     return str(login)
 
 
-def revert_pr_facts(hub: Hub, *, limit: int = 300) -> tuple[RevertPRFact, ...]:
-    """Gauntlet's revert PRs among the repository's newest ``limit`` PRs, for the engine's revert safety.
+def revert_pr_facts(hub: Hub, known: Mapping[str, int]) -> tuple[RevertPRFact, ...]:
+    """What GitHub says now about the revert PRs the state knows (one call each), for the engine's revert safety.
 
-    The engine refuses to revert a culprit again (``already_reverted``) or after a person closed its revert PR;
-    this is what it reads. Found by the fixed branch name, Gauntlet's authorship and the repository itself.
+    The engine refuses to revert a culprit again (``already_reverted``) or after a person closed its revert PR,
+    and ends a breakage whose revert PR was merged; this is what it reads. The state holds every revert PR's
+    number (the branch record, and the index for one whose run died before saving the record), so no listing
+    is needed; a PR that is not Gauntlet's from its fixed branch (the number was reused) says nothing.
+
+    :param known: culprit SHA (or its first :data:`SHORT_SHA` characters) -> PR number, for the PRs to read.
     """
     facts: list[RevertPRFact] = []
-    prefix = revert_branch("")
-    for seen, pull in enumerate(paged(hub, f"/repos/{hub.repo.full_name}/pulls", {"state": "all"})):
-        if seen >= limit:
-            break
-        ref = str((pull.get("head") or {}).get("ref", ""))
-        if not ref.startswith(prefix) or not is_pull_ours(hub, pull, ref):
+    for culprit, number in sorted(known.items()):
+        try:
+            pull = hub.client.request("GET", f"/repos/{hub.repo.full_name}/pulls/{int(number)}")
+        except NotFound:
+            continue
+        if not isinstance(pull, dict) or not is_pull_ours(hub, pull, revert_branch(culprit)):
             continue
         state: RevertPRState = "open" if pull.get("state") == "open" else "closed_unmerged"
         if pull.get("merged_at"):
             state = "merged"
-        facts.append(RevertPRFact(culprit=ref.removeprefix(prefix), number=int(pull["number"]), state=state))
+        facts.append(RevertPRFact(culprit=culprit[:SHORT_SHA], number=int(pull["number"]), state=state))
     return tuple(facts)
 
 

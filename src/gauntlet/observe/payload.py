@@ -134,6 +134,8 @@ def event_facts(delivery: Delivery) -> EventFacts:
             "run_id": str(run["id"]) if isinstance(run, dict) and "id" in run else None,
             "run_attempt": str(run.get("run_attempt", 1)) if isinstance(run, dict) else None,
             "workflow": _get(run, "name"),
+            "trigger": _get(run, "event"),
+            "conclusion": _get(run, "conclusion"),
         }
     elif event_name == "issue_comment":
         login = _get(data, "issue", "user", "login")

@@ -303,18 +303,31 @@ def _kinds_and_typical(*, quick: bool) -> None:
 
 def _breakdown(title: str, small: Counter[str], large: Counter[str]) -> None:
     """One run's requests by endpoint, with 1 PR and with 10,001 PRs in the state (``-`` when not measured)."""
+    small, large = _shortened(small), _shortened(large)
     print(f"\n{title}")
     print(f"{'request':62} {'1 PR':>6} {'10,001 PRs':>11}")
     for key in sorted(set(small) | set(large)):
-        print(f"{_short(key):62} {small[key]:>6} {large[key] if large else '-':>11}")
+        print(f"{key:62} {small[key]:>6} {large[key] if large else '-':>11}")
     print(f"{'total API calls':62} {sum(small.values()):>6} {sum(large.values()) if large else '-':>11}")
 
 
+def _shortened(requests: Counter[str]) -> Counter[str]:
+    shortened: Counter[str] = Counter()
+    for key, count in requests.items():
+        shortened[_short(key)] += count
+    return shortened
+
+
 def _short(request: str) -> str:
-    """``GET /repos/o/r/x`` as ``GET x``: the repository is the same in every row."""
+    """``GET /repos/o/r/x`` as ``GET x`` (the repository is the same in every row), a shard as ``{run}``."""
     method, _, path = request.partition(" ")
     parts = path.split("/")
-    return f"{method} {'/'.join(parts[4:])}" if path.startswith("/repos/") and len(parts) > 4 else request
+    if path.startswith("/repos/") and len(parts) > 4:
+        parts = parts[4:]
+        if parts[:3] == ["contents", "v1", "shards"] and len(parts) == 4:
+            parts[3] = "{run}.json"
+        return f"{method} {'/'.join(parts)}"
+    return request
 
 
 def _concurrent(runs: int) -> None:

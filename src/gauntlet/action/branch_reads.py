@@ -42,14 +42,15 @@ HISTORY = 10
 def known_reverts(branch: BranchRecord, index: Mapping[str, int]) -> dict[str, int]:
     """The revert PRs whose state GitHub may have changed: culprit -> PR number (pure).
 
-    Those the branch record holds as open (not yet seen merged or closed, withdrawn ones too: GitHub says when
-    the close landed), and those only the index knows (a run that opened one died before saving the record).
+    Those the branch record holds as open (not yet seen merged or closed; one Gauntlet withdrew is closed, and
+    the engine decides on that alone), and those only the index knows (a run that opened one died before saving
+    the record).
     """
     known: dict[str, int] = {}
     for revert in branch.reverts:
         # The record learns its PR's number from these reads; until then the index has it.
         number = revert.number if revert.number is not None else index.get(OpenRevertPR.key_of(revert.culprit))
-        if revert.status == "open" and number is not None:
+        if revert.status == "open" and not revert.withdrawn and number is not None:
             known[revert.culprit] = number
     for key, number in index.items():
         culprit = key.removeprefix("revert:")

@@ -60,7 +60,12 @@ def test_a_redelivered_run_a_pr_run_and_a_settled_revert_read_nothing() -> None:
 def test_the_known_reverts_are_the_open_ones_by_their_number_or_the_index() -> None:
     record = BranchRecord(
         name="main",
-        reverts=[revert(MIDDLE), revert(GOOD, number=None), revert(OLD, status="closed_unmerged")],
+        reverts=[
+            revert(MIDDLE),
+            revert(GOOD, number=None),
+            revert(OLD, status="closed_unmerged"),
+            revert("e" * 40).model_copy(update={"withdrawn": True}),
+        ],
     )
     index = {f"revert:{GOOD[:12]}": 8, f"revert:{HEAD[:12]}": 9, "risk:x": 3}
     assert known_reverts(record, index) == {MIDDLE: 7, GOOD: 8, HEAD[:12]: 9}

@@ -3,8 +3,10 @@
 All figures come from the sandbox's request log (every HTTP request Gauntlet sent, retries included):
 
 - **per run kind**: the demo's story (``gauntlet demo``) played with each run's requests counted: a green
-  ``main`` run, PR iterations 1 and 2, a ``/gauntlet`` command, a red ``main`` run that opens a revert PR, the
-  nightly scan (its budget grows by 3 per proposal it opens);
+  ``main`` run, PR iterations 1 and 2, a ``/gauntlet`` command, a red ``main`` run that asks for a rerun and the
+  rerun's run that opens a revert PR, the nightly scan (its budget grows by 3 per proposal it opens), also with
+  10,000 other PRs in the state; and a scan that opens 3 proposal PRs (``bench/scan_calls.py``). The ``main``
+  runs and the scans get their requests listed one by one;
 - **typical PR run** (iteration 2 of a failing PR), alone and with 10,000 other PRs in the state: the same;
 - **32 PR runs at once** (threads in one process, one sandbox) against the same 32 runs one after another:
   the calls and the wall time of each, and the CPU time the process used.

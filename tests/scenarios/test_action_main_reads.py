@@ -1,7 +1,7 @@
 """Default-branch runs through the action read only what their state says they need (issue 21).
 
-A green run of a push reads no commit, no PR and no job listing; the red run that opens a revert PR reads the
-culprit once, no tree, and lists no PR; a redelivery of it opens nothing.
+A green run of a push reads its own commit only (no history), no PR and no job listing; the red run that opens a
+revert PR reads the culprit once, no tree, and lists no PR; a redelivery of it opens nothing.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def test_a_green_push_reads_no_history_and_a_revert_reads_the_culprit_once(world
     green = world.run("workflow_run", _event(world, run), inputs=INPUTS, run_id=9001)
     assert green.code == 0, green.error
     seen = world.sandbox.requests()
-    assert _reads(seen, "/commits/") == [], "a green run with nothing open needs no history"
+    assert _reads(seen, "/commits/") == [f"/repos/{REPO}/commits/{good}"], "its own commit: no history"
     assert _reads(seen, "/pulls") == [] and _reads(seen, "/jobs") == []
 
     culprit = world.sandbox.commit(REPO, {"calc.py": "def add(a, b):\n    return a * b\n"}, "Multiply instead")

@@ -8,8 +8,8 @@ Theory of operation. A default-branch run's decision may rest on two things GitH
   :data:`HISTORY` commits at most). It is read when the run is red, when a breakage is open (a green run ends
   it: was its culprit reverted?), when a revert PR is open (a person may have reverted the culprit by hand),
   and when an accepted-risk issue watches a file (a change to it ends the issue). A green run with none of
-  these reads only its head commit, and only when components are configured (what the run exercised counts
-  for self-healing); otherwise nothing.
+  these reads only its head commit: the components its change touched count as observed, which the
+  verification of a watched proposal needs (``engine/defects.py``, ``seen``).
 - the **revert PRs** Gauntlet opened: the branch record and the index hold their numbers, so each one not yet
   settled (open) is read by number when the history is (:func:`gauntlet.github.reverts.revert_pr_facts`);
   nothing is listed.
@@ -60,7 +60,10 @@ def known_reverts(branch: BranchRecord, index: Mapping[str, int]) -> dict[str, i
 
 
 def needed(state: State, obs: Observation, config: Config) -> str:
-    """What the run needs read (pure): ``history`` (and revert PRs), ``head`` (its own commit), or ``none``."""
+    """What the run needs read (pure): ``history`` (and revert PRs), ``head`` (its own commit), or ``none``.
+
+    :param config: the repository configuration (``fail_on`` decides what is red).
+    """
     branch = state.branch
     if branch is None or obs.pr is not None or obs.comment is not None or not obs.on_default_branch:
         return "none"
@@ -74,7 +77,7 @@ def needed(state: State, obs: Observation, config: Config) -> str:
         or watching
     ):
         return "history"
-    return "head" if config.components else "none"
+    return "head"
 
 
 def _stops(branch: BranchRecord, obs: Observation) -> set[str]:
@@ -87,7 +90,7 @@ def branch_reads(remote: Remote, config: Config) -> Callable[[State, Observation
     """The state-dependent reads of a default-branch run, as an ``enrich`` step for :func:`gauntlet.pipeline.run`.
 
     :param remote: GitHub, where the run reads it.
-    :param config: the repository configuration (``fail_on`` decides what is red; ``components``).
+    :param config: the repository configuration (``fail_on`` decides what is red).
     """
     read: dict[str, CommitFact] = {}  # a commit retry runs the engine again: each commit is read once
 

@@ -34,10 +34,10 @@ def revert(culprit: str, status: Any = "open", number: int | None = 7) -> Revert
     return RevertRecord(culprit=culprit, breakage="b1", opened_at=NOW, status=status, number=number)
 
 
-def test_a_green_run_with_nothing_open_reads_nothing_or_only_its_head_for_components() -> None:
-    assert needed(branch(), observe(), Config()) == "none"
-    components = parse_config("components:\n  app: ['src/**']\n")
-    assert needed(branch(), observe(), components) == "head"
+def test_a_green_run_with_nothing_open_reads_only_its_head() -> None:
+    assert needed(branch(), observe(), Config()) == "head"
+    lenient = parse_config("gauntlet:\n  fail_on: never\n")
+    assert needed(branch(), observe(FAILED), lenient) == "head", "green by fail_on: nothing to recover"
 
 
 def test_a_red_run_or_anything_open_reads_the_history() -> None:
@@ -49,12 +49,12 @@ def test_a_red_run_or_anything_open_reads_the_history() -> None:
     assert needed(State(branch=branch().branch, triage=TriageBook(issues={"risk:x": watched})), observe(), Config())
 
 
-def test_a_redelivered_run_a_pr_run_and_a_settled_revert_read_nothing() -> None:
+def test_a_redelivered_run_and_a_pr_run_read_nothing_and_a_settled_revert_no_history() -> None:
     run = RunRecord(observation=observe(FAILED).id, head_sha=HEAD, at=NOW, green=False, job="/test")
     assert needed(branch(runs=[run]), observe(FAILED), Config()) == "none"
     pr_run = observe(FAILED).model_copy(update={"pr": 4, "branch": "feature"})
     assert needed(branch(), pr_run, Config()) == "none"
-    assert needed(branch(reverts=[revert(MIDDLE, status="merged")]), observe(), Config()) == "none"
+    assert needed(branch(reverts=[revert(MIDDLE, status="merged")]), observe(), Config()) == "head"
 
 
 def test_the_known_reverts_are_the_open_ones_by_their_number_or_the_index() -> None:

@@ -7,7 +7,9 @@ count, and only from the repository itself (a fork's branch of the same name is 
 
 A PR the index does not name is looked for only when its branch turns out to exist (:func:`claim_branch`): the
 branch is created before the PR, so a run that died after opening the PR left the branch behind, and a key
-with no branch has no PR. That spares a new revert or proposal its listing call.
+with no branch has no PR. (GitHub deletes a head branch by itself only after a merge, and a merged revert or
+proposal shows on the base branch: the revert finds nothing left to revert, the proposal its rules already
+there, and both then look the PR up.) That spares a new revert or proposal its listing call.
 """
 
 from __future__ import annotations

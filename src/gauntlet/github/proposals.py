@@ -159,6 +159,10 @@ class ProposalHandler:
         try:
             base = self._base(hub, effect.base)
             if not missing_rules(base.text or "", effect.rules):
+                # This proposal's own PR, merged by a run that lost it from the state, says more than that.
+                earlier = find_pull(hub, effect.key, _branch(effect))
+                if earlier is not None:
+                    return _reused(effect, earlier)
                 return _result(effect, "skipped", detail=f"the rules are already in {base.path}")
             updated = with_rules(base.text or "", effect.rules)
         except RulesFileError as exc:

@@ -59,9 +59,12 @@ def _defects(count: int) -> DefectLog:
     return DefectLog(entries=entries)
 
 
-def scan_with_proposals(count: int) -> Counter[str]:
-    """The requests of one scheduled scan that opens ``count`` proposal PRs (at most 4)."""
-    from api_calls import _template
+def scan_with_proposals(count: int, *, crowd: int = 0) -> Counter[str]:
+    """The requests of one scheduled scan that opens ``count`` proposal PRs (at most 4).
+
+    :param crowd: PR records (each with an issue in the index) on the state branch besides the defects.
+    """
+    from api_calls import _crowd, _template
 
     with Sandbox.start() as sandbox, tempfile.TemporaryDirectory() as tmp:
         files = {"README.md": "# rules\n", "CLAUDE.md": "# Notes for agents\n\nBe brief.\n"}
@@ -71,6 +74,8 @@ def scan_with_proposals(count: int) -> Counter[str]:
         state = {"README.md": "state\n", "v1/defects.json": _defects(count).model_dump_json(indent=1) + "\n"}
         message = "gauntlet: seed\n\nGauntlet-Shared: v1/defects.json\nGauntlet-Shards: 0\n"
         sandbox.commit(REPO, state, message, branch="gauntlet-state")
+        if crowd:
+            _crowd(sandbox, crowd, repository=REPO)
         workspace = Path(tmp)
         (workspace / ".github").mkdir()
         (workspace / ".github" / "gauntlet.yml").write_text(_config(count), encoding="utf-8")

@@ -33,7 +33,7 @@ __all__ = [
     "scan_blocks",
 ]
 
-BLOCK_BYTES = 4 << 20
+BLOCK_BYTES = 1 << 20
 _NEWLINE = ord("\n")
 CONTEXT_BEFORE = 30
 

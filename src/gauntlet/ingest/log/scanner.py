@@ -88,8 +88,11 @@ def _pieces(source: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
         yield b"".join(batch)
 
 
-def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iterator[Finding]:
-    """Feed the interesting lines of ``blocks`` to ``analyser``; yield findings as they appear."""
+def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser, *, backend: str = "auto") -> Iterator[Finding]:
+    """Feed the interesting lines of ``blocks`` to ``analyser``; yield findings as they appear.
+
+    :param backend: the prefilter's search (:func:`~gauntlet.ingest.log.prefilter.candidate_offsets`).
+    """
     cap = analyser.limits.max_line_bytes
     first_line = 1  # number of the first line of the current block
     fed_through = 0  # highest line number already fed
@@ -100,7 +103,7 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iter
         read += limit
         cursor = 0  # offset of the next line not yet looked at
         number = first_line  # its line number
-        candidates = candidate_offsets(block)
+        candidates = candidate_offsets(block, backend=backend)
         index = 0
         while True:
             if analyser.active and cursor < limit:

@@ -19,21 +19,33 @@ a line.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
+from typing import cast
 
 __all__ = [
     "ANCHORS",
     "ANCHOR_CHECKS",
+    "BACKENDS",
     "HYPERSCAN_PATTERNS",
+    "Search",
     "candidate_offsets",
     "grep_pattern",
     "is_trigger",
+    "loads",
     "may_start",
+    "searcher",
 ]
+
+#: Finds the starts of the candidate lines of a chunk, sorted and unique.
+Search = Callable[[bytes], list[int]]
 
 # Colour codes may sit between a word and its punctuation (``error[E0425]\x1b[0m:``).
 _ANSI_GAP = rb"(?:\x1b\[[0-9;]*[A-Za-z])*"
+# A word starts after a non-word byte or right after a colour code (``\x1b[31merror``); a look-behind has a
+# fixed width, so one per length of the code's parameters (16 is a 24-bit colour's ``38;2;255;255;255``).
+_WORD_START = rb"(?:(?<!\w)|" + b"|".join(rb"(?<=\x1b\[[0-9;]{%d}[A-Za-z])" % n for n in range(17)) + rb")"
 # ``failed`` unless a count of none (``0 failed``); ``fail``, ``failing``, ``Failures: 2`` as words.
 _FAIL = (
     rb"[Ff]ailed(?:(?<!0 .ailed)|(?<=\d0 .ailed))"
@@ -42,11 +54,12 @@ _FAIL = (
 #: Each anchor is a literal searched for in the whole chunk with, where a bare occurrence is mostly no
 #: failure (``test_error_handling``, ``0 failed``, ``exit 0``), what must stand at it for its line to be a
 #: candidate (matched at the occurrence; a look-behind sees the bytes before it). Together they accept every
-#: line :data:`HYPERSCAN_PATTERNS` accepts, and a few more (``-Werror``) that :func:`is_trigger` then drops.
+#: line :data:`HYPERSCAN_PATTERNS` accepts, and a few more that :func:`is_trigger` then drops.
 ANCHOR_CHECKS: tuple[tuple[bytes, re.Pattern[bytes] | None], ...] = tuple(
     (literal, None if check is None else re.compile(check, re.MULTILINE))
     for literal, check in (
-        (b"error", rb"error" + _ANSI_GAP + rb"(?:[:\[\] !]|\r?$)"),  # error:, error[E0308], ##[error], npm error
+        # error:, error[E0308], ##[error], npm error; not -Werror or test_error_handling
+        (b"error", _WORD_START + rb"error" + _ANSI_GAP + rb"(?:[:\[\] !]|\r?$)"),
         (b"Error", rb"Error" + _ANSI_GAP + rb"(?:[:\[ .)]|\r?$)"),  # TypeError:, Error 1, BUILD Error.
         (b"ERR", rb"ERR(?:OR|!|_)"),  # ERROR, npm ERR!, ERR_PNPM_*
         (b"FAIL", None),  # FAILED, FAILURES, --- FAIL, BUILD FAILURE
@@ -184,7 +197,7 @@ def _stdlib_offsets(chunk: bytes) -> list[int]:
 _FOLLOWERS = {b"error": b":[] !\x1b\r\n", b"Error": b":[ .)\x1b\r\n", b".py:": b"0123456789", b".go:": b"0123456789"}
 
 
-def _ahocorasick_search() -> Callable[[bytes], list[int]] | None:
+def _ahocorasick_search() -> Search | None:
     """All anchors in one pass (Rust's aho-corasick, SIMD-accelerated), or None where it is not installed."""
     try:
         import ahocorasick_rs
@@ -224,7 +237,7 @@ def _ahocorasick_search() -> Callable[[bytes], list[int]] | None:
     return search
 
 
-def _hyperscan_search() -> Callable[[bytes], list[int]] | None:
+def _hyperscan_search() -> Search | None:
     """A Hyperscan database of :data:`HYPERSCAN_PATTERNS`, or None where Hyperscan cannot load."""
     try:
         import hyperscan
@@ -254,25 +267,44 @@ def _hyperscan_search() -> Callable[[bytes], list[int]] | None:
     return search
 
 
-_HYPERSCAN = _hyperscan_search()
-_AHOCORASICK = _ahocorasick_search()
-#: The searches that loaded here, fastest first; ``stdlib`` is always there.
-BACKENDS: dict[str, Callable[[bytes], list[int]]] = {
-    name: search
-    for name, search in (("hyperscan", _HYPERSCAN), ("ahocorasick", _AHOCORASICK), ("stdlib", _stdlib_offsets))
-    if search is not None
+#: The searches, fastest first (measured in docs/ci-logs.md: aho-corasick's SIMD pass and its checks take
+#: half the time of Hyperscan's scan, and it loads in a millisecond where Hyperscan compiles its patterns).
+BACKENDS: dict[str, Callable[[], Search | None]] = {
+    "ahocorasick": _ahocorasick_search,
+    "hyperscan": _hyperscan_search,
+    "stdlib": lambda: _stdlib_offsets,
 }
+
+
+@functools.cache
+def _loaded(backend: str) -> Search | None:
+    return BACKENDS[backend]()
+
+
+def loads(backend: str) -> bool:
+    """Whether the search ``backend`` (a key of :data:`BACKENDS`) can run here."""
+    return backend in BACKENDS and _loaded(backend) is not None
+
+
+def searcher(backend: str = "auto") -> Search:
+    """The function that finds candidate lines in a chunk (see :func:`candidate_offsets`).
+
+    :param backend: a key of :data:`BACKENDS`, or ``auto`` for the first that loads here; one that does not
+        load falls back the same way. Only the search chosen is loaded.
+    """
+    if loads(backend):
+        return cast(Search, _loaded(backend))
+    return next(search for name in BACKENDS if (search := _loaded(name)) is not None)
 
 
 def candidate_offsets(chunk: bytes, *, backend: str = "auto") -> list[int]:
     """Offsets of the starts of the lines in ``chunk`` that contain an anchor, sorted and unique.
 
-    :param backend: ``hyperscan`` (one pass for all anchors, sharper patterns), ``ahocorasick`` (one pass
-        for all anchors, then their checks), ``stdlib`` (a ``bytes.find`` pass per anchor, then their checks)
-        or ``auto`` (the first of these that loaded). A backend that did not load falls back the same way.
+    :param backend: ``ahocorasick`` (one pass for all anchors, then their checks), ``hyperscan`` (one pass,
+        :data:`HYPERSCAN_PATTERNS`), ``stdlib`` (a ``bytes.find`` pass per anchor, then their checks) or
+        ``auto`` (the first of these that loads).
     """
-    search = BACKENDS.get(backend) or next(iter(BACKENDS.values()))
-    return search(chunk)
+    return searcher(backend)(chunk)
 
 
 def grep_pattern() -> str:

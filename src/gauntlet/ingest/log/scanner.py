@@ -19,7 +19,7 @@ from typing import BinaryIO
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
 from gauntlet.ingest.log.locator import Span, last_lines, previous_lines
-from gauntlet.ingest.log.prefilter import candidate_offsets, is_trigger
+from gauntlet.ingest.log.prefilter import is_trigger, searcher
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
 from gauntlet.untrusted import masked_values
@@ -91,19 +91,20 @@ def _pieces(source: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
 def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser, *, backend: str = "auto") -> Iterator[Finding]:
     """Feed the interesting lines of ``blocks`` to ``analyser``; yield findings as they appear.
 
-    :param backend: the prefilter's search (:func:`~gauntlet.ingest.log.prefilter.candidate_offsets`).
+    :param backend: the prefilter's search (:func:`~gauntlet.ingest.log.prefilter.searcher`).
     """
     cap = analyser.limits.max_line_bytes
     first_line = 1  # number of the first line of the current block
     fed_through = 0  # highest line number already fed
     previous: Span = (b"", 0, 1)  # the block before, for context and windows that reach back into it
     read = 0  # bytes read so far: past NUMPY_AFTER, newlines are counted with numpy
+    candidate_offsets = searcher(backend)
     for block, limit in blocks:
         big = read >= NUMPY_AFTER
         read += limit
         cursor = 0  # offset of the next line not yet looked at
         number = first_line  # its line number
-        candidates = candidate_offsets(block, backend=backend)
+        candidates = candidate_offsets(block)
         index = 0
         while True:
             if analyser.active and cursor < limit:

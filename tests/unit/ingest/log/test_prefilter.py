@@ -13,11 +13,11 @@ FIXTURES = Path(__file__).parents[4] / "tests" / "fixtures"
 # The tool fixtures and the real-tool corpus: every log a test knows the findings of.
 LOGS = sorted([*FIXTURES.glob("logs/*/*/input.log"), *FIXTURES.glob("corpus/*/*/input.log")])
 IDS = [f"{p.parents[2].name}/{p.parent.parent.name}/{p.parent.name}" for p in LOGS]
-BACKENDS = ["hyperscan", "ahocorasick", "stdlib"]
+BACKENDS = list(prefilter.BACKENDS)
 
 
 def _loaded(backend: str) -> None:
-    if backend not in prefilter.BACKENDS:
+    if not prefilter.loads(backend):
         pytest.skip(f"{backend} is not installed here")
 
 
@@ -33,22 +33,21 @@ def _confirmed(chunk: bytes, backend: str) -> list[int]:
     return kept
 
 
-@pytest.mark.parametrize("backend", ["ahocorasick", "stdlib"])
-def test_backends_confirm_the_same_lines_as_hyperscan(backend: str) -> None:
-    _loaded("hyperscan")
+@pytest.mark.parametrize("backend", ["ahocorasick", "hyperscan"])
+def test_backends_confirm_the_same_lines_as_the_stdlib_search(backend: str) -> None:
     _loaded(backend)
     for log in LOGS:
         chunk = log.read_bytes()
-        assert _confirmed(chunk, backend) == _confirmed(chunk, "hyperscan"), log
+        assert _confirmed(chunk, backend) == _confirmed(chunk, "stdlib"), log
 
 
-@pytest.mark.parametrize("backend", ["ahocorasick", "stdlib"])
+@pytest.mark.parametrize("backend", ["ahocorasick", "hyperscan"])
 def test_every_log_scans_to_the_same_findings_with_each_backend(backend: str) -> None:
-    """The fast paths change nothing but speed: same findings, same lines, with or without Hyperscan."""
+    """The fast paths change nothing but speed: the same findings as the standard library's search gives."""
     _loaded(backend)
     for log in LOGS:
         data = log.read_bytes()
-        reference = [f.model_dump() for f in scan(io.BytesIO(data), backend=next(iter(prefilter.BACKENDS)))]
+        reference = [f.model_dump() for f in scan(io.BytesIO(data), backend="stdlib")]
         assert [f.model_dump() for f in scan(io.BytesIO(data), backend=backend)] == reference, log
 
 

@@ -161,7 +161,7 @@ def count_newlines(block: bytes, start: int, end: int, *, big: bool = False) -> 
     second to import, which only pays off for big logs (the scanner says when it has read
     :data:`NUMPY_AFTER` bytes).
     """
-    if not big or end - start < 1 << 16:
+    if not big or end - start < NUMPY_SPAN:
         return block.count(b"\n", start, end)
     import numpy
 
@@ -169,7 +169,10 @@ def count_newlines(block: bytes, start: int, end: int, *, big: bool = False) -> 
     return int(numpy.count_nonzero(view == _NEWLINE))
 
 
-NUMPY_AFTER = 32 << 20
+# Measured on this bench's log (docs/ci-logs.md): numpy's import costs what ``bytes.count`` spends on about
+# 200 MB, and it counts a span of 8 KiB in half the time (less than that, the call costs more than it saves).
+NUMPY_AFTER = 256 << 20
+NUMPY_SPAN = 8 << 10
 
 
 #: A step header (the script GitHub echoes) longer than this is read line by line.

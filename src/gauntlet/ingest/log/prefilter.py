@@ -3,12 +3,12 @@
 Almost every line of a CI log is noise. The anchors below (short literals, each
 with a check of what stands at it) are searched over a whole chunk at once, so
 the cost is a pass or a few over the bytes instead of Python work per line. Three
-searches give the same lines: Hyperscan (one pass, :data:`HYPERSCAN_PATTERNS`),
-Rust's aho-corasick (one SIMD pass for all literals, then the checks) and, where
-neither is installed, ``bytes.find`` (a pass per anchor). A candidate line is then
-confirmed by :func:`is_trigger` on that one line before any parser sees it, so a
-broad anchor costs little. Output that carries
-no anchor of its own (go vet, a bare ``Killed``) is still read: the scanner
+searches give the same lines, and the first one installed runs (:data:`BACKENDS`):
+Rust's aho-corasick (one SIMD pass for all literals, then the checks), Hyperscan
+(one pass of :data:`HYPERSCAN_PATTERNS`) and ``bytes.find`` (a pass per anchor,
+then the checks). A candidate line is then confirmed by :func:`is_trigger` on that
+one line before any parser sees it, so a broad anchor costs little. Output that
+carries no anchor of its own (go vet, a bare ``Killed``) is still read: the scanner
 feeds the lines before every confirmed hit, and a failed step always ends in
 one (``##[error]Process completed with exit code 1``, ``make: *** Error 2``).
 

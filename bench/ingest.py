@@ -20,9 +20,8 @@ the same run (the machine is shared, so only ratios within one run compare).
 It runs three times: as installed (the prefilter's aho-corasick search, which
 needs no Hyperscan), as on a machine with Hyperscan but not ahocorasick-rs (that
 module made unimportable), and with neither library (the standard library's
-search). ``--sizes`` also runs it on
-larger logs to show that peak memory stays flat. The package's bytecode is
-compiled first, as installing it from a wheel does.
+search). ``--sizes`` also runs it on larger logs to show that peak memory stays
+flat. The package's bytecode is compiled first, as installing it from a wheel does.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +97,21 @@ def test_checkers_without_failure_words_are_confirmed(backend: str) -> None:
     lines = [b"main.go:5:2: ineffectual assignment to x (ineffassign)\n", b">> Issue: [B404:blacklist] Consider it.\n"]
     chunk = b"ok  \tdemo/pkg\t0.01s\n" + b"".join(lines) + b"   Severity: Low   Confidence: High\n"
     assert _confirmed(chunk, backend) == [chunk.index(line) for line in lines]
+
+
+@pytest.mark.parametrize(
+    ("hidden", "loaded"),
+    [(["ahocorasick_rs"], ["hyperscan", "stdlib"]), (["ahocorasick_rs", "hyperscan"], ["stdlib"])],
+)
+def test_a_missing_library_leaves_the_next_search(hidden: list[str], loaded: list[str]) -> None:
+    """As on a platform without its wheels: the module cannot be imported, the next search runs."""
+    if "hyperscan" in loaded and not prefilter.loads("hyperscan"):
+        pytest.skip("Hyperscan is not installed here")
+    code = (
+        "import sys\n"
+        + "".join(f"sys.modules[{name!r}] = None\n" for name in hidden)
+        + "from gauntlet.ingest.log import prefilter\n"
+        + "print(*[n for n in prefilter.BACKENDS if prefilter.loads(n)], prefilter.candidate_offsets(b'x\\nerror: y'))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == [*loaded, "[2]"]

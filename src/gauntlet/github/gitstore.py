@@ -29,6 +29,12 @@ Theory of operation:
   run fall back to listing and reading everything it needs.
 - A repository-wide file that still holds its default is not written: absent
   means default, which keeps the first runs cheap.
+- **Conditional reads.** A PR run reads every file but its own record at the branch
+  (not pinned to the head commit) with the ``ETag`` its record remembers
+  (``PRRecord.reads``): a file unchanged since the PR's last run is a 304, which
+  GitHub does not count against the rate limit. The record is read first
+  (:meth:`BranchStore.preload`, before the run reads the PR's reviews the same way),
+  and the run's answers are written back into it.
 """
 
 from __future__ import annotations
@@ -45,11 +51,13 @@ from typing import Any
 from gauntlet.engine.results import known_numbers
 from gauntlet.errors import StateConflict
 from gauntlet.github.client import GitHubClient, NotFound, Rejected
+from gauntlet.models import evolve
 from gauntlet.state.codec import README, decode_state, encode_file, needed_paths
 from gauntlet.state.models import Scope, State
+from gauntlet.state.pr import PRRecord, Written
 from gauntlet.state.shards import MAX_SHARDS_FOLDED, SHARDS_FOLDER, encode_shard, fold_into, shard_of, shard_path
 from gauntlet.state.store import Snapshot, changed_files, event_part_name, events_by_month
-from gauntlet.vocabulary import SHARED_FILES, event_part_path
+from gauntlet.vocabulary import SHARED_FILES, event_part_path, pr_path
 
 __all__ = ["DEFAULT_STATE_BRANCH", "BranchStore", "Head"]
 
@@ -116,6 +124,9 @@ class BranchStore:
         self.branch = branch
         self._heads: dict[str, Head] = {}
         self._index: dict[str, int] = {}
+        self._pr: PRRecord | None = None
+        #: The head and the PR record :meth:`preload` read, for the first :meth:`load` of that PR.
+        self._preloaded: tuple[Head | None, int, bytes | None] | None = None
 
     # reading ------------------------------------------------------------------------------------------------
 
@@ -140,14 +151,65 @@ class BranchStore:
         blob = self.client.request("GET", f"{self.api}/git/blobs/{found['sha']}")
         return base64.b64decode(blob.get("content") or "")
 
+    def preload(self, pr: int) -> None:
+        """Read the branch head and PR ``pr``'s record now, before the run reads GitHub (2 calls).
+
+        The record's remembered answers (``PRRecord.reads``) make the run's conditional requests possible;
+        the first :meth:`load` of the same PR uses what was read here instead of reading it again.
+        """
+        head = self.head()
+        data = self.read(pr_path(pr), head.commit) if head is not None else None
+        self._preloaded = (head, pr, data)
+        self._remember_reads(data)
+
+    def _remember_reads(self, record: bytes | None) -> None:
+        """Give the client the answers the PR's record remembers (a record it cannot parse remembers none)."""
+        if record is None:
+            return
+        try:
+            reads = PRRecord.model_validate_json(record).reads
+        except ValueError:
+            return  # decode_state reports the broken record when the run loads it
+        self.client.cache.entries.update(reads)
+
+    def _read_conditionally(self, path: str) -> bytes | None:
+        """One file at the branch (not pinned), asked with the remembered ``ETag``: a 304 is free.
+
+        What is remembered is the file's text, not GitHub's Base64 (redaction would garble it when stored).
+        """
+        try:
+            _, found = self.client.read(f"{self.api}/contents/{path}", params={"ref": self.branch}, keep=_text_of)
+        except NotFound:
+            return None
+        if not isinstance(found, dict) or found.get("type") != "file":
+            return None
+        if isinstance(found.get("text"), str):
+            return str(found["text"]).encode()
+        blob = self.client.request("GET", f"{self.api}/git/blobs/{found['sha']}")
+        return base64.b64decode(blob.get("content") or "")
+
     def load(self, scope: Scope) -> Snapshot:
         """Read the files ``scope`` needs at the branch head (absent files are their defaults)."""
-        head = self.head()
-        stored: dict[str, bytes | None] = {}
+        preloaded, self._preloaded = self._preloaded, None
+        own = pr_path(scope.pr) if scope.pr is not None else None
+        if preloaded is not None and preloaded[1] == scope.pr:
+            head, stored = preloaded[0], {pr_path(preloaded[1]): preloaded[2]}
+        else:
+            head, stored = self.head(), {}
+        conditional = _is_sharded(scope) and own is not None
+        if own is not None and conditional and own not in stored and head is not None:
+            stored[own] = self.read(own, head.commit)
+            self._remember_reads(stored[own])
         for path in needed_paths(scope):
+            if path in stored:
+                continue
             skip = head is None or (head.shared is not None and path in _SHARED and path not in head.shared)
-            stored[path] = None if skip or head is None else self.read(path, head.commit)
+            if skip or head is None:
+                stored[path] = None
+            else:
+                stored[path] = self._read_conditionally(path) if conditional else self.read(path, head.commit)
         state = decode_state(scope, stored)
+        self._pr = state.pr
         folded: list[str] = []
         if scope.shards:  # the scan: fold what runs left, and bound the index, even with nothing to fold
             state, folded = fold_into(state, self._shards(head) if head is not None and head.shards != 0 else {})
@@ -178,6 +240,14 @@ class BranchStore:
         """The number the last loaded index holds for an effect key (for :class:`~gauntlet.github.backend.Hub`)."""
         return self._index.get(key)
 
+    def written(self, key: str) -> Written | None:
+        """What the last loaded PR record says Gauntlet last wrote for ``key`` (``PRRecord.written``)."""
+        return self._pr.written.get(key) if self._pr is not None else None
+
+    def remembers(self) -> bool:
+        """Whether the last load was a PR's, whose record keeps what its runs wrote."""
+        return self._pr is not None
+
     # writing ------------------------------------------------------------------------------------------------
 
     def save(self, snapshot: Snapshot, new: State, message: str) -> None:
@@ -191,7 +261,9 @@ class BranchStore:
         """
         head = self._heads.get(snapshot.version) if snapshot.version else None
         self._events_after: tuple[str, int, int] | None = head.events if head else None
-        if _is_sharded(snapshot):
+        if new.pr is not None and _is_sharded(snapshot.scope):
+            new = evolve(new, pr=evolve(new.pr, reads=self.client.cache.keep()))
+        if _is_sharded(snapshot.scope):
             files, whole = self._sharded_files(snapshot, new, message)
         else:
             files, whole = self._whole_files(snapshot, new, head)
@@ -250,7 +322,7 @@ class BranchStore:
 
     def _trailers(self, subject: str, head: Head | None, files: dict[str, bytes | None], snapshot: Snapshot) -> str:
         """The commit message: the subject, then the trailers the next run reads (module docstring)."""
-        events = self._events_after if not _is_sharded(snapshot) else (head.events if head else None)
+        events = self._events_after if not _is_sharded(snapshot.scope) else (head.events if head else None)
         shared = set(head.shared) if head and head.shared is not None else self._shared_at(snapshot)
         shared |= {p for p, d in files.items() if p in _SHARED and d is not None}
         waiting = (head.shards or 0) if head else 0
@@ -327,6 +399,19 @@ class BranchStore:
 _SHARED = frozenset(SHARED_FILES.values())
 
 
+def _text_of(found: Any) -> Any:
+    """What a conditional contents read keeps: the file's kind, blob and UTF-8 text (``None``: over 1 MB)."""
+    if not isinstance(found, dict):
+        return found
+    text = None
+    if found.get("encoding") == "base64" and (found.get("content") or not found.get("size")):
+        try:
+            text = base64.b64decode(found.get("content") or "").decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            text = None
+    return {"type": found.get("type"), "sha": found.get("sha"), "text": text}
+
+
 def _absent_default(snapshot: Snapshot, path: str, data: bytes) -> bool:
     """True for a repository-wide file that is absent and would be written with its default content."""
     if path not in _SHARED or snapshot.stored.get(path) is not None:
@@ -345,8 +430,8 @@ def _message(subject: str, events: tuple[str, int, int] | None, shared: set[str]
     return "\n".join(lines) + "\n"
 
 
-def _is_sharded(snapshot: Snapshot) -> bool:
-    return not snapshot.scope.shards and snapshot.scope.branch is None
+def _is_sharded(scope: Scope) -> bool:
+    return not scope.shards and scope.branch is None
 
 
 def _run_of(message: str) -> str:

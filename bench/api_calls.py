@@ -42,6 +42,7 @@ from gauntlet.demo.world import ActionRun, World
 from gauntlet.errors import GauntletError
 from gauntlet.pipeline import Clock
 from gauntlet.sandbox import Sandbox
+from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import PRRecord
 
 REPO = "octo/app"
@@ -103,10 +104,17 @@ def _crowd(sandbox: Sandbox, others: int) -> None:
 
 
 def typical_run(others: int) -> Counter[str]:
-    """The requests of iteration 2 of a PR, with ``others`` other PRs in the state."""
+    """The requests of iteration 2 of a PR, with ``others`` other PRs in the state.
+
+    The state branch holds the default branch's record, as in any repository where Gauntlet also runs on
+    ``main`` (without it, each PR run would read it and be answered 404, which no ``ETag`` can spare).
+    """
     with Sandbox.start() as sandbox, tempfile.TemporaryDirectory() as tmp:
         sandbox.create_repo(REPO, {"README.md": "# app\n", "calc.py": "def add(a, b):\n    return a - b\n"})
         sandbox.set_permission(REPO, BOT, "write")
+        main = BranchRecord(name="main").model_dump_json(indent=1) + "\n"
+        files: dict[str, str | bytes | None] = {"README.md": "state\n", "v1/branches/main.json": main}
+        sandbox.commit(REPO, files, "gauntlet: start\n\nGauntlet-Shared: \n", branch="gauntlet-state")
         owner = github.Github(base_url=sandbox.url, auth=github.Auth.Token("octo"), seconds_between_writes=None)
         owner.get_repo(REPO).create_git_ref("refs/heads/feature", sandbox.head(REPO) or "")
         first = sandbox.commit(REPO, {"calc.py": "def add(a, b):\n    return a + b  # 1\n"}, branch="feature")

@@ -38,6 +38,7 @@ from gauntlet.github.hub import Hub, nothing_known, nothing_remembered, nothing_
 from gauntlet.models import evolve
 from gauntlet.observe.github_facts import Remote
 from gauntlet.observe.observation import Downloads, observe
+from gauntlet.observe.owners import owners_of
 from gauntlet.observe.payload import Delivery, event_facts, read_delivery
 from gauntlet.observe.routing import Route, route_of
 from gauntlet.pipeline import Clock, serve
@@ -148,7 +149,8 @@ def _serve(
     if handler == "scan":
         _repository(settings)
     edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
-    reads = state_reads(remote)
+    workspace = settings.run.workspace
+    reads = state_reads(remote, lambda seen: owners_of(workspace, seen.findings, seen.changed_files))
     if handler == "comment":
         try:
             return serve(handler, observation, config, store, edge, clock, commit=commit, reads=reads), edge
@@ -232,12 +234,19 @@ def _edge(
             known=branch.known if branch is not None else nothing_known,
             written=branch.written if branch is not None else nothing_written,
             remembers=branch.remembers if branch is not None else nothing_remembered,
+            own_run=_own_run(settings),
             comment_mode=settings.comment_mode,
             check_name=settings.check_name,
             assign_owners=assign_owners,
         )
         inner = GitHubBackend(hub)
     return _EdgeBackend(inner=inner, summary_path=settings.summary_path)
+
+
+def _own_run(settings: ActionSettings) -> tuple[int, int] | None:
+    """``GITHUB_RUN_ID`` and ``GITHUB_RUN_ATTEMPT`` as numbers, when both are."""
+    run, attempt = settings.run.run_id, settings.run.run_attempt
+    return (int(run), int(attempt)) if run.isdigit() and attempt.isdigit() else None
 
 
 #: Token prefixes GitHub gives each kind of token

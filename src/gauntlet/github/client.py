@@ -23,6 +23,7 @@ Errors leave this module as :mod:`gauntlet.errors` types::
     PullRequestsNotPermitted     403 "GitHub Actions is not permitted to create or approve pull requests" (exit 2)
     NotFound                     404
     Rejected                     422 (validation failed, not a fast-forward, already exists)
+    Conflict                     409 (a file's blob moved, or the branch moved under a contents write)
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ __all__ = [
     "DEFAULT_API_URL",
     "LOW_QUOTA",
     "CallCounter",
+    "Conflict",
     "GauntletRetry",
     "GitHubClient",
     "NotFound",
@@ -102,6 +104,12 @@ class PullRequestsNotPermitted(ConfigError):
 
 class NotFound(GauntletError):
     """GitHub answered 404."""
+
+    exit_code: ClassVar[int] = 3
+
+
+class Conflict(GauntletError):
+    """GitHub answered 409: what the request was based on moved (a file's blob sha, a branch under a write)."""
 
     exit_code: ClassVar[int] = 3
 
@@ -475,4 +483,6 @@ def _translate(exc: GithubException, what: str) -> GauntletError:
         return NotFound(f"{what}: not found")
     if exc.status == 422:
         return Rejected(f"{what}: rejected: {message}")
+    if exc.status == 409:
+        return Conflict(f"{what}: conflict: {message}")
     return GitHubUnavailable(f"{what}: GitHub answered {exc.status} after retries: {message}")

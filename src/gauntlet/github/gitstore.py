@@ -9,24 +9,37 @@ Theory of operation:
 - **Save** writes the changed files inline in one ``POST git/trees`` on top of the
   head's tree, one ``POST git/commits`` with the head as parent and one
   ``PATCH git/refs`` without ``force``. Nothing is ever force-pushed.
-- **Shards.** A run that is not about a branch (a PR run, a command) writes only
-  its own record and its shard ``v1/shards/<run-id>.json`` (what it added to the
-  shared files, :mod:`gauntlet.state.shards`); the scan (``Scope.shards``) lists
-  the shards, folds them in and deletes them in the commit that writes the
-  shared files. Branch runs and the scan write shared files whole.
+- **A PR run writes one file.** What it added to the shared files (its shard,
+  :mod:`gauntlet.state.shards`) travels in its own record (``PRRecord.pending``),
+  written with one ``PUT contents/v1/prs/<n>.json`` carrying the blob sha it read:
+  one call, one commit, and runs of different PRs touch different files. GitHub
+  builds the commit on the branch as it is, so a moved branch is no conflict; a
+  409 naming the file (another run of the same PR wrote it) or a 422 (it was
+  created meanwhile) is :class:`~gauntlet.errors.StateConflict`, and a 409 naming
+  the branch (two writes at the same instant, which GitHub refuses) is sent again.
+  The commit's ``Gauntlet-Pending:`` trailer lists the records with pending
+  shards, and the scan (``Scope.shards``) reads those, folds their shards in and
+  writes them back emptied in the commit that writes the shared files. A run whose
+  record is full (:data:`MAX_PENDING`), or a command, writes with the Git Data API
+  as before: its record, and its shard as ``v1/shards/<run-id>.json``.
 - **Conflicts.** GitHub answers 422 when the ref moved. One ``GET compare`` says
   what the other commits touched: when none of it is a file this run writes whole
   (a PR run's record, say), the same files are committed again on the new head
   (4 calls, nothing re-read or re-decided); otherwise it is
   :class:`~gauntlet.errors.StateConflict`, and the pipeline re-reads, re-decides
   and retries.
-- **Trailers.** Every commit Gauntlet writes ends with two lines that spare the
+- **Trailers.** Every commit Gauntlet writes ends with lines that spare the
   next run calls: ``Gauntlet-Events:`` names the newest audit-log part and its
   size (appending reads only that part, never a listing), and ``Gauntlet-Shared:``
   lists which repository-wide files exist (an absent file is its default, so
-  it is not fetched), and ``Gauntlet-Shards:`` how many shards wait to be folded
-  (the scan lists the folder only when some do). A commit without trailers (written by hand) makes the next
-  run fall back to listing and reading everything it needs.
+  it is not fetched), ``Gauntlet-Shards:`` how many shards wait to be folded
+  (the scan lists the folder only when some do), and ``Gauntlet-Pending:`` the PR
+  records holding pending shards. A PR run's commit copies the trailers of the
+  head it read and names it in ``Gauntlet-Base:``; when GitHub put other commits
+  in between (the commit's parent is not its base), the reader lists the recent
+  commits (one call) and takes the trailers of the newest commit that is exact,
+  with the pending records of every commit above it. A commit without trailers
+  (written by hand) makes the next run fall back to listing and reading everything it needs.
 - A repository-wide file that still holds its default is not written: absent
   means default, which keeps the first runs cheap.
 - **Conditional reads.** A PR run reads every file but its own record at the branch
@@ -40,17 +53,18 @@ Theory of operation:
 from __future__ import annotations
 
 import base64
+import hashlib
 import random
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from gauntlet.engine.results import known_numbers
 from gauntlet.errors import StateConflict
-from gauntlet.github.client import GitHubClient, NotFound, Rejected
+from gauntlet.github.client import Conflict, GitHubClient, NotFound, Rejected
 from gauntlet.models import evolve
 from gauntlet.state.codec import README, decode_state, encode_file, needed_paths
 from gauntlet.state.models import Scope, State
@@ -66,6 +80,14 @@ DEFAULT_STATE_BRANCH = "gauntlet-state"
 _EVENTS_TRAILER = re.compile(r"^Gauntlet-Events: (v1/events/(\d{4}-\d{2})\.(\d+)\.jsonl) (\d+)$", re.MULTILINE)
 _SHARED_TRAILER = re.compile(r"^Gauntlet-Shared:(.*)$", re.MULTILINE)
 _SHARDS_TRAILER = re.compile(r"^Gauntlet-Shards: (\d+)$", re.MULTILINE)
+_PENDING_TRAILER = re.compile(r"^Gauntlet-Pending:(.*)$", re.MULTILINE)
+_BASE_TRAILER = re.compile(r"^Gauntlet-Base: ([0-9a-f]{40})$", re.MULTILINE)
+#: Pending shards one PR record holds at most; a run past it writes its shard as a file (Git Data API).
+MAX_PENDING = 20
+#: PR records the ``Gauntlet-Pending:`` trailer lists at most; past it, runs write shard files instead.
+MAX_PENDING_LISTED = 500
+#: Commits listed to find the newest exact trailers under a head GitHub built on another (one call).
+_WALK = 100
 #: Rebuilds on a moved head before the pipeline's slower retry (re-read, re-decide) takes over.
 REBASES = 8
 #: A compare listing this many files may be cut short: treat it as touching everything.
@@ -85,6 +107,17 @@ class Head:
     shared: frozenset[str] | None
     #: Shards waiting to be folded, when the head's trailer counts them.
     shards: int | None = None
+    #: PR records holding pending shards (``PRRecord.pending``), as the trailers list them.
+    pending: frozenset[str] = frozenset()
+    #: A PR run's commit: the head whose trailers it copied (``None``: a commit built on the head it read).
+    base: str | None = None
+    #: The commit's first parent.
+    parent: str | None = None
+
+    @property
+    def exact(self) -> bool:
+        """Whether the trailers hold at this commit: nothing came between it and the head they describe."""
+        return self.base is None or self.base == self.parent
 
 
 def _parse_head(branch: dict[str, Any]) -> Head:
@@ -93,13 +126,37 @@ def _parse_head(branch: dict[str, Any]) -> Head:
     events = _EVENTS_TRAILER.search(message)
     shared = _SHARED_TRAILER.search(message)
     shards = _SHARDS_TRAILER.search(message)
+    pending = _PENDING_TRAILER.search(message)
+    based = _BASE_TRAILER.search(message)
+    parents = commit.get("parents") or []
     return Head(
         commit=str(commit["sha"]),
         tree=str(commit["commit"]["tree"]["sha"]),
         events=(events.group(2), int(events.group(3)), int(events.group(4))) if events else None,
         shared=frozenset(shared.group(1).split()) if shared else None,
         shards=int(shards.group(1)) if shards else None,
+        pending=frozenset(pending.group(1).split()) if pending else frozenset(),
+        base=based.group(1) if based else None,
+        parent=str(parents[0].get("sha")) if parents and isinstance(parents[0], dict) else None,
     )
+
+
+def _folded(newest_first: list[Head], below: Head | None = None) -> Head | None:
+    """The trailers that hold at the first of ``newest_first``: the newest exact commit's, with the pending
+    records of every commit above it (a PR run's commit adds its record and changes nothing else).
+
+    :param below: the exact head the list sits on (a compare's base), when the list is the commits after it.
+    :returns: ``None`` when no commit of the list (nor ``below``) is exact.
+    """
+    if not newest_first:
+        return below
+    pending: set[str] = set()
+    for found in [*newest_first, *([below] if below is not None else [])]:
+        pending |= found.pending
+        if found.exact:
+            top = newest_first[0]
+            return replace(found, commit=top.commit, tree=top.tree, pending=frozenset(pending), base=None, parent=None)
+    return None
 
 
 class BranchStore:
@@ -136,7 +193,18 @@ class BranchStore:
             branch = self.client.request("GET", f"{self.api}/branches/{self.branch}")
         except NotFound:
             return None
-        return _parse_head(branch)
+        head = _parse_head(branch)
+        if head.exact:
+            return head
+        # GitHub built this PR run's commit on a later head than the one it copied the trailers of: the
+        # trailers of the newest exact commit hold, with what the commits above it left pending (one call).
+        listed = self.client.request("GET", f"{self.api}/commits", params={"sha": head.commit, "per_page": _WALK})
+        heads = [_parse_head({"commit": item}) for item in listed if isinstance(item, dict)]
+        walked = _folded(heads)
+        if walked is not None:
+            return walked
+        pending = frozenset().union(*(found.pending for found in heads))
+        return replace(head, events=None, shared=None, shards=None, base=None, pending=pending)  # as by hand
 
     def read(self, path: str, commit: str) -> bytes | None:
         """One file at ``commit`` (``None`` when absent): the contents API, or the blob for files over 1 MB."""
@@ -211,15 +279,27 @@ class BranchStore:
         state = decode_state(scope, stored)
         self._pr = state.pr
         folded: list[str] = []
+        rewritten: dict[str, bytes] = {}
+        self._checked: frozenset[str] = frozenset()
         if scope.shards:  # the scan: fold what runs left, and bound the index, even with nothing to fold
-            state, folded = fold_into(state, self._shards(head) if head is not None and head.shards != 0 else {})
+            files = self._shards(head) if head is not None and head.shards != 0 else {}
+            records = self._pending_records(head) if head is not None else {}
+            pending = {
+                f"{path}#{i}": encode_shard(shard) for path, r in records.items() for i, shard in enumerate(r.pending)
+            }
+            state, folded = fold_into(state, {**files, **pending})
+            rewritten = _emptied(records, set(folded))
+            folded = [path for path in folded if path in files]
+            self._checked = frozenset(records)
         self._index = known_numbers(state)
         if state.pr is not None and state.pr.comment_id is not None:  # records written before PR-scoped keys
             self._index.setdefault(f"pr-comment:{state.pr.number}", state.pr.comment_id)
         if head is not None:
             self._heads[head.commit] = head
         version = head.commit if head else None
-        return Snapshot(scope=scope, state=state, stored=stored, version=version, folded=tuple(folded))
+        return Snapshot(
+            scope=scope, state=state, stored=stored, version=version, folded=tuple(folded), rewritten=rewritten
+        )
 
     def _shards(self, head: Head) -> dict[str, bytes]:
         """Every shard at ``head`` (one listing, then one read per shard)."""
@@ -235,6 +315,20 @@ class BranchStore:
                 if data is not None:
                     found[path] = data
         return found
+
+    def _pending_records(self, head: Head) -> dict[str, PRRecord]:
+        """The PR records the head's trailers list as holding pending shards (one read each, at most
+        :data:`~gauntlet.state.shards.MAX_SHARDS_FOLDED`); a record that does not parse is left for later."""
+        records: dict[str, PRRecord] = {}
+        for path in sorted(head.pending)[:MAX_SHARDS_FOLDED]:
+            data = self.read(path, head.commit)
+            if data is None:
+                continue
+            try:
+                records[path] = PRRecord.model_validate_json(data)
+            except ValueError:
+                continue  # the PR's own next run reports it; its pending shards wait
+        return records
 
     def known(self, key: str) -> int | None:
         """The number the last loaded index holds for an effect key (for :class:`~gauntlet.github.backend.Hub`)."""
@@ -263,6 +357,8 @@ class BranchStore:
         self._events_after: tuple[str, int, int] | None = head.events if head else None
         if new.pr is not None and _is_sharded(snapshot.scope):
             new = evolve(new, pr=evolve(new.pr, reads=self.client.cache.keep()))
+        if _is_sharded(snapshot.scope) and self._put_record(snapshot, new, head, message):
+            return
         if _is_sharded(snapshot.scope):
             files, whole = self._sharded_files(snapshot, new, message)
         else:
@@ -289,6 +385,47 @@ class BranchStore:
                 if moved is None:
                     raise
                 head = moved
+
+    def _put_record(self, snapshot: Snapshot, new: State, head: Head | None, message: str) -> bool:
+        """Write a PR run's record, its shard inside, with one contents ``PUT``; ``False``: use the Git Data API.
+
+        :raises StateConflict: another run of the PR wrote its record since it was read.
+        """
+        if head is None or new.pr is None or len(new.pr.pending) >= MAX_PENDING:
+            return False
+        path = pr_path(new.pr.number)
+        if len(head.pending | {path}) > MAX_PENDING_LISTED:
+            return False
+        if any(p != path and p not in _SHARED for p in changed_files(snapshot, new)):
+            return False  # a PR run writes nothing else of its own; if it ever does, one commit holds it all
+        shard = shard_of(snapshot.state, new, _run_of(message), _newest_time(new))
+        record = new.pr if shard is None else evolve(new.pr, pending=[*new.pr.pending, shard])
+        data = encode_file(record)
+        stored = snapshot.stored.get(path)
+        if data == stored:
+            return True
+        pending = head.pending | {path} if record.pending else head.pending - {path}
+        trailers = _message(message, head.events, set(head.shared or ()), head.shards or 0, pending, base=head)
+        body: dict[str, Any] = {
+            "message": trailers,
+            "content": base64.b64encode(data).decode(),
+            "branch": self.branch,
+        }
+        if stored is not None:
+            body["sha"] = _blob_sha(stored)
+        jitter = random.Random(message)
+        for attempt in range(REBASES + 1):
+            try:
+                self.client.request("PUT", f"{self.api}/contents/{path}", body=body)
+                return True
+            except Rejected as exc:  # 422: created by another run since this one read it absent
+                raise StateConflict(f"{path} was written since it was read: {exc}") from exc
+            except Conflict as exc:
+                if f"{path} does not match" in str(exc) or attempt == REBASES:
+                    raise StateConflict(f"{path} was written since it was read: {exc}") from exc
+                # The branch moved while GitHub built this commit: the same write again, after a pause.
+                self.sleep(jitter.uniform(0.0, 0.05 * 2 ** (attempt + 1)))
+        return True  # pragma: no cover (the loop returns or raises)
 
     def _sharded_files(self, snapshot: Snapshot, new: State, message: str) -> tuple[dict[str, bytes | None], set[str]]:
         """The run's own records whole, and its shard (shared-file changes and events)."""
@@ -317,6 +454,7 @@ class BranchStore:
             newest = (month, int(path.rsplit(".", 2)[1]), len(content))
         self._events_after = newest
         files.update(dict.fromkeys(snapshot.folded))
+        files.update(snapshot.rewritten)
         # What this run read and decided on: another commit touching any of it means deciding again.
         return files, {p for p, d in snapshot.stored.items() if d is not None} | set(files) - set(snapshot.folded)
 
@@ -328,7 +466,10 @@ class BranchStore:
         waiting = (head.shards or 0) if head else 0
         waiting += sum(1 for p, d in files.items() if p.startswith(SHARDS_FOLDER) and d is not None)
         waiting -= len(snapshot.folded)
-        return _message(subject, events, shared, max(waiting, 0))
+        pending = set(head.pending) - set(self._checked) if head else set()
+        pending -= {p for p in files if p.startswith("v1/prs/")}
+        pending |= {p for p, d in files.items() if p.startswith("v1/prs/") and d is not None and _has_pending(d)}
+        return _message(subject, events, shared, max(waiting, 0), pending)
 
     def _moved(self, head: Head, whole: set[str]) -> Head | None:
         """The new head, when the commits since ``head`` touched none of ``whole`` (one ``GET compare``)."""
@@ -342,7 +483,9 @@ class BranchStore:
             return None
         if touched & whole or found.get("status") != "ahead":
             return None
-        return _parse_head({"commit": commits[-1]})
+        # The trailers at the new head: the newest exact commit's since ``head``, else ``head``'s own, with the
+        # records the commits in between left pending.
+        return _folded([_parse_head({"commit": c}) for c in reversed(commits) if isinstance(c, dict)], head)
 
     def _newest(self, head: Head | None, month: str | None) -> tuple[str, int, int] | None:
         """The newest audit-log part at ``head``: from its trailer, else by listing the events folder."""
@@ -420,14 +563,50 @@ def _absent_default(snapshot: Snapshot, path: str, data: bytes) -> bool:
     return data == encode_file(type(default)())
 
 
-def _message(subject: str, events: tuple[str, int, int] | None, shared: set[str], shards: int) -> str:
+def _message(
+    subject: str,
+    events: tuple[str, int, int] | None,
+    shared: set[str],
+    shards: int,
+    pending: set[str] | frozenset[str] = frozenset(),
+    *,
+    base: Head | None = None,
+) -> str:
+    """The commit message: the subject and the trailers (module docstring); ``base``: a PR run's copied ones."""
     lines = [subject, ""]
+    if base is not None:
+        lines.append(f"Gauntlet-Base: {base.commit}")
     if events is not None:
         month, number, size = events
         lines.append(f"Gauntlet-Events: v1/events/{month}.{number}.jsonl {size}")
     lines.append("Gauntlet-Shared: " + " ".join(sorted(shared)))
     lines.append(f"Gauntlet-Shards: {shards}")
+    if pending:
+        lines.append("Gauntlet-Pending: " + " ".join(sorted(pending)))
     return "\n".join(lines) + "\n"
+
+
+def _blob_sha(data: bytes) -> str:
+    """The git blob sha of ``data``: what the contents API's ``sha`` names (the file as this run read it)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def _has_pending(record: bytes) -> bool:
+    """Whether a PR record's bytes hold pending shards (an unreadable one counts: it waits to be read)."""
+    try:
+        return bool(PRRecord.model_validate_json(record).pending)
+    except ValueError:
+        return True
+
+
+def _emptied(records: dict[str, PRRecord], folded: set[str]) -> dict[str, bytes]:
+    """The PR records without the pending shards the scan folded (their keys: ``<path>#<index>``)."""
+    rewritten: dict[str, bytes] = {}
+    for path, record in records.items():
+        kept = [shard for i, shard in enumerate(record.pending) if f"{path}#{i}" not in folded]
+        if len(kept) != len(record.pending):
+            rewritten[path] = encode_file(evolve(record, pending=kept))
+    return rewritten
 
 
 def _is_sharded(scope: Scope) -> bool:

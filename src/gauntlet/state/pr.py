@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from gauntlet.models import Finding, Kind, Severity, Source
+from gauntlet.state.additions import Shard
 from gauntlet.state.base import Record, StateFile
 from gauntlet.state.outcomes import OutcomeHistory
 from gauntlet.vocabulary import GauntletAction
@@ -138,6 +139,9 @@ class PRRecord(StateFile):
     #: GET answers that rarely change between the PR's runs (the default branch's record, the PR's reviews),
     #: by request, with their ``ETag``: the next run asks conditionally and a 304 is free (docs/scale.md).
     reads: dict[str, CachedRead] = {}
+    #: What this PR's runs added to the shared files since the last scan, oldest first: the scan folds them
+    #: and empties the list (the runs write only this file, ``github/gitstore.py``).
+    pending: list[Shard] = []
     #: What Gauntlet last wrote on GitHub for this PR, by effect key (the sticky comment, the head's check run):
     #: the next run edits it in place without reading it first.
     written: dict[str, Written] = {}

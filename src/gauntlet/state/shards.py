@@ -28,9 +28,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from gauntlet.errors import InputError
-from gauntlet.state.base import StateFile
+from gauntlet.state.additions import Shard
 from gauntlet.state.codec import decode_state, encode_file
-from gauntlet.state.events import Event
 from gauntlet.state.models import Scope, State
 from gauntlet.state.shared import MAX_INDEX_ENTRIES
 from gauntlet.state.store import events_by_month
@@ -59,15 +58,6 @@ MAX_SHARDS_FOLDED = 500
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 #: Fields that name a record inside a list, so a changed record is folded as a change, not a second copy.
 _IDENTITIES = (("id",), ("context", "rule"), ("place", "context"))
-
-
-class Shard(StateFile):
-    """One run's additions to the shared files: a change per file (see the module docstring) and its events."""
-
-    run: str
-    at: datetime
-    changes: dict[str, Any] = {}
-    events: list[Event] = []
 
 
 def shard_path(run: str) -> str:

@@ -234,19 +234,12 @@ def _edge(
             known=branch.known if branch is not None else nothing_known,
             written=branch.written if branch is not None else nothing_written,
             remembers=branch.remembers if branch is not None else nothing_remembered,
-            own_run=_own_run(settings),
             comment_mode=settings.comment_mode,
             check_name=settings.check_name,
             assign_owners=assign_owners,
         )
         inner = GitHubBackend(hub)
     return _EdgeBackend(inner=inner, summary_path=settings.summary_path)
-
-
-def _own_run(settings: ActionSettings) -> tuple[int, int] | None:
-    """``GITHUB_RUN_ID`` and ``GITHUB_RUN_ATTEMPT`` as numbers, when both are."""
-    run, attempt = settings.run.run_id, settings.run.run_attempt
-    return (int(run), int(attempt)) if run.isdigit() and attempt.isdigit() else None
 
 
 #: Token prefixes GitHub gives each kind of token

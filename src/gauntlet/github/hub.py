@@ -78,7 +78,6 @@ class Hub:
     :param written: what the PR's record says Gauntlet last wrote for an effect key (``PRRecord.written``).
     :param remembers: whether this run keeps that record (a PR run): then an effect it has no record of was
         never written, and is not looked for on GitHub first.
-    :param own_run: the workflow run and attempt this process runs in (``GITHUB_RUN_ID``, ``GITHUB_RUN_ATTEMPT``).
     """
 
     client: GitHubClient
@@ -90,7 +89,6 @@ class Hub:
     assign_owners: bool = True
     written: Callable[[str], Written | None] = nothing_written
     remembers: Callable[[], bool] = nothing_remembered
-    own_run: tuple[int, int] | None = None
 
 
 class Handler(Protocol):

@@ -186,14 +186,8 @@ class RerunHandler:
     """Asks GitHub to rerun the failed jobs, unless a later attempt exists."""
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """The run, when its attempt is already past the one the effect names, or it has nothing to rerun.
-
-        The run Gauntlet itself runs in, at its own attempt, is not read: it is still going, so no later
-        attempt exists yet (``GITHUB_RUN_ATTEMPT`` says which it is).
-        """
+        """The run, when its attempt is already past the one the effect names, or it has nothing to rerun."""
         assert isinstance(effect, RerunFailedJobs)
-        if hub.own_run == (effect.run_id, effect.attempt):
-            return None
         try:
             run = hub.client.request("GET", f"/repos/{hub.repo.full_name}/actions/runs/{effect.run_id}")
         except NotFound:
@@ -215,8 +209,5 @@ class RerunHandler:
             return EffectResult(type=effect.type, key=effect.key, status="skipped", url=existing.url, detail=detail)
         if existing is not None:
             return EffectResult(type=effect.type, key=effect.key, status="unchanged", url=existing.url)
-        try:
-            hub.client.request("POST", f"/repos/{hub.repo.full_name}/actions/runs/{effect.run_id}/rerun-failed-jobs")
-        except NotFound:  # a run GitHub does not know (a local run's id), found by posting rather than reading
-            return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="no such workflow run")
+        hub.client.request("POST", f"/repos/{hub.repo.full_name}/actions/runs/{effect.run_id}/rerun-failed-jobs")
         return EffectResult(type=effect.type, key=effect.key, status="created")

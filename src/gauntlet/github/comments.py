@@ -168,6 +168,8 @@ class StickyComment:
 
         The record keeps the digest of the body last written, so an unchanged comment costs nothing and a
         changed one one edit; a comment deleted since is found again (or posted) when the edit answers 404.
+        A PR whose record knows no comment gets one posted without listing first: the check after posting
+        (``_settle``) keeps the oldest if a run that died before committing had posted one.
         """
         assert isinstance(effect, UpsertComment)
         if hub.comment_mode == "off":
@@ -175,7 +177,10 @@ class StickyComment:
         written = hub.written(effect.key)
         if written is not None:
             return KnownComment(number=written.number, digest=written.version)
-        return find_marked_comment(hub, effect.pr, marker_in(body_of(effect)), hub.known(effect.key))
+        known = hub.known(effect.key)
+        if known is None and hub.remembers():
+            return None  # the PR's first run: only a run that died before its commit could have posted it
+        return find_marked_comment(hub, effect.pr, marker_in(body_of(effect)), known)
 
     def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
         """Post or edit the comment (``always``: edit even when unchanged, so it shows the latest run)."""

@@ -415,6 +415,7 @@ class BranchStore:
             body["sha"] = _blob_sha(stored)
         jitter = random.Random(message)
         for attempt in range(REBASES + 1):
+            started = time.monotonic()
             try:
                 self.client.request("PUT", f"{self.api}/contents/{path}", body=body)
                 return True
@@ -423,8 +424,10 @@ class BranchStore:
             except Conflict as exc:
                 if f"{path} does not match" in str(exc) or attempt == REBASES:
                     raise StateConflict(f"{path} was written since it was read: {exc}") from exc
-                # The branch moved while GitHub built this commit: the same write again, after a pause.
-                self.sleep(jitter.uniform(0.0, 0.05 * 2 ** (attempt + 1)))
+                # The branch moved while GitHub built this commit: the same write again. Full jitter, doubling
+                # each time and scaled by how long a write takes here, so writes that collided spread out.
+                took = time.monotonic() - started
+                self.sleep(jitter.uniform(0.0, max(took, 0.05) * 2 ** (attempt + 2)))
         return True  # pragma: no cover (the loop returns or raises)
 
     def _sharded_files(self, snapshot: Snapshot, new: State, message: str) -> tuple[dict[str, bytes | None], set[str]]:

@@ -264,7 +264,7 @@ class BranchStore:
             head, stored = preloaded[0], {pr_path(preloaded[1]): preloaded[2]}
         else:
             head, stored = self.head(), {}
-        conditional = _is_sharded(scope) and own is not None
+        conditional = own is not None and not scope.shards  # a PR run's or a command's: its record remembers
         if own is not None and conditional and own not in stored and head is not None:
             stored[own] = self.read(own, head.commit)
             self._remember_reads(stored[own])
@@ -355,9 +355,13 @@ class BranchStore:
         """
         head = self._heads.get(snapshot.version) if snapshot.version else None
         self._events_after: tuple[str, int, int] | None = head.events if head else None
-        if new.pr is not None and _is_sharded(snapshot.scope):
+        if new.pr is not None and not snapshot.scope.shards:
             new = evolve(new, pr=evolve(new.pr, reads=self.client.cache.keep()))
-        if _is_sharded(snapshot.scope) and self._put_record(snapshot, new, head, message):
+        if (
+            snapshot.scope.pr is not None
+            and not snapshot.scope.shards
+            and self._put_record(snapshot, new, head, message)
+        ):
             return
         if _is_sharded(snapshot.scope):
             files, whole = self._sharded_files(snapshot, new, message)
@@ -397,7 +401,7 @@ class BranchStore:
         if len(head.pending | {path}) > MAX_PENDING_LISTED:
             return False
         if any(p != path and p not in _SHARED for p in changed_files(snapshot, new)):
-            return False  # a PR run writes nothing else of its own; if it ever does, one commit holds it all
+            return False  # a command that marks a test flaky writes the default branch's record too: one commit
         shard = shard_of(snapshot.state, new, _run_of(message), _newest_time(new))
         record = new.pr if shard is None else evolve(new.pr, pending=[*new.pr.pending, shard])
         data = encode_file(record)

@@ -227,13 +227,15 @@ def _edge(
         inner = DryRunBackend()
     else:
         branch = store if isinstance(store, BranchStore) else None
+        first_attempt = settings.run.run_attempt == "1"
         hub = Hub(
             client=client,
             repo=client.repo(settings.run.repository),
             bot_login=settings.bot_login,
             known=branch.known if branch is not None else nothing_known,
             written=branch.written if branch is not None else nothing_written,
-            remembers=branch.remembers if branch is not None else nothing_remembered,
+            # A rerun (attempt 2 and on) may follow an attempt that wrote and died before its commit: it looks.
+            remembers=branch.remembers if branch is not None and first_attempt else nothing_remembered,
             comment_mode=settings.comment_mode,
             check_name=settings.check_name,
             assign_owners=assign_owners,

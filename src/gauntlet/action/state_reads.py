@@ -87,7 +87,8 @@ def fix_diff_reader(
     def enrich(state: State, obs: Observation) -> Observation:
         base = failing_before(state, obs)
         since = pushed_since(state, obs)
-        if since is not None or (obs.pr is not None and obs.comment is None and not obs.closed and base is None):
+        unknown = obs.pr is not None and obs.comment is None and not obs.closed and not obs.changed_files
+        if unknown and (since is not None or base is None):
             # What the push changed; with no earlier commit known, the head commit's own files.
             where = f"compare/{since}...{obs.head_sha}" if since is not None else f"commits/{obs.head_sha}"
             changed = files_of(f"/repos/{repository}/{where}")

@@ -277,7 +277,8 @@ class BranchStore:
             else:
                 stored[path] = self._read_conditionally(path) if conditional else self.read(path, head.commit)
         state = decode_state(scope, stored)
-        self._pr = state.pr
+        # Only a record that exists says what its earlier runs wrote (a PR's first run may follow one that died).
+        self._pr = state.pr if own is not None and stored.get(own) is not None else None
         folded: list[str] = []
         rewritten: dict[str, bytes] = {}
         self._checked: frozenset[str] = frozenset()
@@ -339,7 +340,7 @@ class BranchStore:
         return self._pr.written.get(key) if self._pr is not None else None
 
     def remembers(self) -> bool:
-        """Whether the last load was a PR's, whose record keeps what its runs wrote."""
+        """Whether the last load read a PR's record, which keeps what its committed runs wrote."""
         return self._pr is not None
 
     # writing ------------------------------------------------------------------------------------------------
@@ -355,7 +356,8 @@ class BranchStore:
         """
         head = self._heads.get(snapshot.version) if snapshot.version else None
         self._events_after: tuple[str, int, int] | None = head.events if head else None
-        if new.pr is not None and not snapshot.scope.shards:
+        if new.pr is not None and not snapshot.scope.shards and new.pr != snapshot.state.pr:
+            # The answers this run read ride along when the record is written anyway: never a commit of their own.
             new = evolve(new, pr=evolve(new.pr, reads=self.client.cache.keep()))
         if (
             snapshot.scope.pr is not None

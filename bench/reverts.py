@@ -70,8 +70,10 @@ class Tally:
     #: True culprits that are the only suspect changing the failing file (DESIGN §3 names them) ...
     nameable: int = 0
     by_hand: int = 0
-    #: ... and those reverted by the second red run of their job (the red run and its confirming rerun).
+    #: ... and those reverted by the second red workflow run of their job (reruns are attempts of a run) ...
     within_two: int = 0
+    #: ... and those reverted by the second red attempt (the red run and its first rerun).
+    within_two_attempts: int = 0
     bad_shas: list[str] = field(default_factory=list)
 
     def line(self, label: str) -> str:
@@ -124,9 +126,10 @@ class Repository:
         self.breakers: dict[str, str] = {}  # sha -> job it breaks (while not reverted or fixed)
         self.broke: dict[str, str] = {}  # sha -> the file whose change broke its job
         self.truth: set[str] = set()
-        #: True culprit -> runs of its job seen red since it landed (the "within two runs" figure).
+        #: True culprit -> workflow runs, and attempts, of its job seen red since it landed ("within two runs").
         self.red_runs: dict[str, int] = {}
-        self.reverted_within: dict[str, int] = {}
+        self.red_attempts: dict[str, int] = {}
+        self.reverted_within: dict[str, tuple[int, int]] = {}
         #: Per job, how many commits the branch had at its last green run; culprits DESIGN §3 can name.
         self.last_green: dict[str, int] = {}
         self.nameable: set[str] = set()
@@ -213,13 +216,14 @@ class Repository:
         )
         if log == JOBS[job][1]:
             for sha in broken:
-                self.red_runs[sha] = self.red_runs.get(sha, 0) + 1
+                self.red_runs[sha] = self.red_runs.get(sha, 0) + (attempt == 1)
+                self.red_attempts[sha] = self.red_attempts.get(sha, 0) + 1
                 suspects = self.commits[self.last_green.get(job, len(self.commits)) :]
                 touching = [c for c in suspects if JOBS[job][0] in c.files]
                 known = job in self.last_green  # never green: no last-good, no suspects (DESIGN §3)
                 # DESIGN §3 names the only suspect, or the only one that changed the file the failure names.
                 alone = [c.sha for c in suspects] == [sha] or [c.sha for c in touching] == [sha]
-                if known and self.red_runs[sha] == 1 and alone:
+                if known and self.red_attempts[sha] == 1 and alone:
                     self.nameable.add(sha)
         elif log == GREEN_LOG:
             self.last_green[job] = len(self.commits)
@@ -267,7 +271,7 @@ class Repository:
             tally.bad_shas.append(f"{self.name}:{culprit[:7]}")
         else:
             tally.culprits_reverted += 1
-            self.reverted_within[culprit] = self.red_runs.get(culprit, 0)
+            self.reverted_within[culprit] = (self.red_runs.get(culprit, 0), self.red_attempts.get(culprit, 0))
         # Open until a person merges it after the next push's runs, which may withdraw it first.
         self.revert_prs[culprit] = RevertPRFact(culprit=culprit[:12], number=len(self.revert_prs) + 1, state="open")
         self.pending[culprit] = self.pushes
@@ -307,7 +311,9 @@ def simulated_tally(
         nameable = repo.nameable - (repo.by_hand - set(repo.reverted_within))
         tally.nameable += len(nameable)
         tally.by_hand += len(repo.by_hand)
-        tally.within_two += sum(1 for sha in nameable if repo.reverted_within.get(sha, 99) <= 2)
+        within = [repo.reverted_within.get(sha, (99, 99)) for sha in nameable]
+        tally.within_two += sum(1 for runs, _ in within if runs <= 2)
+        tally.within_two_attempts += sum(1 for _, attempts in within if attempts <= 2)
     return tally
 
 
@@ -335,10 +341,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.hand:.0%}, test breaks in the code under test {args.source_share:.0%}"
     )
     share = tally.within_two / tally.nameable if tally.nameable else 0.0
+    attempts = tally.within_two_attempts / tally.nameable if tally.nameable else 0.0
     print(
         f"  culprits DESIGN §3 can name (the only suspect, or the only one that changed the failing file): "
         f"{tally.nameable}; "
-        f"reverted within two runs: {tally.within_two} ({share:.1%})"
+        f"reverted within two runs: {tally.within_two} ({share:.1%}); "
+        f"within two attempts (the red run and one rerun): {tally.within_two_attempts} ({attempts:.1%})"
     )
     print(
         f"  culprits reverted by hand: {tally.by_hand}; Gauntlet's revert PRs withdrawn: {tally.withdrawn} "

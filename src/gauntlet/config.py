@@ -77,7 +77,8 @@ class RevertConfig(_Section):
     max_age_hours: float = Field(24, gt=0)
     #: Revert PRs opened per UTC day, at most.
     max_reverts_per_day: int = Field(3, ge=0)
-    #: Reruns of the failed jobs to confirm a breakage (a single red run never confirms one, DESIGN §3).
+    #: Reruns of the failed jobs to confirm a breakage (a single red run never confirms one, DESIGN §3); a
+    #: failing test asks for one or two more (``engine.revert.sightings_needed``). 0: wait for later runs instead.
     confirm_reruns: int = Field(1, ge=0)
 
     @model_validator(mode="before")
@@ -86,7 +87,7 @@ class RevertConfig(_Section):
         if isinstance(data, dict) and "trust_single_suspect" in data:
             raise ValueError(
                 "trust_single_suspect was removed: a single red run never confirms a breakage; "
-                "Gauntlet reruns the failed jobs once instead (confirm_reruns)"
+                "Gauntlet reruns the failed jobs to confirm it instead (confirm_reruns)"
             )
         return data
 

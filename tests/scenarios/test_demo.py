@@ -139,8 +139,9 @@ def test_the_nightly_scan_proposes_only_what_recurred_and_says_why(played: Playe
 
 def test_the_summary_table_matches_the_sandbox(played: Played) -> None:
     tally, repo = played.tally, played.repo
-    assert tally.runs == 7, "six events, and the confirming rerun of step 5's failed jobs"
-    assert tally.state_commits == len(list(repo.get_commits(sha="gauntlet-state"))) >= 7
+    # Six events, and the three confirming reruns of step 5's failed jobs (a failing test takes four sightings).
+    assert tally.runs == 9
+    assert tally.state_commits == len(list(repo.get_commits(sha="gauntlet-state"))) >= 9
     mine = [i for i in repo.get_issues(state="all") if i.user.login == BOT]
     assert tally.issues == sum(1 for i in mine if i.pull_request is None)
     assert tally.pull_requests == sum(1 for i in mine if i.pull_request is not None)

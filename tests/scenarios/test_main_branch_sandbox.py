@@ -69,6 +69,10 @@ class Replay:
             job = JobSeed(name=step.get("job", "test"), conclusion="failure", log="")
             seeded = self.world.sandbox.seed_run(REPO, jobs=[job], head_branch="main", head_sha=self.shas[step["head"]])
             self.run_ids[step["head"]] = self.seeded[index] = seeded.id
+        elif step.get("attempt", 1) > 1:
+            # The rerun Gauntlet asked for has run and failed again: its attempt is complete, as on GitHub.
+            name = step.get("job", "test")
+            self.world.sandbox.finish_jobs(REPO, self.run_ids[step["head"]], {name: ("failure", "")})
         observation = Observation(
             repository=REPO,
             event="workflow_run",
@@ -184,21 +188,21 @@ def test_recovery_without_revert_closes_the_needs_human_issue(world: Scenario) -
 
 def test_runs_killed_by_faults_and_rerun_still_open_one_revert_pr(world: Scenario) -> None:
     replay = Replay(world, "single-culprit")
-    replay.run(0)
-    replay.run(1)  # the first red run: Gauntlet asks for a rerun
+    for index in range(4):  # green, then red and two reruns: Gauntlet asks for another rerun each time
+        replay.run(index)
     world.retries = 1
     world.sandbox.set_faults(0.3, seed=5, paths=(f"/repos/{REPO}/",), kinds=("500", "502", "503", "drop"))
     failed = 0
     for _ in range(40):
         try:
-            replay.run(2)  # the confirming rerun, delivered again after every failure, as the pipeline retries it
+            replay.run(4)  # the confirming rerun, delivered again after every failure, as the pipeline retries it
         except GitHubUnavailable:
             failed += 1
             continue
         break
     world.sandbox.set_faults(0.0)
     assert failed >= 1, "the seed should make runs fail part-way"
-    replay.run(2)
+    replay.run(4)
     [pr] = replay.pulls()
     assert pr.head.ref == f"gauntlet/revert-{replay.shas['c1'][:12]}"
     assert world.index(f"revert:{replay.shas['c1'][:12]}") == pr.number

@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-__all__ = ["MAX_FILES", "named_by", "rank_files"]
+__all__ = ["MAX_FILES", "SAME_FILE", "closeness", "named_by", "rank_files"]
 
 #: Files a pair keeps, at most (best first).
 MAX_FILES = 20
+
+#: The score of a changed file that is one the failure named.
+SAME_FILE = 3
 
 
 def named_by(path: str | None, test_id: str | None, frames: Iterable[str] = ()) -> set[str]:
@@ -43,7 +46,7 @@ def _stem(path: str) -> str:
 
 def _score(changed: str, named: set[str]) -> int:
     if changed in named:
-        return 3
+        return SAME_FILE
     best = 0
     for other in named:
         if _folder(changed) and _folder(changed) == _folder(other):
@@ -51,6 +54,11 @@ def _score(changed: str, named: set[str]) -> int:
         elif _stem(changed) and _stem(changed) == _stem(other):
             best = max(best, 1)
     return best
+
+
+def closeness(files: Iterable[str], named: set[str]) -> int:
+    """How close the nearest of ``files`` comes to what a failure ``named`` (the 0-3 scale above)."""
+    return max((_score(f, named) for f in files), default=0)
 
 
 def rank_files(files: Sequence[str], named: set[str]) -> tuple[list[str], int]:

@@ -25,11 +25,14 @@ order; the first that fails is the refusal, with a reason code
        revert commit on the branch
     6. its message has no NOAUTOREVERT                           noautorevert       escalate
     7. it is at most max_age_hours old                           too_old            escalate
-    8. the breakage is confirmed: a fingerprint failed in two    not_confirmed      retry (rerun once,
-       distinct observations (a rerun of the same commit, or                        then escalate)
-       a later run); a single red run never confirms, and
-       nothing confirms a culprit that changed only docs the
-       failures do not point at (a flake that failed twice)
+    8. the breakage is confirmed: a fingerprint failed in        not_confirmed      retry (rerun up to
+       enough distinct observations (reruns of the same commit,                     three times, then
+       or later runs): two for a compiler or type error, three                      escalate)
+       for a test or crash in a file the culprit changed, four
+       when it changed only the code near it
+       (:func:`sightings_needed`); a single red run never
+       confirms, and nothing confirms a culprit that changed
+       nothing the failures point at (a flake that failed twice)
     9. no later commit changed a file the culprit changed        conflict           escalate
    10. fewer than max_reverts_per_day revert PRs today           daily_cap          escalate
 
@@ -67,8 +70,11 @@ __all__ = [
 ]
 
 
-#: Observations of a failure that confirm a breakage whose culprit changed a file the failure names.
+#: Observations of a failure that confirm a breakage at the least: the red run and its rerun.
 CONFIRMING_SIGHTINGS = 2
+
+#: Failure kinds that fail the same way on every run of the same commit (compilers, type checkers).
+_DETERMINISTIC_KINDS = frozenset({"build_error", "type_error"})
 
 #: What recovery does after each refusal (see the table in the module docstring).
 REFUSAL_ACTIONS: dict[RevertReason, RecoveryAction] = {
@@ -152,20 +158,25 @@ def failing_files(findings: Sequence[FindingRecord]) -> set[str]:
     return files
 
 
-def sightings_needed(culprit: CommitFact, files: set[str]) -> int:
-    """How many observations of a failure confirm it as ``culprit``'s breakage (DESIGN §3, issue 18).
+def sightings_needed(culprit: CommitFact, finding: FindingRecord) -> int | None:
+    """How many observations of ``finding`` confirm it as ``culprit``'s breakage, or ``None`` if none ever do.
 
-    Two (the red run and its rerun) when the culprit changed something the failures point at: a
-    file they name (path, test file, stack frame), one in the same folder, or the subject of the
-    failing test (``src/app/calc.py`` for ``tests/test_calc.py``, :func:`gauntlet.engine.fixes.rank_files`);
-    a failure that names no file at all (a crash) points nowhere and counts as pointing at it.
-    Three when it changed nothing related: a flaky test failing twice in a row on such a commit
-    looks exactly like a break, and a third failure makes that coincidence five times rarer at a
-    20 % flake rate, for one more rerun.
+    A compiler's or type checker's error in a file near what the culprit changed confirms on its rerun
+    (two sightings): they do not flake. A failing test or a crash does flake, and a flaky test that never
+    flaked before fails its rerun too at its flake rate, so it takes a third sighting when the culprit
+    changed the test's own file (or a frame's), and a fourth when it changed only something near it (the
+    code under test, a file in the same folder): at a 20 % flake rate the coincidence is then 0.8 % and
+    0.16 % of a new flaky test's first failures. A finding that names no file points nowhere and counts
+    as pointing at the culprit. A culprit that changed nothing the failure names (closeness 0 in
+    :mod:`gauntlet.engine.fixes`) is never confirmed: the reruns tell a flake, and a human decides the rest.
     """
-    if not files or fixes.rank_files(culprit.files, files)[1]:
+    named = fixes.named_by(finding.path, finding.test_id, finding.frames)
+    close = fixes.closeness(culprit.files, named) if named else fixes.SAME_FILE
+    if close == 0:
+        return None
+    if finding.kind in _DETERMINISTIC_KINDS:
         return CONFIRMING_SIGHTINGS
-    return CONFIRMING_SIGHTINGS + 1
+    return CONFIRMING_SIGHTINGS + (1 if close == fixes.SAME_FILE else 2)
 
 
 def identify_culprit(suspects: Sequence[CommitFact], files: set[str]) -> tuple[CommitFact | None, str]:
@@ -276,14 +287,20 @@ def decide_revert(
         # Documentation alone does not fail a test elsewhere; a flaky test that failed on its rerun too does
         # (the README-only revert of issue 18). Rerun to learn it is flaky; then a human decides.
         return refuse(RevertReason.NOT_CONFIRMED, "it changed only documentation the failures do not point at")
-    needed = sightings_needed(culprit, failing_files(real))
-    if not any(breakage.sightings.get(f.fingerprint, 0) >= needed for f in real):
-        weak = needed > CONFIRMING_SIGHTINGS
-        why_more = " (it changed nothing the failures point at)" if weak else ""
+    needed = {f.fingerprint: sightings_needed(culprit, f) for f in real}
+    bars = [n for n in needed.values() if n is not None]
+    if not bars:
         decision = refuse(
-            RevertReason.NOT_CONFIRMED, f"no failure has been seen {needed} times yet{why_more}; rerunning to confirm"
+            RevertReason.NOT_CONFIRMED,
+            "it changed nothing the failures point at, which never confirms a revert; rerunning to tell a flake, "
+            "then a human decides",
         )
-        return evolve(decision, extra_reruns=needed - CONFIRMING_SIGHTINGS)
+        return evolve(decision, extra_reruns=1)
+    if not any(n is not None and breakage.sightings.get(fp, 0) >= n for fp, n in needed.items()):
+        decision = refuse(
+            RevertReason.NOT_CONFIRMED, f"no failure has been seen {min(bars)} times yet; rerunning to confirm"
+        )
+        return evolve(decision, extra_reruns=min(bars) - CONFIRMING_SIGHTINGS)
     touched = set(culprit.files)
     clash = next((c for c in later if touched & set(c.files)), None)
     if clash is not None:

@@ -169,7 +169,7 @@ def decide(
     branch: BranchRecord | None = None,
     chain: list[CommitFact] | None = None,
     config: RevertConfig = CONFIG,
-    sightings: int = 2,
+    sightings: int = 4,
 ) -> tuple[RevertReason | None, str]:
     record = branch or BranchRecord(name="main", runs=[red_run(suspects[-1].sha if suspects else sha("x"))])
     decision = decide_revert(record, breakage(suspects, sightings), findings or [failure()], chain or [], config, NOW)
@@ -177,31 +177,39 @@ def decide(
 
 
 @pytest.mark.parametrize(
-    ("files", "needed"),
+    ("kind", "files", "needed"),
     [
-        (("tests/test_calc.py",), 2),  # the failing test itself
-        (("src/app/calc.py",), 2),  # the code it tests (the same stem)
-        (("tests/conftest.py",), 2),  # the same folder
-        (("src/app/cli.py",), 3),  # nothing the failure points at: a twice-failing flake looks like this
-        (("README.md", "src/app/cli.py"), 3),
+        ("build_error", ("native/parser.c",), 2),  # compilers do not flake: the rerun confirms
+        ("type_error", ("src/app/calc.py",), 2),
+        ("test_failure", ("tests/test_calc.py",), 3),  # the failing test itself: tests flake
+        ("crash", ("tests/test_calc.py",), 3),
+        ("test_failure", ("src/app/calc.py",), 4),  # only the code it tests (the same stem)
+        ("test_failure", ("tests/conftest.py",), 4),  # only the same folder
+        ("test_failure", ("src/app/cli.py",), None),  # nothing the failure points at: never
+        ("test_failure", ("README.md", "src/app/cli.py"), None),
     ],
 )
-def test_a_culprit_unrelated_to_the_failure_needs_a_third_sighting(files: tuple[str, ...], needed: int) -> None:
+def test_the_sightings_that_confirm_grow_with_how_a_failure_can_flake_and_how_far_the_culprit_is(
+    kind: Kind, files: tuple[str, ...], needed: int | None
+) -> None:
     suspects = [commit("c1", "c0", files)]
-    for seen in range(1, 4):
+    path = "native/parser.c" if kind == "build_error" else "src/app/calc.py" if kind == "type_error" else None
+    found = failure(kind=kind, path=path or "tests/test_calc.py")
+    for seen in range(1, 6):
         decision = decide_revert(
-            BranchRecord(name="main", runs=[red_run(sha("c1"))]), breakage(suspects, seen), [failure()], [], CONFIG, NOW
+            BranchRecord(name="main", runs=[red_run(sha("c1"))]), breakage(suspects, seen), [found], [], CONFIG, NOW
         )
-        assert (decision.refusal is None) == (seen >= needed), (files, seen, decision.detail)
+        assert (decision.refusal is None) == (needed is not None and seen >= needed), (files, seen, decision.detail)
         if decision.refusal is not None:
             assert decision.refusal == RevertReason.NOT_CONFIRMED
-            assert decision.extra_reruns == needed - 2  # the rerun budget grows by what it lacks
+            # The rerun budget grows by what confirmation lacks; an unrelated culprit gets reruns to tell a flake.
+            assert decision.extra_reruns == (needed - 2 if needed else 1)
 
 
-def test_a_failure_naming_no_file_is_confirmed_by_its_rerun() -> None:
+def test_a_failure_naming_no_file_points_at_the_culprit() -> None:
     crash = failure(kind="crash", path=None)
-    refusal, _ = decide([commit("c1", "c0", ("src/app/cli.py",))], findings=[crash])
-    assert refusal is None
+    assert decide([commit("c1", "c0", ("src/app/cli.py",))], findings=[crash], sightings=2)[0] is not None
+    assert decide([commit("c1", "c0", ("src/app/cli.py",))], findings=[crash], sightings=3)[0] is None
 
 
 def test_a_lone_confirmed_culprit_is_reverted() -> None:
@@ -279,9 +287,9 @@ def test_noautorevert_too_old_not_confirmed_conflict_and_daily_cap() -> None:
     assert decide([old])[0] == RevertReason.TOO_OLD
     assert decide([old], config=RevertConfig(max_age_hours=48))[0] is None
     lone = commit("c1", "c0")
-    # A single red run never confirms, not even for a lone suspect (DESIGN §3): a rerun must fail again.
+    # A single red run never confirms, not even for a lone suspect (DESIGN §3): reruns must fail again.
     assert decide([lone], sightings=1)[0] == RevertReason.NOT_CONFIRMED
-    assert decide([lone], sightings=2)[0] is None
+    assert decide([lone], sightings=4)[0] is None
     later = commit("c2", "c1", files=("src/app/calc.py",))
     refusal, detail = decide([lone], chain=[later, lone])
     assert refusal == RevertReason.CONFLICT and "src/app/calc.py" in detail

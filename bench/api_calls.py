@@ -100,7 +100,14 @@ def _crowd(sandbox: Sandbox, others: int) -> None:
         files[f"v1/prs/{number}.json"] = record.model_dump_json(indent=1) + "\n"
         index["entries"][f"risk:{number:016x}"] = number
     files["v1/index.json"] = json.dumps(index, indent=1) + "\n"
-    sandbox.commit(REPO, files, message.replace("gauntlet:", "bench: crowd the state;", 1), branch="gauntlet-state")
+    # The crowd's commit is built on the head, like a branch run's: it carries the head's trailers as they hold
+    # after it (the index exists now), not a PR run's Gauntlet-Base (its parent is its base).
+    lines = [line for line in message.splitlines() if not line.startswith("Gauntlet-Base:")]
+    shared = next((line for line in lines if line.startswith("Gauntlet-Shared:")), "Gauntlet-Shared:")
+    listed = sorted({*shared.removeprefix("Gauntlet-Shared:").split(), "v1/index.json"})
+    lines = [f"Gauntlet-Shared: {' '.join(listed)}" if line == shared else line for line in lines]
+    subject = "\n".join(lines).replace("gauntlet:", "bench: crowd the state;", 1) + "\n"
+    sandbox.commit(REPO, files, subject, branch="gauntlet-state")
 
 
 def typical_run(others: int) -> Counter[str]:

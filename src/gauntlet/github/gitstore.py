@@ -272,6 +272,9 @@ class BranchStore:
             if path in stored:
                 continue
             skip = head is None or (head.shared is not None and path in _SHARED and path not in head.shared)
+            # A PR run decides nothing on the effect index (its own effects are in its record): its handlers find
+            # a shared effect's earlier result by listing and marker instead of reading thousands of keys.
+            skip = skip or (_is_sharded(scope) and path == SHARED_FILES["index"])
             if skip or head is None:
                 stored[path] = None
             else:

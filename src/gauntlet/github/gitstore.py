@@ -58,13 +58,14 @@ import random
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from gauntlet.engine.results import known_numbers
 from gauntlet.errors import StateConflict
 from gauntlet.github.client import Conflict, GitHubClient, NotFound, Rejected
+from gauntlet.github.trailers import WALK, Head, commit_message, folded, parse_head
 from gauntlet.models import evolve
 from gauntlet.state.codec import README, decode_state, encode_file, needed_paths
 from gauntlet.state.models import Scope, State
@@ -77,86 +78,15 @@ __all__ = ["DEFAULT_STATE_BRANCH", "BranchStore", "Head"]
 
 DEFAULT_STATE_BRANCH = "gauntlet-state"
 
-_EVENTS_TRAILER = re.compile(r"^Gauntlet-Events: (v1/events/(\d{4}-\d{2})\.(\d+)\.jsonl) (\d+)$", re.MULTILINE)
-_SHARED_TRAILER = re.compile(r"^Gauntlet-Shared:(.*)$", re.MULTILINE)
-_SHARDS_TRAILER = re.compile(r"^Gauntlet-Shards: (\d+)$", re.MULTILINE)
-_PENDING_TRAILER = re.compile(r"^Gauntlet-Pending:(.*)$", re.MULTILINE)
-_BASE_TRAILER = re.compile(r"^Gauntlet-Base: ([0-9a-f]{40})$", re.MULTILINE)
 #: Pending shards one PR record holds at most; a run past it writes its shard as a file (Git Data API).
 MAX_PENDING = 20
 #: PR records the ``Gauntlet-Pending:`` trailer lists at most; past it, runs write shard files instead.
 MAX_PENDING_LISTED = 500
-#: Commits listed to find the newest exact trailers under a head GitHub built on another (one call).
-_WALK = 100
 #: Rebuilds on a moved head before the pipeline's slower retry (re-read, re-decide) takes over.
 REBASES = 8
 #: A compare listing this many files may be cut short: treat it as touching everything.
 _COMPARE_FILES_SHOWN = 300
 _PART = re.compile(r"^(\d{4}-\d{2})\.(\d+)\.jsonl$")
-
-
-@dataclass(frozen=True)
-class Head:
-    """The state branch's head commit as one run saw it."""
-
-    commit: str
-    tree: str
-    #: The newest audit-log part: ``(month, number, size)``, when the head's trailer names it.
-    events: tuple[str, int, int] | None
-    #: The repository-wide files that exist, when the head's trailer lists them.
-    shared: frozenset[str] | None
-    #: Shards waiting to be folded, when the head's trailer counts them.
-    shards: int | None = None
-    #: PR records holding pending shards (``PRRecord.pending``), as the trailers list them.
-    pending: frozenset[str] = frozenset()
-    #: A PR run's commit: the head whose trailers it copied (``None``: a commit built on the head it read).
-    base: str | None = None
-    #: The commit's first parent.
-    parent: str | None = None
-
-    @property
-    def exact(self) -> bool:
-        """Whether the trailers hold at this commit: nothing came between it and the head they describe."""
-        return self.base is None or self.base == self.parent
-
-
-def _parse_head(branch: dict[str, Any]) -> Head:
-    commit = branch["commit"]
-    message = str(commit["commit"].get("message") or "")
-    events = _EVENTS_TRAILER.search(message)
-    shared = _SHARED_TRAILER.search(message)
-    shards = _SHARDS_TRAILER.search(message)
-    pending = _PENDING_TRAILER.search(message)
-    based = _BASE_TRAILER.search(message)
-    parents = commit.get("parents") or []
-    return Head(
-        commit=str(commit["sha"]),
-        tree=str(commit["commit"]["tree"]["sha"]),
-        events=(events.group(2), int(events.group(3)), int(events.group(4))) if events else None,
-        shared=frozenset(shared.group(1).split()) if shared else None,
-        shards=int(shards.group(1)) if shards else None,
-        pending=frozenset(pending.group(1).split()) if pending else frozenset(),
-        base=based.group(1) if based else None,
-        parent=str(parents[0].get("sha")) if parents and isinstance(parents[0], dict) else None,
-    )
-
-
-def _folded(newest_first: list[Head], below: Head | None = None) -> Head | None:
-    """The trailers that hold at the first of ``newest_first``: the newest exact commit's, with the pending
-    records of every commit above it (a PR run's commit adds its record and changes nothing else).
-
-    :param below: the exact head the list sits on (a compare's base), when the list is the commits after it.
-    :returns: ``None`` when no commit of the list (nor ``below``) is exact.
-    """
-    if not newest_first:
-        return below
-    pending: set[str] = set()
-    for found in [*newest_first, *([below] if below is not None else [])]:
-        pending |= found.pending
-        if found.exact:
-            top = newest_first[0]
-            return replace(found, commit=top.commit, tree=top.tree, pending=frozenset(pending), base=None, parent=None)
-    return None
 
 
 class BranchStore:
@@ -193,14 +123,14 @@ class BranchStore:
             branch = self.client.request("GET", f"{self.api}/branches/{self.branch}")
         except NotFound:
             return None
-        head = _parse_head(branch)
+        head = parse_head(branch)
         if head.exact:
             return head
         # GitHub built this PR run's commit on a later head than the one it copied the trailers of: the
         # trailers of the newest exact commit hold, with what the commits above it left pending (one call).
-        listed = self.client.request("GET", f"{self.api}/commits", params={"sha": head.commit, "per_page": _WALK})
-        heads = [_parse_head({"commit": item}) for item in listed if isinstance(item, dict)]
-        walked = _folded(heads)
+        listed = self.client.request("GET", f"{self.api}/commits", params={"sha": head.commit, "per_page": WALK})
+        heads = [parse_head({"commit": item}) for item in listed if isinstance(item, dict)]
+        walked = folded(heads)
         if walked is not None:
             return walked
         pending = frozenset().union(*(found.pending for found in heads))
@@ -414,7 +344,7 @@ class BranchStore:
         if data == stored:
             return True
         pending = head.pending | {path} if record.pending else head.pending - {path}
-        trailers = _message(message, head.events, set(head.shared or ()), head.shards or 0, pending, base=head)
+        trailers = commit_message(message, head.events, set(head.shared or ()), head.shards or 0, pending, base=head)
         body: dict[str, Any] = {
             "message": trailers,
             "content": base64.b64encode(data).decode(),
@@ -422,22 +352,31 @@ class BranchStore:
         }
         if stored is not None:
             body["sha"] = _blob_sha(stored)
+        self._put(path, body, message)
+        return True
+
+    def _put(self, path: str, body: dict[str, Any], message: str) -> None:
+        """Send one contents ``PUT``; again after a pause when GitHub refused it for a branch that moved under it.
+
+        :raises StateConflict: the file was written since it was read (or the branch kept moving).
+        """
         jitter = random.Random(message)
-        for attempt in range(REBASES + 1):
+        attempt = 0
+        while True:
             started = time.monotonic()
             try:
                 self.client.request("PUT", f"{self.api}/contents/{path}", body=body)
-                return True
+                return
             except Rejected as exc:  # 422: created by another run since this one read it absent
                 raise StateConflict(f"{path} was written since it was read: {exc}") from exc
             except Conflict as exc:
                 if f"{path} does not match" in str(exc) or attempt == REBASES:
                     raise StateConflict(f"{path} was written since it was read: {exc}") from exc
-                # The branch moved while GitHub built this commit: the same write again. Full jitter, doubling
-                # each time and scaled by how long a write takes here, so writes that collided spread out.
-                took = time.monotonic() - started
-                self.sleep(jitter.uniform(0.0, max(took, 0.05) * 2 ** (attempt + 2)))
-        return True  # pragma: no cover (the loop returns or raises)
+            # The branch moved while GitHub built this commit: the same write again. Full jitter, doubling each
+            # time and scaled by how long a write takes here, so writes that collided spread out.
+            took = time.monotonic() - started
+            self.sleep(jitter.uniform(0.0, max(took, 0.05) * 2 ** (attempt + 2)))
+            attempt += 1
 
     def _sharded_files(self, snapshot: Snapshot, new: State, message: str) -> tuple[dict[str, bytes | None], set[str]]:
         """The run's own records whole, and its shard (shared-file changes and events)."""
@@ -481,7 +420,7 @@ class BranchStore:
         pending = set(head.pending) - set(self._checked) if head else set()
         pending -= {p for p in files if p.startswith("v1/prs/")}
         pending |= {p for p, d in files.items() if p.startswith("v1/prs/") and d is not None and _has_pending(d)}
-        return _message(subject, events, shared, max(waiting, 0), pending)
+        return commit_message(subject, events, shared, max(waiting, 0), pending)
 
     def _moved(self, head: Head, whole: set[str]) -> Head | None:
         """The new head, when the commits since ``head`` touched none of ``whole`` (one ``GET compare``)."""
@@ -497,7 +436,7 @@ class BranchStore:
             return None
         # The trailers at the new head: the newest exact commit's since ``head``, else ``head``'s own, with the
         # records the commits in between left pending.
-        return _folded([_parse_head({"commit": c}) for c in reversed(commits) if isinstance(c, dict)], head)
+        return folded([parse_head({"commit": c}) for c in reversed(commits) if isinstance(c, dict)], head)
 
     def _newest(self, head: Head | None, month: str | None) -> tuple[str, int, int] | None:
         """The newest audit-log part at ``head``: from its trailer, else by listing the events folder."""
@@ -573,29 +512,6 @@ def _absent_default(snapshot: Snapshot, path: str, data: bytes) -> bool:
         return False
     default = State().files()[path]
     return data == encode_file(type(default)())
-
-
-def _message(
-    subject: str,
-    events: tuple[str, int, int] | None,
-    shared: set[str],
-    shards: int,
-    pending: set[str] | frozenset[str] = frozenset(),
-    *,
-    base: Head | None = None,
-) -> str:
-    """The commit message: the subject and the trailers (module docstring); ``base``: a PR run's copied ones."""
-    lines = [subject, ""]
-    if base is not None:
-        lines.append(f"Gauntlet-Base: {base.commit}")
-    if events is not None:
-        month, number, size = events
-        lines.append(f"Gauntlet-Events: v1/events/{month}.{number}.jsonl {size}")
-    lines.append("Gauntlet-Shared: " + " ".join(sorted(shared)))
-    lines.append(f"Gauntlet-Shards: {shards}")
-    if pending:
-        lines.append("Gauntlet-Pending: " + " ".join(sorted(pending)))
-    return "\n".join(lines) + "\n"
 
 
 def _blob_sha(data: bytes) -> str:

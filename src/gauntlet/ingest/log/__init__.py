@@ -106,12 +106,17 @@ def read_log(
 
 
 def scan(
-    lines: Iterable[bytes] | BinaryIO, limits: Limits = DEFAULT_LIMITS, *, masks: Masks | None = None
+    lines: Iterable[bytes] | BinaryIO,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    masks: Masks | None = None,
+    backend: str = "auto",
 ) -> Iterator[Finding]:
     """Yield one finding per failure found in a log.
 
     :param lines: a binary stream, or byte strings taken as lines (newline-terminated or not).
     :param limits: caps on line length, findings, message and excerpt sizes.
+    :param backend: the prefilter's search; every one yields the same findings, only its speed differs.
     """
     analyser = Analyser(make_parsers(), limits, masks)
-    yield from scan_blocks(iter_blocks(lines, limits), analyser)
+    yield from scan_blocks(iter_blocks(lines, limits), analyser, backend=backend)

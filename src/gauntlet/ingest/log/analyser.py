@@ -53,7 +53,14 @@ class Analyser:
     def __init__(self, parsers: Sequence[Parser], limits: Limits, masks: Masks | None = None) -> None:
         self.parsers = list(parsers)
         # Parsers whose ``active`` is a plain False never hold a block: no need to ask them after each line.
-        self._stateful = [p for p in self.parsers if isinstance(getattr(type(p), "active", None), property)]
+        stateful = [isinstance(getattr(type(p), "active", None), property) for p in self.parsers]
+        #: The stateful parsers among the first ``i + 1``: those a line claimed by parser ``i`` was offered to.
+        self._stateful_upto = [
+            [p for p, keeps in zip(self.parsers[: i + 1], stateful[: i + 1], strict=True) if keeps]
+            for i in range(len(self.parsers))
+        ]
+        #: The stateful parsers inside a block after the last line (only feeding opens one; closing ends it).
+        self._live: list[Parser] = []
         self.limits = limits
         #: ``::add-mask::`` values seen so far (the scanner adds them; shared with the caller).
         self.masks = masks if masks is not None else Masks()
@@ -155,10 +162,19 @@ class Analyser:
             return
         if confirmed and self._crash is None and is_crash(text):
             self._crash = line
-        for parser in self.parsers:
+        claimed = len(self.parsers) - 1
+        for index, parser in enumerate(self.parsers):
             if parser.feed(line, self):
+                claimed = index
                 break
-        self.active = any(parser.active for parser in self._stateful)
+        # Only the parsers offered this line can have opened a block; of the others, only those already
+        # inside one can still be (a step's end may have closed them). Asking just these keeps a line cheap.
+        live = [parser for parser in self._stateful_upto[claimed] if parser.active]
+        for parser in self._live:
+            if parser.active and parser not in live:
+                live.append(parser)
+        self._live = live
+        self.active = bool(live)
 
     def finish(self) -> None:
         """End of input: flush open blocks and close the last scope."""

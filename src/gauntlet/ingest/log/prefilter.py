@@ -1,12 +1,14 @@
 """The prefilter: find the few lines worth parsing at memory-search speed.
 
-Almost every line of a CI log is noise. Each anchor below is searched over a
-whole chunk with ``bytes.find`` (CPython's fast search, gigabytes a second), so
-the cost is a handful of passes over the bytes instead of Python work per line.
-Anchors are deliberately broad fragments (``rror`` catches ``error``, ``Error``,
-``TypeError``); a hit is then confirmed by :func:`is_trigger` on that one line
-before any parser sees it, so a broad anchor costs little. Output that carries
-no anchor of its own (go vet, a bare ``Killed``) is still read: the scanner
+Almost every line of a CI log is noise. The anchors below (short literals, each
+with a check of what stands at it) are searched over a whole chunk at once, so
+the cost is a pass or a few over the bytes instead of Python work per line. Three
+searches give the same lines, and the first one installed runs (:data:`BACKENDS`):
+Rust's aho-corasick (one SIMD pass for all literals, then the checks), Hyperscan
+(one pass of :data:`HYPERSCAN_PATTERNS`) and ``bytes.find`` (a pass per anchor,
+then the checks). A candidate line is then confirmed by :func:`is_trigger` on that
+one line before any parser sees it, so a broad anchor costs little. Output that
+carries no anchor of its own (go vet, a bare ``Killed``) is still read: the scanner
 feeds the lines before every confirmed hit, and a failed step always ends in
 one (``##[error]Process completed with exit code 1``, ``make: *** Error 2``).
 
@@ -17,38 +19,70 @@ a line.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
+from typing import cast
 
 __all__ = [
     "ANCHORS",
-    "ANCHOR_PATTERNS",
+    "ANCHOR_CHECKS",
+    "BACKENDS",
     "HYPERSCAN_PATTERNS",
+    "Search",
     "candidate_offsets",
     "grep_pattern",
     "is_trigger",
+    "loads",
     "may_start",
+    "searcher",
 ]
 
-ANCHORS: tuple[bytes, ...] = (
-    b"rror",  # error, Error, TypeError, ##[error]
-    b"ERR",  # ERROR, npm ERR!, ERR_PNPM_*
-    b"FAIL",  # FAILED, FAILURES, --- FAIL, BUILD FAILURE
-    b"ail",  # fail, failed, Failures:, 1 failing
-    b"anic",  # panic:, panicked at
-    b"Traceback",
-    b"xit",  # exit code, exited with, Exit status
-    b"Segmentation",
-    b"##[",  # GitHub's step boundaries: where a step starts, what it ran
-    b"would reformat",  # black
-    b"Code style issues",  # prettier
-    b"coverage threshold",  # jest
-    b">> Issue:",  # bandit
-    b"::add-mask::",  # not a failure: a value to redact (the scanner takes it, no parser sees it)
+#: Finds the starts of the candidate lines of a chunk, sorted and unique.
+Search = Callable[[bytes], list[int]]
+
+# Colour codes may sit between a word and its punctuation (``error[E0425]\x1b[0m:``).
+_ANSI_GAP = rb"(?:\x1b\[[0-9;]*[A-Za-z])*"
+# A word starts after a non-word byte or right after a colour code (``\x1b[31merror``); a look-behind has a
+# fixed width, so one per length of the code's parameters (16 is a 24-bit colour's ``38;2;255;255;255``).
+_WORD_START = rb"(?:(?<!\w)|" + b"|".join(rb"(?<=\x1b\[[0-9;]{%d}[A-Za-z])" % n for n in range(17)) + rb")"
+# ``failed`` unless a count of none (``0 failed``); ``fail``, ``failing``, ``Failures: 2`` as words.
+_FAIL = (
+    rb"[Ff]ailed(?:(?<!0 .ailed)|(?<=\d0 .ailed))"
+    rb"|(?<!\w)[Ff]ail(?:ing|ure(?:[^s\w]|Type|\r?$)|ures:(?: [1-9]|\r?$)|\b)"
 )
-#: Anchors that need a little structure: flake8/ruff/pylint and golangci-lint print no keyword at all (and a
-#: plain log of theirs has no runner's exit line to feed them as context). One pattern: one pass.
-ANCHOR_PATTERNS: tuple[re.Pattern[bytes], ...] = (re.compile(rb"\.(?:py:\d|go:\d+:)"),)
+#: Each anchor is a literal searched for in the whole chunk with, where a bare occurrence is mostly no
+#: failure (``test_error_handling``, ``0 failed``, ``exit 0``), what must stand at it for its line to be a
+#: candidate (matched at the occurrence; a look-behind sees the bytes before it). Together they accept every
+#: line :data:`HYPERSCAN_PATTERNS` accepts, and a few more that :func:`is_trigger` then drops.
+ANCHOR_CHECKS: tuple[tuple[bytes, re.Pattern[bytes] | None], ...] = tuple(
+    (literal, None if check is None else re.compile(check, re.MULTILINE))
+    for literal, check in (
+        # error:, error[E0308], ##[error], npm error; not -Werror or test_error_handling
+        (b"error", _WORD_START + rb"error" + _ANSI_GAP + rb"(?:[:\[\] !]|\r?$)"),
+        (b"Error", rb"Error" + _ANSI_GAP + rb"(?:[:\[ .)]|\r?$)"),  # TypeError:, Error 1, BUILD Error.
+        (b"ERR", rb"ERR(?:OR|!|_)"),  # ERROR, npm ERR!, ERR_PNPM_*
+        (b"FAIL", None),  # FAILED, FAILURES, --- FAIL, BUILD FAILURE
+        (b"fail", _FAIL),
+        (b"Fail", _FAIL),
+        (b"panic", rb"panic(?:ked|:)"),
+        (b"Traceback", None),
+        (b"xit ", rb"xit (?:code|status|with)"),  # exit code, Exit status
+        (b"xited", rb"xited with"),
+        (b"Segmentation", None),
+        # flake8/ruff/pylint and golangci-lint print no keyword at all (and a plain log of theirs has no
+        # runner's exit line to feed them as context).
+        (b".py:", rb"\.py:\d"),
+        (b".go:", rb"\.go:\d+:"),
+        (b">> Issue:", None),  # bandit
+        (b"##[", None),  # GitHub's step boundaries: where a step starts, what it ran
+        (b"would reformat ", None),  # black
+        (b"Code style issues", None),  # prettier
+        (b"coverage threshold", None),  # jest
+        (b"::add-mask::", None),  # not a failure: a value to redact (the scanner takes it, no parser sees it)
+    )
+)
+ANCHORS: tuple[bytes, ...] = tuple(literal for literal, _ in ANCHOR_CHECKS)
 
 # What a failure line looks like, in two cheap parts: shapes at the start of a line (tried only there) and
 # fragments anywhere in it. Every alternative of the second starts with a literal character, which lets
@@ -112,21 +146,20 @@ def may_start(text: str) -> bool:
     return is_trigger(text) or _HINT.search(text) is not None
 
 
-# The same anchors for Hyperscan, a little sharper so that "test_error_handling" or "Failures: 0" are not
-# hits at all. Each contains an anchor above, so a Hyperscan hit is always a hit of the stdlib search too;
-# ``_ANSI`` lets colour codes sit between a word and its punctuation (``error[E0425]\x1b[0m:``).
-_ANSI_GAP = rb"(?:\x1b\[[0-9;]*[A-Za-z])*"
+# The same anchors for Hyperscan (which has no look-behind), a little sharper so that "test_error_handling"
+# or "Failures: 0" are not hits at all. Each hit contains an anchor whose check accepts it, so a Hyperscan
+# hit is always a hit of the other searches too.
 HYPERSCAN_PATTERNS: tuple[bytes, ...] = (
     rb"(?:\b|\x1b\[[0-9;]*[A-Za-z])error" + _ANSI_GAP + rb"(?:[:\[\] !]|\r?$)",  # colour may lead the word
     rb"Error" + _ANSI_GAP + rb"(?:[:\[ .)]|\r?$)",
-    rb"ERR",
+    rb"ERR(?:OR|!|_)",  # the literals are what Hyperscan searches for: a longer one has fewer false hits
     rb"FAIL",
     # ``failed`` but not a count of none (``0 failed``); ``Failure`` as a word, not in ``TestRetryOnFailure_3``.
     rb"(?:^|[^ ]|[^0] |\d0 )[Ff]ailed",
     rb"\b[Ff]ail(?:ing|ure(?:[^s\w]|Type|\r?$)|ures:(?: [1-9]|\r?$)|\b)",
-    rb"panic",
+    rb"panic(?:ked|:)",
     rb"Traceback",
-    rb"[Ee]xit(?:ed)? (?:with|code|status)",
+    rb"xit code|xit status|xited with|xit with",
     rb"Segmentation",
     rb"\.py:\d",
     rb"\.go:\d+:",
@@ -143,22 +176,68 @@ def _stdlib_offsets(chunk: bytes) -> list[int]:
     starts: set[int] = set()
     find = chunk.find
     rfind = chunk.rfind
-    for anchor in ANCHORS:
+    for anchor, check in ANCHOR_CHECKS:
         position = find(anchor)
         while position != -1:
+            if check is not None and check.match(chunk, position) is None:
+                position = find(anchor, position + 1)
+                continue
             starts.add(rfind(b"\n", 0, position) + 1)
             # Skip the rest of this line: one hit per line is enough.
             end = find(b"\n", position)
             if end == -1:
                 break
             position = find(anchor, end)
-    for pattern in ANCHOR_PATTERNS:
-        for match in pattern.finditer(chunk):
-            starts.add(rfind(b"\n", 0, match.start()) + 1)
     return sorted(starts)
 
 
-def _hyperscan_search() -> Callable[[bytes], list[int]] | None:
+# What may follow an anchor where its check asks for it: the multi-literal search looks for these longer
+# literals instead (fewer false hits: ``test_error_handling``, pytest's ``test_x.py::test_y``). At most 64
+# literals in all keep the crate's SIMD search; a bare ``error`` that ends the input is looked at apart.
+_FOLLOWERS = {b"error": b":[] !\x1b\r\n", b"Error": b":[ .)\x1b\r\n", b".py:": b"0123456789", b".go:": b"0123456789"}
+
+
+def _ahocorasick_search() -> Search | None:
+    """All anchors in one pass (Rust's aho-corasick, SIMD-accelerated), or None where it is not installed."""
+    try:
+        import ahocorasick_rs
+    except ImportError:  # the stdlib search gives the same lines, a pass per anchor
+        return None
+    literals: list[bytes] = []
+    checks: list[re.Pattern[bytes] | None] = []
+    for anchor, check in ANCHOR_CHECKS:
+        followers = _FOLLOWERS.get(anchor)
+        for literal in [anchor + bytes([byte]) for byte in followers] if followers else [anchor]:
+            literals.append(literal)
+            checks.append(check)
+    # Leftmost-first is the kind the crate accelerates (with the standard kind it walks the automaton a byte
+    # at a time); no anchor starts inside another, so none hides one that matters.
+    automaton = ahocorasick_rs.BytesAhoCorasick(literals, matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST)
+    bare_end = tuple(anchor for anchor in _FOLLOWERS if b"\n" in _FOLLOWERS[anchor])
+
+    def search(chunk: bytes) -> list[int]:
+        starts: list[int] = []
+        find = chunk.find
+        rfind = chunk.rfind
+        line_end = -1  # end of the last line taken: its other occurrences need no check
+        for index, start, _end in automaton.find_matches_as_indexes(chunk):
+            if start < line_end:
+                continue
+            check = checks[index]
+            if check is not None and check.match(chunk, start) is None:
+                continue
+            starts.append(rfind(b"\n", 0, start) + 1)
+            line_end = find(b"\n", start)
+            if line_end == -1:
+                return starts
+        if chunk.endswith(bare_end) and (last := rfind(b"\n") + 1) not in starts[-1:]:
+            starts.append(last)
+        return starts
+
+    return search
+
+
+def _hyperscan_search() -> Search | None:
     """A Hyperscan database of :data:`HYPERSCAN_PATTERNS`, or None where Hyperscan cannot load."""
     try:
         import hyperscan
@@ -188,21 +267,46 @@ def _hyperscan_search() -> Callable[[bytes], list[int]] | None:
     return search
 
 
-_HYPERSCAN = _hyperscan_search()
+#: The searches, fastest first (measured in docs/ci-logs.md: aho-corasick's SIMD pass and its checks take
+#: half the time of Hyperscan's scan, and it loads in a millisecond where Hyperscan compiles its patterns).
+BACKENDS: dict[str, Callable[[], Search | None]] = {
+    "ahocorasick": _ahocorasick_search,
+    "hyperscan": _hyperscan_search,
+    "stdlib": lambda: _stdlib_offsets,
+}
+
+
+@functools.cache
+def _loaded(backend: str) -> Search | None:
+    return BACKENDS[backend]()
+
+
+def loads(backend: str) -> bool:
+    """Whether the search ``backend`` (a key of :data:`BACKENDS`) can run here."""
+    return backend in BACKENDS and _loaded(backend) is not None
+
+
+def searcher(backend: str = "auto") -> Search:
+    """The function that finds candidate lines in a chunk (see :func:`candidate_offsets`).
+
+    :param backend: a key of :data:`BACKENDS`, or ``auto`` for the first that loads here; one that does not
+        load falls back the same way. Only the search chosen is loaded.
+    """
+    if loads(backend):
+        return cast(Search, _loaded(backend))
+    return next(search for name in BACKENDS if (search := _loaded(name)) is not None)
 
 
 def candidate_offsets(chunk: bytes, *, backend: str = "auto") -> list[int]:
     """Offsets of the starts of the lines in ``chunk`` that contain an anchor, sorted and unique.
 
-    :param backend: ``hyperscan`` (one pass for all anchors), ``stdlib`` (a ``bytes.find`` pass per
-        anchor) or ``auto`` (Hyperscan when it loaded).
+    :param backend: ``ahocorasick`` (one pass for all anchors, then their checks), ``hyperscan`` (one pass,
+        :data:`HYPERSCAN_PATTERNS`), ``stdlib`` (a ``bytes.find`` pass per anchor, then their checks) or
+        ``auto`` (the first of these that loads).
     """
-    if backend != "stdlib" and _HYPERSCAN is not None:
-        return _HYPERSCAN(chunk)
-    return _stdlib_offsets(chunk)
+    return searcher(backend)(chunk)
 
 
 def grep_pattern() -> str:
-    """The same anchors as one ``grep -E`` pattern, for benchmarks against grep."""
-    literal = ["".join("\\" + c if c in "[](){}.*+?|^$\\" else c for c in a.decode()) for a in ANCHORS]
-    return "|".join([*literal, r"\.py:[0-9]", r"\.go:[0-9]+:"])
+    """The same anchors as one ``grep -E`` pattern, for benchmarks against grep (without their checks)."""
+    return "|".join("".join("\\" + c if c in "[](){}.*+?|^$\\" else c for c in a.decode()) for a in ANCHORS)

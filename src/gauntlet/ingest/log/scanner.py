@@ -14,12 +14,13 @@ the log exactly as GitHub serves it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import BinaryIO
+from io import SEEK_CUR
+from typing import BinaryIO, cast
 
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
 from gauntlet.ingest.log.locator import Span, last_lines, previous_lines
-from gauntlet.ingest.log.prefilter import candidate_offsets, is_trigger
+from gauntlet.ingest.log.prefilter import is_trigger, searcher
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
 from gauntlet.untrusted import masked_values
@@ -33,7 +34,7 @@ __all__ = [
     "scan_blocks",
 ]
 
-BLOCK_BYTES = 4 << 20
+BLOCK_BYTES = 1 << 20
 _NEWLINE = ord("\n")
 CONTEXT_BEFORE = 30
 
@@ -50,6 +51,10 @@ def iter_blocks(source: BinaryIO | Iterable[bytes], limits: Limits) -> Iterator[
     cap = limits.max_line_bytes
     carry = b""
     skipping = False  # inside the dropped tail of an over-long line
+    # A file that can seek reads its unfinished last line again with the next block instead of copying the
+    # block to put that line before it (a copy of every block costs a tenth of the scan).
+    seekable = getattr(source, "seekable", None)
+    rewind = cast(BinaryIO, source).seek if seekable is not None and seekable() else None
     for piece in _pieces(source):
         if skipping:
             newline = piece.find(b"\n")
@@ -62,7 +67,10 @@ def iter_blocks(source: BinaryIO | Iterable[bytes], limits: Limits) -> Iterator[
         if end:
             yield data, end
         carry = data[end:]
-        if len(carry) > cap:
+        if end and carry and rewind is not None and data is piece:
+            rewind(-len(carry), SEEK_CUR)
+            carry = b""
+        elif len(carry) > cap:
             carry = carry[:cap]
             skipping = True
     if carry:
@@ -88,13 +96,17 @@ def _pieces(source: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
         yield b"".join(batch)
 
 
-def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser) -> Iterator[Finding]:
-    """Feed the interesting lines of ``blocks`` to ``analyser``; yield findings as they appear."""
+def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser, *, backend: str = "auto") -> Iterator[Finding]:
+    """Feed the interesting lines of ``blocks`` to ``analyser``; yield findings as they appear.
+
+    :param backend: the prefilter's search (:func:`~gauntlet.ingest.log.prefilter.searcher`).
+    """
     cap = analyser.limits.max_line_bytes
     first_line = 1  # number of the first line of the current block
     fed_through = 0  # highest line number already fed
     previous: Span = (b"", 0, 1)  # the block before, for context and windows that reach back into it
     read = 0  # bytes read so far: past NUMPY_AFTER, newlines are counted with numpy
+    candidate_offsets = searcher(backend)
     for block, limit in blocks:
         big = read >= NUMPY_AFTER
         read += limit
@@ -149,7 +161,7 @@ def count_newlines(block: bytes, start: int, end: int, *, big: bool = False) -> 
     second to import, which only pays off for big logs (the scanner says when it has read
     :data:`NUMPY_AFTER` bytes).
     """
-    if not big or end - start < 1 << 16:
+    if not big or end - start < NUMPY_SPAN:
         return block.count(b"\n", start, end)
     import numpy
 
@@ -157,7 +169,10 @@ def count_newlines(block: bytes, start: int, end: int, *, big: bool = False) -> 
     return int(numpy.count_nonzero(view == _NEWLINE))
 
 
-NUMPY_AFTER = 32 << 20
+# Measured on this bench's log (docs/ci-logs.md): numpy's import costs what ``bytes.count`` spends on about
+# 200 MB, and it counts a span of 8 KiB in half the time (less than that, the call costs more than it saves).
+NUMPY_AFTER = 256 << 20
+NUMPY_SPAN = 8 << 10
 
 
 #: A step header (the script GitHub echoes) longer than this is read line by line.

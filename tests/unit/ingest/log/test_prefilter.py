@@ -1,15 +1,26 @@
-"""The prefilter: both backends find the same lines; every fixture scans the same with either."""
+"""The prefilter: every backend finds the same lines; every log scans to the same findings with each."""
 
 from __future__ import annotations
 
+import io
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from gauntlet.ingest.log import prefilter
+from gauntlet.ingest.log import prefilter, scan
 
-FIXTURES = Path(__file__).parents[4] / "tests" / "fixtures" / "logs"
-LOGS = sorted(FIXTURES.glob("*/*/input.log"))
+FIXTURES = Path(__file__).parents[4] / "tests" / "fixtures"
+# The tool fixtures and the real-tool corpus: every log a test knows the findings of.
+LOGS = sorted([*FIXTURES.glob("logs/*/*/input.log"), *FIXTURES.glob("corpus/*/*/input.log")])
+IDS = [f"{p.parents[2].name}/{p.parent.parent.name}/{p.parent.name}" for p in LOGS]
+BACKENDS = list(prefilter.BACKENDS)
+
+
+def _loaded(backend: str) -> None:
+    if not prefilter.loads(backend):
+        pytest.skip(f"{backend} is not installed here")
 
 
 def _confirmed(chunk: bytes, backend: str) -> list[int]:
@@ -24,29 +35,83 @@ def _confirmed(chunk: bytes, backend: str) -> list[int]:
     return kept
 
 
-@pytest.mark.skipif(prefilter._HYPERSCAN is None, reason="Hyperscan is not available here")
-@pytest.mark.parametrize("log", LOGS, ids=[f"{p.parent.parent.name}/{p.parent.name}" for p in LOGS])
-def test_backends_confirm_the_same_lines(log: Path) -> None:
-    chunk = log.read_bytes()
-    assert _confirmed(chunk, "hyperscan") == _confirmed(chunk, "stdlib")
+@pytest.mark.parametrize("backend", ["ahocorasick", "hyperscan"])
+def test_backends_confirm_the_same_lines_as_the_stdlib_search(backend: str) -> None:
+    _loaded(backend)
+    for log in LOGS:
+        chunk = log.read_bytes()
+        assert _confirmed(chunk, backend) == _confirmed(chunk, "stdlib"), log
 
 
-def test_false_anchors_are_not_confirmed() -> None:
-    chunk = b"tests/test_x.py::test_error_handling PASSED\n[INFO] Failures: 0, Errors: 0\ngcc -Werror -c a.c\n"
-    assert _confirmed(chunk, "stdlib") == []
+@pytest.mark.parametrize("backend", ["ahocorasick", "hyperscan"])
+def test_every_log_scans_to_the_same_findings_with_each_backend(backend: str) -> None:
+    """The fast paths change nothing but speed: the same findings as the standard library's search gives."""
+    _loaded(backend)
+    for log in LOGS:
+        data = log.read_bytes()
+        reference = [f.model_dump() for f in scan(io.BytesIO(data), backend="stdlib")]
+        assert [f.model_dump() for f in scan(io.BytesIO(data), backend=backend)] == reference, log
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_false_anchors_are_not_confirmed(backend: str) -> None:
+    _loaded(backend)
+    chunk = (
+        b"tests/test_x.py::test_error_handling PASSED\n[INFO] Failures: 0, Errors: 0\ngcc -Werror -c a.c\n"
+        b"test result: ok. 3 passed; 0 failed\n+ exit 0\n--- PASS: TestRetryOnFailure_3 (0.01s)\n"
+    )
+    assert _confirmed(chunk, backend) == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_failure_word_at_the_very_end_is_a_candidate(backend: str) -> None:
+    """Hyperscan's ``$`` matches at the end of the data; the other searches must see that line too."""
+    _loaded(backend)
+    chunk = b"ok\nmake: *** [all] Error"
+    assert prefilter.candidate_offsets(chunk, backend=backend) == [3]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_other_words_on_a_line_are_still_checked(backend: str) -> None:
+    """A rejected occurrence (``test_fail_fast``) does not hide a real one later on its line."""
+    _loaded(backend)
+    chunk = b"noise\ntest_fail_fast ... 1 failed, Failures: 2\n"
+    assert prefilter.candidate_offsets(chunk, backend=backend) == [6]
+
+
+def test_a_backend_that_did_not_load_falls_back() -> None:
+    chunk = b"x\nerror: boom\n"
+    assert prefilter.candidate_offsets(chunk, backend="no-such-search") == [2]
 
 
 def test_grep_pattern_lists_every_anchor() -> None:
     pattern = prefilter.grep_pattern()
     for anchor in prefilter.ANCHORS:
-        assert anchor.decode().replace("[", "\\[") in pattern
+        assert anchor.decode().replace("[", "\\[").replace(".", "\\.") in pattern
 
 
-@pytest.mark.parametrize("backend", ["stdlib", "hyperscan"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_checkers_without_failure_words_are_confirmed(backend: str) -> None:
     """golangci-lint and bandit print no keyword; a plain log of theirs has no exit line to lend context."""
-    if backend == "hyperscan" and prefilter._HYPERSCAN is None:
-        pytest.skip("Hyperscan is not available here")
+    _loaded(backend)
     lines = [b"main.go:5:2: ineffectual assignment to x (ineffassign)\n", b">> Issue: [B404:blacklist] Consider it.\n"]
     chunk = b"ok  \tdemo/pkg\t0.01s\n" + b"".join(lines) + b"   Severity: Low   Confidence: High\n"
     assert _confirmed(chunk, backend) == [chunk.index(line) for line in lines]
+
+
+@pytest.mark.parametrize(
+    ("hidden", "loaded"),
+    [(["ahocorasick_rs"], ["hyperscan", "stdlib"]), (["ahocorasick_rs", "hyperscan"], ["stdlib"])],
+)
+def test_a_missing_library_leaves_the_next_search(hidden: list[str], loaded: list[str]) -> None:
+    """As on a platform without its wheels: the module cannot be imported, the next search runs."""
+    if "hyperscan" in loaded and not prefilter.loads("hyperscan"):
+        pytest.skip("Hyperscan is not installed here")
+    code = (
+        "import sys\n"
+        + "".join(f"sys.modules[{name!r}] = None\n" for name in hidden)
+        + "from gauntlet.ingest.log import prefilter\n"
+        + "print(*[n for n in prefilter.BACKENDS if prefilter.loads(n)], prefilter.candidate_offsets(b'x\\nerror: y'))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == [*loaded, "[2]"]

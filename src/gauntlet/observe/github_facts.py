@@ -1,9 +1,10 @@
 """What a run reads from GitHub's API before deciding -> :class:`~gauntlet.models.GitHubFacts`.
 
 Only what the decision needs, and only where it can matter: the PR of a fork's
-``workflow_run`` (its payload names none; a run of a push to the default branch has none), and the files a
-PR's head commit changed (what a fix consisted of). A default-branch run's history and Gauntlet's revert PRs
-depend on what its state holds: they are read once it is loaded (``action/branch_reads.py``).
+``workflow_run`` (its payload names none; a run of a push to the default branch has none). What a PR's change
+touched is read once the state is loaded, with the fix diff, in one compare (``action/state_reads.py``); so are a
+default-branch run's history and Gauntlet's revert PRs, which depend on what its state holds
+(``action/branch_reads.py``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gauntlet.github.client import GitHubClient
-from gauntlet.models import CommitFact, GitHubFacts
+from gauntlet.models import GitHubFacts
 
 __all__ = ["Remote", "github_facts"]
 
@@ -46,13 +47,9 @@ def github_facts(
         pr = _pull_of(remote, head_sha)
     if pr is None:
         return GitHubFacts()
-    return GitHubFacts(pr=pr, changed_files=_head_files(remote, head_sha))
+    return GitHubFacts(pr=pr)
 
 
-def _head_files(remote: Remote, sha: str) -> tuple[str, ...]:
-    """The files the PR's head commit changed: what a fix consisted of, when this iteration fixes something."""
-    commit = remote.client.request("GET", f"/repos/{remote.repository}/commits/{sha}")
-    return CommitFact.from_api(commit).files if isinstance(commit, dict) else ()
 
 
 def _pull_of(remote: Remote, sha: str) -> int | None:

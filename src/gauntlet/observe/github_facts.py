@@ -50,8 +50,6 @@ def github_facts(
     return GitHubFacts(pr=pr)
 
 
-
-
 def _pull_of(remote: Remote, sha: str) -> int | None:
     """The open PR whose head is ``sha`` (``commits/{sha}/pulls``): a fork's run carries no PR in its payload."""
     pulls = remote.client.request("GET", f"/repos/{remote.repository}/commits/{sha}/pulls", params={"per_page": 100})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -192,7 +193,9 @@ def _ingest_modules(tmp_path: Path, path: Path) -> tuple[list[str], dict[str, ob
         " 'plugins_scanned': _loader._plugins is not None}))\n"
         "raise SystemExit(status)\n"
     )
-    run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=tmp_path)
+    # Without the variable, even where an in-process main() of another test has set it in this process.
+    env = {name: value for name, value in os.environ.items() if name != "PYDANTIC_DISABLE_PLUGINS"}
+    run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert run.returncode == 0, run.stderr
     *findings, last = run.stdout.splitlines()
     return findings, json.loads(last)

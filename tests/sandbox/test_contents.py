@@ -61,3 +61,11 @@ def test_commit_pulls(sandbox: Sandbox, gh: github.Github, repo_name: str) -> No
     assert [p.number for p in repo.get_commit(sha).get_pulls()] == [pull.number]
     merged = pull.merge()
     assert [p.number for p in repo.get_commit(merged.sha).get_pulls()] == [pull.number]
+
+
+def test_put_of_a_new_file_ignores_a_sha_as_github_does(sandbox: Sandbox, gh: github.Github, repo_name: str) -> None:
+    # Measured on GitHub (https://github.com/pome-sh/digital-twins/pull/400): a path that does not exist is created.
+    body = {"message": "add", "content": "bmV3Cg==", "sha": "0" * 40}
+    status, _, _ = gh.requester.requestJson("PUT", f"/repos/{repo_name}/contents/fresh.txt", input=body)
+    assert status == 201
+    assert gh.get_repo(repo_name).get_contents("fresh.txt").decoded_content == b"new\n"

@@ -94,7 +94,8 @@ def test_a_run_that_dies_before_its_state_commit_fails_cleanly_and_its_rerun_dup
     assert len(world.comments(number)) == 1 and len(world.check_runs(sha)) == 1, "effects land before the commit"
     assert world.state_file("README.md") is None
 
-    rerun = world.run("pull_request", event, files=failing_ci(1))
+    # Re-running the failed job is its next attempt (GITHUB_RUN_ATTEMPT 2): it looks before writing anything.
+    rerun = world.run("pull_request", event, files=failing_ci(1), attempt=2)
 
     assert rerun.code == 0, rerun.error
     shown = [e["status"] for e in rerun.report["effects"] if e["type"] not in ("write_summary", "rerun_failed_jobs")]

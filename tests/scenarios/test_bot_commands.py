@@ -352,7 +352,8 @@ def test_a_comment_deleted_before_its_run_is_skipped_with_a_notice(bench: Bench)
     assert f"::notice title=Gauntlet::skipped: comment {comment.id} was deleted" in printed
     assert bench.state_head() == before and bench.risk_issues() == []
     writes = [r for r in bench.sandbox.requests() if r["method"] == "POST" and "/_sandbox" not in r["path"]]
-    assert not [r for r in writes if f"/comments/{comment.id}/" in r["path"]]
+    # The 👀 is posted without a lookup first: its 404 is what says the comment is gone.
+    assert [r["status"] for r in writes if f"/comments/{comment.id}/" in r["path"]] == [404]
 
 
 def test_an_accepted_review_risk_closes_when_its_code_changes_on_main_never_by_time(bench: Bench) -> None:

@@ -34,10 +34,11 @@ from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
 from gauntlet.github.comments import CommentGone
 from gauntlet.github.gitstore import BranchStore
-from gauntlet.github.hub import Hub, nothing_known
+from gauntlet.github.hub import Hub, nothing_known, nothing_remembered, nothing_written
 from gauntlet.models import evolve
 from gauntlet.observe.github_facts import Remote
 from gauntlet.observe.observation import Downloads, observe
+from gauntlet.observe.owners import owners_of
 from gauntlet.observe.payload import Delivery, event_facts, read_delivery
 from gauntlet.observe.routing import Route, route_of
 from gauntlet.pipeline import Clock, serve
@@ -133,6 +134,9 @@ def _serve(
     elif handler == "comment":
         _repository(settings)  # a command needs to know where it is
     commit = not settings.run.dry_run
+    pr = _pr_of(handler, delivery)
+    if isinstance(store, BranchStore) and pr is not None:
+        store.preload(pr)  # its record's remembered answers make the reads below conditional
     with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as folder:
         downloads = Downloads()
         if handler == "iteration" and remote is not None:
@@ -145,7 +149,8 @@ def _serve(
     if handler == "scan":
         _repository(settings)
     edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
-    reads = state_reads(remote)
+    workspace = settings.run.workspace
+    reads = state_reads(remote, lambda seen: owners_of(workspace, seen.findings, seen.changed_files))
     if handler == "comment":
         try:
             return serve(handler, observation, config, store, edge, clock, commit=commit, reads=reads), edge
@@ -166,6 +171,19 @@ def _serve(
             with settings.summary_path.open("a", encoding="utf-8") as summary:
                 summary.write(f"\n> [!NOTE]\n> {READ_ONLY_NOTICE}\n")
         return report, edge
+
+
+def _pr_of(handler: Route, delivery: Delivery) -> int | None:
+    """The PR an iteration or a command is about, as its payload says (``None``: not known before observing)."""
+    if handler == "iteration":
+        number = event_facts(delivery).pr
+    elif handler == "comment":
+        issue = delivery.checked().get("issue")
+        is_pull = isinstance(issue, dict) and isinstance(issue.get("pull_request"), dict)
+        number = issue.get("number") if is_pull and isinstance(issue, dict) else None
+    else:
+        return None
+    return number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else None
 
 
 def _repository(settings: ActionSettings) -> str:
@@ -208,12 +226,16 @@ def _edge(
     if settings.run.dry_run or read_only or client is None or settings.run.repository is None:
         inner = DryRunBackend()
     else:
-        known = store.known if isinstance(store, BranchStore) else nothing_known
+        branch = store if isinstance(store, BranchStore) else None
+        first_attempt = settings.run.run_attempt == "1"
         hub = Hub(
             client=client,
             repo=client.repo(settings.run.repository),
             bot_login=settings.bot_login,
-            known=known,
+            known=branch.known if branch is not None else nothing_known,
+            written=branch.written if branch is not None else nothing_written,
+            # A rerun (attempt 2 and on) may follow an attempt that wrote and died before its commit: it looks.
+            remembers=branch.remembers if branch is not None and first_attempt else nothing_remembered,
             comment_mode=settings.comment_mode,
             check_name=settings.check_name,
             assign_owners=assign_owners,

@@ -5,6 +5,9 @@
   last red run) that this observation no longer shows. One compare call,
   ``GET /repos/{owner}/{repo}/compare/{base}...{head}``, gives every file changed in between, not just the
   head commit's (a fix pushed in two commits, the last touching the README, is still the fix).
+- **What a PR's push changed** (the components it exercised, their code owners): the same compare from
+  the PR's previous iteration (on its first, from its base), so an iteration that fixes something pays one
+  call for both; without either, the head commit's files.
 - The **proposal PRs** (self-healing): what GitHub says about each pending proposal's PR (open, merged,
   closed), one call each, so a merge starts the watch and a closed PR rejects the proposal.
 
@@ -27,7 +30,7 @@ from gauntlet.observe.github_facts import Remote
 from gauntlet.pipeline import StateReads
 from gauntlet.state.models import State
 
-__all__ = ["failing_before", "fix_diff_reader", "state_reads"]
+__all__ = ["failing_before", "fix_diff_reader", "pushed_since", "state_reads"]
 
 _BLOCKING = frozenset({"critical", "major"})
 
@@ -54,30 +57,57 @@ def failing_before(state: State, obs: Observation) -> str | None:
     return runs[-1].head_sha
 
 
-def fix_diff_reader(request: Callable[[str], Any], repository: str) -> Callable[[State, Observation], Observation]:
-    """An ``enrich`` step for :func:`gauntlet.pipeline.run`: add the fix diff when the state says there may be one.
+def pushed_since(state: State, obs: Observation) -> str | None:
+    """The commit a PR observation's change is read from: the PR's previous iteration, else its base."""
+    if obs.pr is None or obs.comment is not None or obs.closed:
+        return None
+    earlier = [it for it in (state.pr.iterations if state.pr else []) if it.head_sha != obs.head_sha]
+    return earlier[-1].head_sha if earlier else obs.base_sha
+
+
+def fix_diff_reader(
+    request: Callable[[str], Any], repository: str, owners: Callable[[Observation], dict[str, str]] | None = None
+) -> Callable[[State, Observation], Observation]:
+    """An ``enrich`` step for :func:`gauntlet.pipeline.run`: the fix diff when the state says there may be one,
+    and what a PR's push changed (one compare serves both).
 
     :param request: ``GET`` a REST path, returning the decoded JSON (the GitHub client's).
     :param repository: ``owner/name``.
+    :param owners: the code owners of an observation's findings and changed files (the checkout's CODEOWNERS).
     """
-    read: dict[tuple[str, str], FixDiff] = {}  # a commit retry runs the engine again: one call per diff
+    read: dict[str, tuple[str, ...]] = {}  # a commit retry runs the engine again: one call per diff
+
+    def files_of(path: str) -> tuple[str, ...]:
+        if path not in read:
+            data = request(path)
+            entries = data.get("files") if isinstance(data, dict) else None
+            read[path] = tuple(str(f["filename"]) for f in entries or () if isinstance(f, dict) and f.get("filename"))
+        return read[path]
 
     def enrich(state: State, obs: Observation) -> Observation:
         base = failing_before(state, obs)
+        since = pushed_since(state, obs)
+        unknown = obs.pr is not None and obs.comment is None and not obs.closed and not obs.changed_files
+        if unknown and (since is not None or base is None):
+            # What the push changed; with no earlier commit known, the head commit's own files.
+            where = f"compare/{since}...{obs.head_sha}" if since is not None else f"commits/{obs.head_sha}"
+            changed = files_of(f"/repos/{repository}/{where}")
+            obs = evolve(obs, changed_files=changed)
+            if owners is not None:
+                obs = evolve(obs, owners=owners(obs))
         if base is None:
             return obs
-        if (base, obs.head_sha) not in read:
-            data = request(f"/repos/{repository}/compare/{base}...{obs.head_sha}")
-            entries = data.get("files") if isinstance(data, dict) else None
-            files = tuple(str(f["filename"]) for f in entries or () if isinstance(f, dict) and f.get("filename"))
-            read[(base, obs.head_sha)] = FixDiff(base_sha=base, head_sha=obs.head_sha, files=files)
-        return evolve(obs, fix_diff=read[(base, obs.head_sha)])
+        files = files_of(f"/repos/{repository}/compare/{base}...{obs.head_sha}")
+        return evolve(obs, fix_diff=FixDiff(base_sha=base, head_sha=obs.head_sha, files=files))
 
     return enrich
 
 
-def state_reads(remote: Remote | None) -> StateReads:
-    """The state-dependent reads for a run that may read GitHub (none without it)."""
+def state_reads(remote: Remote | None, owners: Callable[[Observation], dict[str, str]] | None = None) -> StateReads:
+    """The state-dependent reads for a run that may read GitHub (none without it).
+
+    :param owners: the code owners of an observation's findings and changed files.
+    """
     if remote is None:
         return StateReads()
 
@@ -92,7 +122,7 @@ def state_reads(remote: Remote | None) -> StateReads:
         return proposal_pr_facts(hub, state)
 
     return StateReads(
-        fix_diff=fix_diff_reader(partial(_get_or_nothing, remote.client), remote.repository),
+        fix_diff=fix_diff_reader(partial(_get_or_nothing, remote.client), remote.repository, owners),
         proposal_prs=proposals,
     )
 

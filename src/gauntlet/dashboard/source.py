@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 from gauntlet.errors import InputError
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import PRRecord
-from gauntlet.state.shards import SHARDS_FOLDER, fold_shared
+from gauntlet.state.shards import SHARDS_FOLDER, fold_shared, pending_in
 from gauntlet.vocabulary import SHARED_FILES
 
 __all__ = ["MAX_FILE_BYTES", "StateSource", "export_ref"]
@@ -57,6 +57,7 @@ class StateSource:
         base = self._read(self.root / SHARED_FILES[name], model) or model()
         # Runs leave their additions as shards until the scan folds them (docs/scale.md): show them too.
         shards = {p.name: p.read_bytes() for p in sorted((self.root / SHARDS_FOLDER).glob("*.json"))}
+        shards |= pending_in({str(p): p.read_bytes() for p in sorted((self.root / "v1" / "prs").glob("*.json"))})
         if not shards:
             return base
         try:

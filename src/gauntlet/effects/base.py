@@ -40,6 +40,9 @@ class EffectResult(BaseModel):
     number: int | None = None
     url: str | None = None
     detail: str = ""
+    #: What the effect's target holds now, in its handler's terms (a digest of a comment's body): kept in the
+    #: PR's record, so the next run can tell whether it must change without reading it (``Written``).
+    version: str | None = None
 
 
 class Backend(Protocol):

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from gauntlet.effects.base import EffectResult
 from gauntlet.models import evolve
 from gauntlet.state.models import State
+from gauntlet.state.pr import Written
 
 __all__ = ["PR_SCOPED_KINDS", "known_numbers", "link_risk_issues", "record_results", "remember"]
 
@@ -31,20 +32,36 @@ def remember(state: State, key: str, number: int) -> State:
     return evolve(state, index=evolve(state.index, entries=entries))
 
 
+#: Effects whose last version the PR's record keeps (``PRRecord.written``): the next run edits them in place.
+WRITTEN_KINDS = ("pr-comment:", "check:")
+
+
 def record_results(state: State, results: Iterable[EffectResult]) -> State:
     """Remember the number of every created or found effect in the index.
 
     The PR record learns its comment id and the issue of each accepted risk, which the
-    comment planned in the same run could not know yet (the next run shows it).
+    comment planned in the same run could not know yet (the next run shows it), and what its
+    sticky comment and check run now hold (``PRRecord.written``).
     """
     for result in results:
-        if result.number is None:
+        if result.version is not None and result.number is not None and result.key.startswith(WRITTEN_KINDS):
+            state = _written(state, result.key, Written(number=result.number, version=result.version))
+        if result.number is None or result.key.startswith("check:"):
             continue
         state = remember(state, result.key, result.number)
         pr = state.pr
         if pr is not None and result.key == f"pr-comment:{pr.number}" and pr.comment_id != result.number:
             state = evolve(state, pr=evolve(pr, comment_id=result.number))
     return link_risk_issues(state)
+
+
+def _written(state: State, key: str, written: Written) -> State:
+    """Keep what ``key`` now holds in the PR's record; a check run only for the newest head (bounded)."""
+    pr = state.pr
+    if pr is None or pr.written.get(key) == written:
+        return state
+    kept = {k: w for k, w in pr.written.items() if not (key.startswith("check:") and k.startswith("check:"))}
+    return evolve(state, pr=evolve(pr, written={**kept, key: written}))
 
 
 def link_risk_issues(state: State) -> State:

@@ -9,7 +9,12 @@ Retries happen below PyGithub, in urllib3, through :class:`GauntletRetry`:
   have acted. The caller looks again and creates only if nothing is there
   (:meth:`GitHubClient.create_once`). POSTs that are safe to replay (Git Data
   objects are content-addressed; reactions and reruns are idempotent) are retried;
-- every HTTP attempt is counted, retries included, for the report's ``api_calls``.
+- every HTTP attempt is counted, retries included, for the report's ``api_calls``;
+- a ``GET`` may be **conditional** (:meth:`GitHubClient.read`): it carries the ``ETag`` a
+  :class:`ReadCache` remembers from an earlier run, and a ``304 Not Modified`` reuses the remembered
+  answer. GitHub does not count a 304 against the primary rate limit, so the client counts them apart
+  (:attr:`GitHubClient.not_modified`). See
+  https://docs.github.com/rest/using-the-rest-api/best-practices-for-using-the-rest-api#use-conditional-requests-if-appropriate
 
 Errors leave this module as :mod:`gauntlet.errors` types::
 
@@ -18,16 +23,19 @@ Errors leave this module as :mod:`gauntlet.errors` types::
     PullRequestsNotPermitted     403 "GitHub Actions is not permitted to create or approve pull requests" (exit 2)
     NotFound                     404
     Rejected                     422 (validation failed, not a fast-forward, already exists)
+    Conflict                     409 (a file's blob moved, or the branch moved under a contents write)
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import requests
@@ -37,6 +45,7 @@ from urllib3.exceptions import MaxRetryError, ResponseError
 from urllib3.util.retry import Retry
 
 from gauntlet.errors import ConfigError, GauntletError, GitHubUnavailable
+from gauntlet.state.pr import CachedRead
 
 if TYPE_CHECKING:
     from github.Repository import Repository
@@ -47,10 +56,12 @@ __all__ = [
     "DEFAULT_API_URL",
     "LOW_QUOTA",
     "CallCounter",
+    "Conflict",
     "GauntletRetry",
     "GitHubClient",
     "NotFound",
     "PullRequestsNotPermitted",
+    "ReadCache",
     "ReadOnlyToken",
     "Rejected",
 ]
@@ -97,10 +108,52 @@ class NotFound(GauntletError):
     exit_code: ClassVar[int] = 3
 
 
+class Conflict(GauntletError):
+    """GitHub answered 409: what the request was based on moved (a file's blob sha, a branch under a write)."""
+
+    exit_code: ClassVar[int] = 3
+
+
 class Rejected(GauntletError):
     """GitHub answered 422: validation failed, a ref update was not a fast-forward, or the thing exists."""
 
     exit_code: ClassVar[int] = 3
+
+
+#: A remembered answer larger than this is not kept (it would travel in the state file of every run).
+MAX_CACHED_BYTES = 32 * 1024
+#: All remembered answers of one run together, at most.
+MAX_CACHE_BYTES = 96 * 1024
+
+
+@dataclass
+class ReadCache:
+    """Answers remembered between runs, by request (path and query), for conditional ``GET`` requests.
+
+    ``used`` is what this run read (remembered or fresh): what the next run should remember. Answers over
+    :data:`MAX_CACHED_BYTES` are not kept, and the whole stays under :data:`MAX_CACHE_BYTES`.
+    """
+
+    entries: dict[str, CachedRead] = field(default_factory=dict)
+    used: dict[str, CachedRead] = field(default_factory=dict)
+
+    def keep(self) -> dict[str, CachedRead]:
+        """What this run read, bounded in size, for the next run to send as ``If-None-Match``."""
+        kept: dict[str, CachedRead] = {}
+        total = 0
+        for key, read in sorted(self.used.items()):
+            size = len(json.dumps(read.body)) + len(key)
+            if size > MAX_CACHED_BYTES or total + size > MAX_CACHE_BYTES:
+                continue
+            kept[key] = read
+            total += size
+        return kept
+
+
+def cache_key(path: str, params: dict[str, Any] | None) -> str:
+    """The request a cached answer belongs to: the path and its sorted query."""
+    query = "&".join(f"{k}={v}" for k, v in sorted((params or {}).items()))
+    return f"{path}?{query}" if query else path
 
 
 class CallCounter:
@@ -196,6 +249,10 @@ class GitHubClient:
 
     def __init__(self, token: str, api_url: str = DEFAULT_API_URL, *, throttle: bool = True, retries: int = 5) -> None:
         self.counter = CallCounter()
+        #: Answered ``304 Not Modified``: sent, but not counted against the rate limit.
+        self.not_modified = CallCounter()
+        #: Answers remembered from the last run (the PR record carries them), for :meth:`read`.
+        self.cache = ReadCache()
         retry = GauntletRetry(
             counter=self.counter,
             wait_scale=1.0 if throttle else 0.001,
@@ -225,6 +282,11 @@ class GitHubClient:
         """HTTP attempts made so far, retries included."""
         return self.counter.value
 
+    @property
+    def counted(self) -> int:
+        """HTTP attempts that count against the primary rate limit: all but the 304s."""
+        return self.counter.value - self.not_modified.value
+
     def repo(self, full_name: str) -> Repository:
         """The repository ``owner/name`` as a lazy object (no call until it is used)."""
         return self.github.get_repo(full_name)
@@ -240,18 +302,69 @@ class GitHubClient:
             _, data = self.github.requester.requestJsonAndCheck(verb, path, parameters=params, input=body)
         return data
 
-    def pages(self, path: str, *, max_pages: int = 10) -> list[Any]:
+    def send(self, verb: str, path: str, *, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+        """One REST call whose success status matters (201 created, 200 already there); returns it and the JSON.
+
+        :raises GitHubUnavailable, ReadOnlyToken, NotFound, Rejected: translated failures.
+        """
+        requester = self.github.requester
+        with self.translated(f"{verb} {path}"):
+            status, headers, output = requester.requestJson(verb, path, input=body)
+            if status >= 400:
+                raise requester.createException(status, headers, _decoded(output))
+        return status, _decoded(output)
+
+    def read(
+        self, path: str, *, params: dict[str, Any] | None = None, keep: Callable[[Any], Any] | None = None
+    ) -> tuple[dict[str, Any], Any]:
+        """A conditional ``GET``: with the remembered ``ETag``, a 304 answers with the remembered JSON for free.
+
+        Only for answers that rarely change between runs and are small (:data:`MAX_CACHED_BYTES`): each is
+        remembered in the state for the next run (:class:`ReadCache`).
+
+        :param keep: what of a fresh answer to remember and return (``None``: nothing is remembered); the
+            remembered form is what a 304 returns, so the caller sees one shape.
+        :returns: the response headers and the decoded (or kept) JSON.
+        :raises GitHubUnavailable, ReadOnlyToken, NotFound, Rejected: translated failures.
+        """
+        key = cache_key(path, params)
+        known = self.cache.entries.get(key)
+        sent = {"If-None-Match": known.etag} if known is not None else None
+        requester = self.github.requester
+        with self.translated(f"GET {path}"):
+            status, headers, output = requester.requestJson("GET", path, parameters=params, headers=sent)
+            if status >= 400:
+                raise requester.createException(status, headers, _decoded(output))
+        if status == 304 and known is not None:
+            self.not_modified.add()
+            self.cache.used[key] = known
+            return headers, known.body
+        data = _decoded(output)
+        if keep is not None:
+            data = keep(data)
+        etag = headers.get("etag")
+        if etag and data is not None:
+            self.cache.used[key] = CachedRead(etag=str(etag), body=data)
+        return headers, data
+
+    def pages(self, path: str, *, max_pages: int = 10, conditional: bool = False) -> list[Any]:
         """Every item of a list endpoint, 100 a page, following ``Link: rel="next"`` (one call a page).
 
         :param max_pages: stop after this many calls, whatever is left (a bound on a hostile or huge list).
+        :param conditional: send each page as a conditional request (:meth:`read`).
         :raises GitHubUnavailable, ReadOnlyToken, NotFound, Rejected: translated failures.
         """
         items: list[Any] = []
         for page in range(1, max_pages + 1):
+            params = {"per_page": 100, "page": page}
+            if conditional:
+                headers, data = self.read(path, params=params)
+                items.extend(data if isinstance(data, list) else [])
+                if 'rel="next"' not in (headers.get("link") or ""):
+                    break
+                continue
             with self.translated(f"GET {path}"):
-                headers, data = self.github.requester.requestJsonAndCheck(
-                    "GET", path, parameters={"per_page": 100, "page": page}
-                )
+                headers, data = self.github.requester.requestJsonAndCheck("GET", path, parameters=params)
             items.extend(data if isinstance(data, list) else [])
             if 'rel="next"' not in (headers.get("link") or ""):
                 break
@@ -310,8 +423,10 @@ class GitHubClient:
         remaining, limit = self.github.requester.rate_limiting
         if limit <= 0:
             return f"{self.calls} API calls"
+        free = self.not_modified.value
         log.info("GitHub API quota: %d of %d requests left; %d calls this run", remaining, limit, self.calls)
-        return f"{self.calls} API calls, {remaining} of {limit} left this hour"
+        spent = f"{self.calls} API calls" + (f" ({free} answered 304, not counted)" if free else "")
+        return f"{spent}, {remaining} of {limit} left this hour"
 
     @contextmanager
     def translated(self, what: str) -> Iterator[None]:
@@ -345,6 +460,16 @@ class GitHubClient:
             return self.call(what, create)
 
 
+def _decoded(output: str) -> Any:
+    """A response body as JSON; one that is not JSON (a proxy's error page) as GitHub's ``message``."""
+    if not output:
+        return None
+    try:
+        return json.loads(output)
+    except ValueError:
+        return {"message": output[:200]}
+
+
 def _translate(exc: GithubException, what: str) -> GauntletError:
     message = exc.data.get("message", "") if isinstance(exc.data, dict) else str(exc.data)
     if exc.status == 403 and FORBIDDEN_MESSAGE.lower() in str(message).lower():
@@ -358,4 +483,6 @@ def _translate(exc: GithubException, what: str) -> GauntletError:
         return NotFound(f"{what}: not found")
     if exc.status == 422:
         return Rejected(f"{what}: rejected: {message}")
+    if exc.status == 409:
+        return Conflict(f"{what}: conflict: {message}")
     return GitHubUnavailable(f"{what}: GitHub answered {exc.status} after retries: {message}")

@@ -15,6 +15,7 @@ See https://docs.github.com/rest/reactions/reactions#create-reaction-for-an-issu
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,7 +27,16 @@ from gauntlet.github.hub import Hub, find_earlier, paged
 from gauntlet.models import evolve
 from gauntlet.vocabulary import MARKER_PATTERN
 
-__all__ = ["CommentGone", "ReactionHandler", "Reply", "StickyComment", "find_marked_comment", "marker_in"]
+__all__ = [
+    "CommentGone",
+    "KnownComment",
+    "ReactionHandler",
+    "Reply",
+    "StickyComment",
+    "body_digest",
+    "find_marked_comment",
+    "marker_in",
+]
 
 
 def marker_in(body: str) -> str:
@@ -72,16 +82,46 @@ def _marked(hub: Hub, issue_number: int, marker: str) -> Iterator[dict[str, Any]
             yield comment
 
 
+def body_digest(body: str) -> str:
+    """What the PR's record keeps of a comment's body: enough to tell whether it must change."""
+    return hashlib.sha256(body.encode()).hexdigest()[:32]
+
+
+class KnownComment(Existing):
+    """The comment the PR's record names (nothing read): its id and the digest of the body Gauntlet wrote."""
+
+    digest: str
+
+
 def _write(hub: Hub, effect: Effect, issue_number: int, body: str, existing: Existing | None) -> EffectResult:
     """Create the comment, or edit the one found; an identical body is left alone."""
     prefix = f"/repos/{hub.repo.full_name}/issues"
+    version = body_digest(body)
+    if isinstance(existing, KnownComment) and existing.number is not None:
+        if existing.digest == version:
+            return EffectResult(
+                type=effect.type, key=effect.key, status="unchanged", number=existing.number, version=version
+            )
+        try:
+            edited = hub.client.request("PATCH", f"{prefix}/comments/{existing.number}", body={"body": body})
+        except NotFound:  # deleted since: find it (or another copy) as a run without a record would
+            existing = find_marked_comment(hub, issue_number, marker_in(body), None)
+        else:
+            return EffectResult(
+                type=effect.type, key=effect.key, status="updated", version=version, **_identity(edited)
+            )
     if existing is not None and existing.number is not None:
         if existing.body == body:
             return EffectResult(
-                type=effect.type, key=effect.key, status="unchanged", number=existing.number, url=existing.url
+                type=effect.type,
+                key=effect.key,
+                status="unchanged",
+                number=existing.number,
+                url=existing.url,
+                version=version,
             )
         edited = hub.client.request("PATCH", f"{prefix}/comments/{existing.number}", body={"body": body})
-        return EffectResult(type=effect.type, key=effect.key, status="updated", **_identity(edited))
+        return EffectResult(type=effect.type, key=effect.key, status="updated", version=version, **_identity(edited))
     marker = marker_in(body)
 
     def create() -> dict[str, Any]:
@@ -94,7 +134,7 @@ def _write(hub: Hub, effect: Effect, issue_number: int, body: str, existing: Exi
 
     made = hub.client.create_once(f"comment on #{issue_number}", create, look)
     keeper = _settle(hub, issue_number, marker, int(made["id"]), body)
-    return EffectResult(type=effect.type, key=effect.key, status="created", **_identity(keeper))
+    return EffectResult(type=effect.type, key=effect.key, status="created", version=version, **_identity(keeper))
 
 
 def _settle(hub: Hub, issue_number: int, marker: str, made: int, body: str) -> dict[str, Any]:
@@ -124,11 +164,23 @@ class StickyComment:
     """``upsert_comment``: the one comment per PR, edited in place; ``comment_mode`` decides how often."""
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """The PR's sticky comment: by the id in the state index, else by listing the PR's comments."""
+        """The PR's sticky comment: as the PR's record names it (no call), else by its id or by listing.
+
+        The record keeps the digest of the body last written, so an unchanged comment costs nothing and a
+        changed one one edit; a comment deleted since is found again (or posted) when the edit answers 404.
+        A PR whose record knows no comment gets one posted without listing first: the check after posting
+        (``_settle``) keeps the oldest if a run that died before committing had posted one.
+        """
         assert isinstance(effect, UpsertComment)
         if hub.comment_mode == "off":
             return None
-        return find_marked_comment(hub, effect.pr, marker_in(body_of(effect)), hub.known(effect.key))
+        written = hub.written(effect.key)
+        if written is not None:
+            return KnownComment(number=written.number, digest=written.version)
+        known = hub.known(effect.key)
+        if known is None and hub.remembers():
+            return None  # the PR's first run: only a run that died before its commit could have posted it
+        return find_marked_comment(hub, effect.pr, marker_in(body_of(effect)), known)
 
     def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
         """Post or edit the comment (``always``: edit even when unchanged, so it shows the latest run)."""
@@ -136,7 +188,9 @@ class StickyComment:
         if hub.comment_mode == "off":
             return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="comment_mode off")
         body = body_of(effect)
-        if hub.comment_mode == "always" and existing is not None:
+        if hub.comment_mode == "always" and isinstance(existing, KnownComment):
+            existing = evolve(existing, digest="")
+        elif hub.comment_mode == "always" and existing is not None:
             existing = evolve(existing, body=None)
         return _write(hub, effect, effect.pr, body, existing)
 
@@ -145,9 +199,16 @@ class Reply:
     """``reply_to_comment`` and ``comment_on_pr``: one comment per key, never posted twice."""
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """The reply written earlier for this command (or the note for this ident), if any."""
+        """The reply written earlier for this command (or the note for this ident), if any.
+
+        A PR run whose record knows no such reply does not list the comments first: only a run that died
+        before committing could have posted it, and the check after posting (``_settle``) removes the copy.
+        """
         assert isinstance(effect, ReplyToComment | CommentOnPR)
-        return find_marked_comment(hub, effect.issue_number, marker_in(body_of(effect)), hub.known(effect.key))
+        known = hub.known(effect.key)
+        if known is None and hub.remembers():
+            return None
+        return find_marked_comment(hub, effect.issue_number, marker_in(body_of(effect)), known)
 
     def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
         """Post the reply, or bring the earlier one up to date."""
@@ -160,30 +221,28 @@ class CommentGone(NotFound):
 
 
 class ReactionHandler:
-    """Adds Gauntlet's reaction to a comment once."""
+    """Adds Gauntlet's reaction to a comment once.
+
+    Nothing is looked up first: GitHub answers a repeated reaction with the existing one (200, not 201), so
+    posting is its own lookup (one call instead of two).
+    """
 
     def _path(self, hub: Hub, effect: React) -> str:
         return f"/repos/{hub.repo.full_name}/issues/comments/{effect.comment_id}/reactions"
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """Gauntlet's reaction of this kind on the comment, if it is there (one call).
+        """Nothing: the reaction's post finds an earlier one itself."""
+        assert isinstance(effect, React)
+        return None
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """React (GitHub keeps one reaction of a kind per user, so a repeat changes nothing).
 
         :raises CommentGone: the comment was deleted (GitHub answers 404 for its reactions).
         """
         assert isinstance(effect, React)
         try:
-            reactions = hub.client.request("GET", self._path(hub, effect), params={"content": effect.content})
+            status, _ = hub.client.send("POST", self._path(hub, effect), body={"content": effect.content})
         except NotFound as exc:
             raise CommentGone(f"comment {effect.comment_id} was deleted before Gauntlet could answer it") from exc
-        for reaction in reactions:
-            if str((reaction.get("user") or {}).get("login", "")).lower() == hub.bot_login.lower():
-                return Existing(number=int(reaction["id"]))
-        return None
-
-    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
-        """React, unless the reaction is already there."""
-        assert isinstance(effect, React)
-        if existing is not None:
-            return EffectResult(type=effect.type, key=effect.key, status="unchanged")
-        hub.client.request("POST", self._path(hub, effect), body={"content": effect.content})
-        return EffectResult(type=effect.type, key=effect.key, status="created")
+        return EffectResult(type=effect.type, key=effect.key, status="created" if status == 201 else "unchanged")

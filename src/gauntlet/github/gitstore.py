@@ -9,89 +9,84 @@ Theory of operation:
 - **Save** writes the changed files inline in one ``POST git/trees`` on top of the
   head's tree, one ``POST git/commits`` with the head as parent and one
   ``PATCH git/refs`` without ``force``. Nothing is ever force-pushed.
-- **Shards.** A run that is not about a branch (a PR run, a command) writes only
-  its own record and its shard ``v1/shards/<run-id>.json`` (what it added to the
-  shared files, :mod:`gauntlet.state.shards`); the scan (``Scope.shards``) lists
-  the shards, folds them in and deletes them in the commit that writes the
-  shared files. Branch runs and the scan write shared files whole.
+- **A PR run writes one file.** What it added to the shared files (its shard,
+  :mod:`gauntlet.state.shards`) travels in its own record (``PRRecord.pending``),
+  written with one ``PUT contents/v1/prs/<n>.json`` carrying the blob sha it read:
+  one call, one commit, and runs of different PRs touch different files. GitHub
+  builds the commit on the branch as it is, so a moved branch is no conflict; a
+  409 naming the file (another run of the same PR wrote it) or a 422 (it was
+  created meanwhile) is :class:`~gauntlet.errors.StateConflict`, and a 409 naming
+  the branch (two writes at the same instant, which GitHub refuses) is sent again.
+  The commit's ``Gauntlet-Pending:`` trailer lists the records with pending
+  shards, and the scan (``Scope.shards``) reads those, folds their shards in and
+  writes them back emptied in the commit that writes the shared files. A run whose
+  record is full (:data:`MAX_PENDING`), or a command, writes with the Git Data API
+  as before: its record, and its shard as ``v1/shards/<run-id>.json``.
 - **Conflicts.** GitHub answers 422 when the ref moved. One ``GET compare`` says
   what the other commits touched: when none of it is a file this run writes whole
   (a PR run's record, say), the same files are committed again on the new head
   (4 calls, nothing re-read or re-decided); otherwise it is
   :class:`~gauntlet.errors.StateConflict`, and the pipeline re-reads, re-decides
   and retries.
-- **Trailers.** Every commit Gauntlet writes ends with two lines that spare the
+- **Trailers.** Every commit Gauntlet writes ends with lines that spare the
   next run calls: ``Gauntlet-Events:`` names the newest audit-log part and its
   size (appending reads only that part, never a listing), and ``Gauntlet-Shared:``
   lists which repository-wide files exist (an absent file is its default, so
-  it is not fetched), and ``Gauntlet-Shards:`` how many shards wait to be folded
-  (the scan lists the folder only when some do). A commit without trailers (written by hand) makes the next
-  run fall back to listing and reading everything it needs.
+  it is not fetched), ``Gauntlet-Shards:`` how many shards wait to be folded
+  (the scan lists the folder only when some do), and ``Gauntlet-Pending:`` the PR
+  records holding pending shards. A PR run's commit copies the trailers of the
+  head it read and names it in ``Gauntlet-Base:``; when GitHub put other commits
+  in between (the commit's parent is not its base), the reader lists the recent
+  commits (one call) and takes the trailers of the newest commit that is exact,
+  with the pending records of every commit above it. A commit without trailers
+  (written by hand) makes the next run fall back to listing and reading everything it needs.
 - A repository-wide file that still holds its default is not written: absent
   means default, which keeps the first runs cheap.
+- **Conditional reads.** A PR run reads every file but its own record at the branch
+  (not pinned to the head commit) with the ``ETag`` its record remembers
+  (``PRRecord.reads``): a file unchanged since the PR's last run is a 304, which
+  GitHub does not count against the rate limit. The record is read first
+  (:meth:`BranchStore.preload`, before the run reads the PR's reviews the same way),
+  and the run's answers are written back into it.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import random
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from gauntlet.engine.results import known_numbers
 from gauntlet.errors import StateConflict
-from gauntlet.github.client import GitHubClient, NotFound, Rejected
+from gauntlet.github.client import Conflict, GitHubClient, NotFound, Rejected
+from gauntlet.github.trailers import WALK, Head, commit_message, folded, parse_head
+from gauntlet.models import evolve
 from gauntlet.state.codec import README, decode_state, encode_file, needed_paths
 from gauntlet.state.models import Scope, State
+from gauntlet.state.pr import PRRecord, Written
 from gauntlet.state.shards import MAX_SHARDS_FOLDED, SHARDS_FOLDER, encode_shard, fold_into, shard_of, shard_path
 from gauntlet.state.store import Snapshot, changed_files, event_part_name, events_by_month
-from gauntlet.vocabulary import SHARED_FILES, event_part_path
+from gauntlet.vocabulary import SHARED_FILES, event_part_path, pr_path
 
 __all__ = ["DEFAULT_STATE_BRANCH", "BranchStore", "Head"]
 
 DEFAULT_STATE_BRANCH = "gauntlet-state"
 
-_EVENTS_TRAILER = re.compile(r"^Gauntlet-Events: (v1/events/(\d{4}-\d{2})\.(\d+)\.jsonl) (\d+)$", re.MULTILINE)
-_SHARED_TRAILER = re.compile(r"^Gauntlet-Shared:(.*)$", re.MULTILINE)
-_SHARDS_TRAILER = re.compile(r"^Gauntlet-Shards: (\d+)$", re.MULTILINE)
+#: Pending shards one PR record holds at most; a run past it writes its shard as a file (Git Data API).
+MAX_PENDING = 20
+#: PR records the ``Gauntlet-Pending:`` trailer lists at most; past it, runs write shard files instead.
+MAX_PENDING_LISTED = 500
 #: Rebuilds on a moved head before the pipeline's slower retry (re-read, re-decide) takes over.
 REBASES = 8
 #: A compare listing this many files may be cut short: treat it as touching everything.
 _COMPARE_FILES_SHOWN = 300
 _PART = re.compile(r"^(\d{4}-\d{2})\.(\d+)\.jsonl$")
-
-
-@dataclass(frozen=True)
-class Head:
-    """The state branch's head commit as one run saw it."""
-
-    commit: str
-    tree: str
-    #: The newest audit-log part: ``(month, number, size)``, when the head's trailer names it.
-    events: tuple[str, int, int] | None
-    #: The repository-wide files that exist, when the head's trailer lists them.
-    shared: frozenset[str] | None
-    #: Shards waiting to be folded, when the head's trailer counts them.
-    shards: int | None = None
-
-
-def _parse_head(branch: dict[str, Any]) -> Head:
-    commit = branch["commit"]
-    message = str(commit["commit"].get("message") or "")
-    events = _EVENTS_TRAILER.search(message)
-    shared = _SHARED_TRAILER.search(message)
-    shards = _SHARDS_TRAILER.search(message)
-    return Head(
-        commit=str(commit["sha"]),
-        tree=str(commit["commit"]["tree"]["sha"]),
-        events=(events.group(2), int(events.group(3)), int(events.group(4))) if events else None,
-        shared=frozenset(shared.group(1).split()) if shared else None,
-        shards=int(shards.group(1)) if shards else None,
-    )
 
 
 class BranchStore:
@@ -116,6 +111,9 @@ class BranchStore:
         self.branch = branch
         self._heads: dict[str, Head] = {}
         self._index: dict[str, int] = {}
+        self._pr: PRRecord | None = None
+        #: The head and the PR record :meth:`preload` read, for the first :meth:`load` of that PR.
+        self._preloaded: tuple[Head | None, int, bytes | None] | None = None
 
     # reading ------------------------------------------------------------------------------------------------
 
@@ -125,7 +123,18 @@ class BranchStore:
             branch = self.client.request("GET", f"{self.api}/branches/{self.branch}")
         except NotFound:
             return None
-        return _parse_head(branch)
+        head = parse_head(branch)
+        if head.exact:
+            return head
+        # GitHub built this PR run's commit on a later head than the one it copied the trailers of: the
+        # trailers of the newest exact commit hold, with what the commits above it left pending (one call).
+        listed = self.client.request("GET", f"{self.api}/commits", params={"sha": head.commit, "per_page": WALK})
+        heads = [parse_head({"commit": item}) for item in listed if isinstance(item, dict)]
+        walked = folded(heads)
+        if walked is not None:
+            return walked
+        pending = frozenset().union(*(found.pending for found in heads))
+        return replace(head, events=None, shared=None, shards=None, base=None, pending=pending)  # as by hand
 
     def read(self, path: str, commit: str) -> bytes | None:
         """One file at ``commit`` (``None`` when absent): the contents API, or the blob for files over 1 MB."""
@@ -140,24 +149,91 @@ class BranchStore:
         blob = self.client.request("GET", f"{self.api}/git/blobs/{found['sha']}")
         return base64.b64decode(blob.get("content") or "")
 
+    def preload(self, pr: int) -> None:
+        """Read the branch head and PR ``pr``'s record now, before the run reads GitHub (2 calls).
+
+        The record's remembered answers (``PRRecord.reads``) make the run's conditional requests possible;
+        the first :meth:`load` of the same PR uses what was read here instead of reading it again.
+        """
+        head = self.head()
+        data = self.read(pr_path(pr), head.commit) if head is not None else None
+        self._preloaded = (head, pr, data)
+        self._remember_reads(data)
+
+    def _remember_reads(self, record: bytes | None) -> None:
+        """Give the client the answers the PR's record remembers (a record it cannot parse remembers none)."""
+        if record is None:
+            return
+        try:
+            reads = PRRecord.model_validate_json(record).reads
+        except ValueError:
+            return  # decode_state reports the broken record when the run loads it
+        self.client.cache.entries.update(reads)
+
+    def _read_conditionally(self, path: str) -> bytes | None:
+        """One file at the branch (not pinned), asked with the remembered ``ETag``: a 304 is free.
+
+        What is remembered is the file's text, not GitHub's Base64 (redaction would garble it when stored).
+        """
+        try:
+            _, found = self.client.read(f"{self.api}/contents/{path}", params={"ref": self.branch}, keep=_text_of)
+        except NotFound:
+            return None
+        if not isinstance(found, dict) or found.get("type") != "file":
+            return None
+        if isinstance(found.get("text"), str):
+            return str(found["text"]).encode()
+        blob = self.client.request("GET", f"{self.api}/git/blobs/{found['sha']}")
+        return base64.b64decode(blob.get("content") or "")
+
     def load(self, scope: Scope) -> Snapshot:
         """Read the files ``scope`` needs at the branch head (absent files are their defaults)."""
-        head = self.head()
-        stored: dict[str, bytes | None] = {}
+        preloaded, self._preloaded = self._preloaded, None
+        own = pr_path(scope.pr) if scope.pr is not None else None
+        if preloaded is not None and preloaded[1] == scope.pr:
+            head, stored = preloaded[0], {pr_path(preloaded[1]): preloaded[2]}
+        else:
+            head, stored = self.head(), {}
+        conditional = own is not None and not scope.shards  # a PR run's or a command's: its record remembers
+        if own is not None and conditional and own not in stored and head is not None:
+            stored[own] = self.read(own, head.commit)
+            self._remember_reads(stored[own])
         for path in needed_paths(scope):
+            if path in stored:
+                continue
             skip = head is None or (head.shared is not None and path in _SHARED and path not in head.shared)
-            stored[path] = None if skip or head is None else self.read(path, head.commit)
+            # A PR run decides nothing on the effect index (its own effects are in its record): its handlers find
+            # a shared effect's earlier result by listing and marker instead of reading thousands of keys.
+            skip = skip or (_is_sharded(scope) and path == SHARED_FILES["index"])
+            if skip or head is None:
+                stored[path] = None
+            else:
+                stored[path] = self._read_conditionally(path) if conditional else self.read(path, head.commit)
         state = decode_state(scope, stored)
+        # Only a record that exists says what its earlier runs wrote (a PR's first run may follow one that died).
+        self._pr = state.pr if own is not None and stored.get(own) is not None else None
         folded: list[str] = []
+        rewritten: dict[str, bytes] = {}
+        self._checked: frozenset[str] = frozenset()
         if scope.shards:  # the scan: fold what runs left, and bound the index, even with nothing to fold
-            state, folded = fold_into(state, self._shards(head) if head is not None and head.shards != 0 else {})
+            files = self._shards(head) if head is not None and head.shards != 0 else {}
+            records = self._pending_records(head) if head is not None else {}
+            pending = {
+                f"{path}#{i}": encode_shard(shard) for path, r in records.items() for i, shard in enumerate(r.pending)
+            }
+            state, folded = fold_into(state, {**files, **pending})
+            rewritten = _emptied(records, set(folded))
+            folded = [path for path in folded if path in files]
+            self._checked = frozenset(records)
         self._index = known_numbers(state)
         if state.pr is not None and state.pr.comment_id is not None:  # records written before PR-scoped keys
             self._index.setdefault(f"pr-comment:{state.pr.number}", state.pr.comment_id)
         if head is not None:
             self._heads[head.commit] = head
         version = head.commit if head else None
-        return Snapshot(scope=scope, state=state, stored=stored, version=version, folded=tuple(folded))
+        return Snapshot(
+            scope=scope, state=state, stored=stored, version=version, folded=tuple(folded), rewritten=rewritten
+        )
 
     def _shards(self, head: Head) -> dict[str, bytes]:
         """Every shard at ``head`` (one listing, then one read per shard)."""
@@ -174,9 +250,31 @@ class BranchStore:
                     found[path] = data
         return found
 
+    def _pending_records(self, head: Head) -> dict[str, PRRecord]:
+        """The PR records the head's trailers list as holding pending shards (one read each, at most
+        :data:`~gauntlet.state.shards.MAX_SHARDS_FOLDED`); a record that does not parse is left for later."""
+        records: dict[str, PRRecord] = {}
+        for path in sorted(head.pending)[:MAX_SHARDS_FOLDED]:
+            data = self.read(path, head.commit)
+            if data is None:
+                continue
+            try:
+                records[path] = PRRecord.model_validate_json(data)
+            except ValueError:
+                continue  # the PR's own next run reports it; its pending shards wait
+        return records
+
     def known(self, key: str) -> int | None:
         """The number the last loaded index holds for an effect key (for :class:`~gauntlet.github.backend.Hub`)."""
         return self._index.get(key)
+
+    def written(self, key: str) -> Written | None:
+        """What the last loaded PR record says Gauntlet last wrote for ``key`` (``PRRecord.written``)."""
+        return self._pr.written.get(key) if self._pr is not None else None
+
+    def remembers(self) -> bool:
+        """Whether the last load read a PR's record, which keeps what its committed runs wrote."""
+        return self._pr is not None
 
     # writing ------------------------------------------------------------------------------------------------
 
@@ -191,7 +289,16 @@ class BranchStore:
         """
         head = self._heads.get(snapshot.version) if snapshot.version else None
         self._events_after: tuple[str, int, int] | None = head.events if head else None
-        if _is_sharded(snapshot):
+        if new.pr is not None and not snapshot.scope.shards and new.pr != snapshot.state.pr:
+            # The answers this run read ride along when the record is written anyway: never a commit of their own.
+            new = evolve(new, pr=evolve(new.pr, reads=self.client.cache.keep()))
+        if (
+            snapshot.scope.pr is not None
+            and not snapshot.scope.shards
+            and self._put_record(snapshot, new, head, message)
+        ):
+            return
+        if _is_sharded(snapshot.scope):
             files, whole = self._sharded_files(snapshot, new, message)
         else:
             files, whole = self._whole_files(snapshot, new, head)
@@ -217,6 +324,59 @@ class BranchStore:
                 if moved is None:
                     raise
                 head = moved
+
+    def _put_record(self, snapshot: Snapshot, new: State, head: Head | None, message: str) -> bool:
+        """Write a PR run's record, its shard inside, with one contents ``PUT``; ``False``: use the Git Data API.
+
+        :raises StateConflict: another run of the PR wrote its record since it was read.
+        """
+        if head is None or new.pr is None or len(new.pr.pending) >= MAX_PENDING:
+            return False
+        path = pr_path(new.pr.number)
+        if len(head.pending | {path}) > MAX_PENDING_LISTED:
+            return False
+        if any(p != path and p not in _SHARED for p in changed_files(snapshot, new)):
+            return False  # a command that marks a test flaky writes the default branch's record too: one commit
+        shard = shard_of(snapshot.state, new, _run_of(message), _newest_time(new))
+        record = new.pr if shard is None else evolve(new.pr, pending=[*new.pr.pending, shard])
+        data = encode_file(record)
+        stored = snapshot.stored.get(path)
+        if data == stored:
+            return True
+        pending = head.pending | {path} if record.pending else head.pending - {path}
+        trailers = commit_message(message, head.events, set(head.shared or ()), head.shards or 0, pending, base=head)
+        body: dict[str, Any] = {
+            "message": trailers,
+            "content": base64.b64encode(data).decode(),
+            "branch": self.branch,
+        }
+        if stored is not None:
+            body["sha"] = _blob_sha(stored)
+        self._put(path, body, message)
+        return True
+
+    def _put(self, path: str, body: dict[str, Any], message: str) -> None:
+        """Send one contents ``PUT``; again after a pause when GitHub refused it for a branch that moved under it.
+
+        :raises StateConflict: the file was written since it was read (or the branch kept moving).
+        """
+        jitter = random.Random(message)
+        attempt = 0
+        while True:
+            started = time.monotonic()
+            try:
+                self.client.request("PUT", f"{self.api}/contents/{path}", body=body)
+                return
+            except Rejected as exc:  # 422: created by another run since this one read it absent
+                raise StateConflict(f"{path} was written since it was read: {exc}") from exc
+            except Conflict as exc:
+                if f"{path} does not match" in str(exc) or attempt == REBASES:
+                    raise StateConflict(f"{path} was written since it was read: {exc}") from exc
+            # The branch moved while GitHub built this commit: the same write again. Full jitter, doubling each
+            # time and scaled by how long a write takes here, so writes that collided spread out.
+            took = time.monotonic() - started
+            self.sleep(jitter.uniform(0.0, max(took, 0.05) * 2 ** (attempt + 2)))
+            attempt += 1
 
     def _sharded_files(self, snapshot: Snapshot, new: State, message: str) -> tuple[dict[str, bytes | None], set[str]]:
         """The run's own records whole, and its shard (shared-file changes and events)."""
@@ -245,18 +405,22 @@ class BranchStore:
             newest = (month, int(path.rsplit(".", 2)[1]), len(content))
         self._events_after = newest
         files.update(dict.fromkeys(snapshot.folded))
+        files.update(snapshot.rewritten)
         # What this run read and decided on: another commit touching any of it means deciding again.
         return files, {p for p, d in snapshot.stored.items() if d is not None} | set(files) - set(snapshot.folded)
 
     def _trailers(self, subject: str, head: Head | None, files: dict[str, bytes | None], snapshot: Snapshot) -> str:
         """The commit message: the subject, then the trailers the next run reads (module docstring)."""
-        events = self._events_after if not _is_sharded(snapshot) else (head.events if head else None)
+        events = self._events_after if not _is_sharded(snapshot.scope) else (head.events if head else None)
         shared = set(head.shared) if head and head.shared is not None else self._shared_at(snapshot)
         shared |= {p for p, d in files.items() if p in _SHARED and d is not None}
         waiting = (head.shards or 0) if head else 0
         waiting += sum(1 for p, d in files.items() if p.startswith(SHARDS_FOLDER) and d is not None)
         waiting -= len(snapshot.folded)
-        return _message(subject, events, shared, max(waiting, 0))
+        pending = set(head.pending) - set(self._checked) if head else set()
+        pending -= {p for p in files if p.startswith("v1/prs/")}
+        pending |= {p for p, d in files.items() if p.startswith("v1/prs/") and d is not None and _has_pending(d)}
+        return commit_message(subject, events, shared, max(waiting, 0), pending)
 
     def _moved(self, head: Head, whole: set[str]) -> Head | None:
         """The new head, when the commits since ``head`` touched none of ``whole`` (one ``GET compare``)."""
@@ -270,7 +434,9 @@ class BranchStore:
             return None
         if touched & whole or found.get("status") != "ahead":
             return None
-        return _parse_head({"commit": commits[-1]})
+        # The trailers at the new head: the newest exact commit's since ``head``, else ``head``'s own, with the
+        # records the commits in between left pending.
+        return folded([parse_head({"commit": c}) for c in reversed(commits) if isinstance(c, dict)], head)
 
     def _newest(self, head: Head | None, month: str | None) -> tuple[str, int, int] | None:
         """The newest audit-log part at ``head``: from its trailer, else by listing the events folder."""
@@ -327,6 +493,19 @@ class BranchStore:
 _SHARED = frozenset(SHARED_FILES.values())
 
 
+def _text_of(found: Any) -> Any:
+    """What a conditional contents read keeps: the file's kind, blob and UTF-8 text (``None``: over 1 MB)."""
+    if not isinstance(found, dict):
+        return found
+    text = None
+    if found.get("encoding") == "base64" and (found.get("content") or not found.get("size")):
+        try:
+            text = base64.b64decode(found.get("content") or "").decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            text = None
+    return {"type": found.get("type"), "sha": found.get("sha"), "text": text}
+
+
 def _absent_default(snapshot: Snapshot, path: str, data: bytes) -> bool:
     """True for a repository-wide file that is absent and would be written with its default content."""
     if path not in _SHARED or snapshot.stored.get(path) is not None:
@@ -335,18 +514,31 @@ def _absent_default(snapshot: Snapshot, path: str, data: bytes) -> bool:
     return data == encode_file(type(default)())
 
 
-def _message(subject: str, events: tuple[str, int, int] | None, shared: set[str], shards: int) -> str:
-    lines = [subject, ""]
-    if events is not None:
-        month, number, size = events
-        lines.append(f"Gauntlet-Events: v1/events/{month}.{number}.jsonl {size}")
-    lines.append("Gauntlet-Shared: " + " ".join(sorted(shared)))
-    lines.append(f"Gauntlet-Shards: {shards}")
-    return "\n".join(lines) + "\n"
+def _blob_sha(data: bytes) -> str:
+    """The git blob sha of ``data``: what the contents API's ``sha`` names (the file as this run read it)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
-def _is_sharded(snapshot: Snapshot) -> bool:
-    return not snapshot.scope.shards and snapshot.scope.branch is None
+def _has_pending(record: bytes) -> bool:
+    """Whether a PR record's bytes hold pending shards (an unreadable one counts: it waits to be read)."""
+    try:
+        return bool(PRRecord.model_validate_json(record).pending)
+    except ValueError:
+        return True
+
+
+def _emptied(records: dict[str, PRRecord], folded: set[str]) -> dict[str, bytes]:
+    """The PR records without the pending shards the scan folded (their keys: ``<path>#<index>``)."""
+    rewritten: dict[str, bytes] = {}
+    for path, record in records.items():
+        kept = [shard for i, shard in enumerate(record.pending) if f"{path}#{i}" not in folded]
+        if len(kept) != len(record.pending):
+            rewritten[path] = encode_file(evolve(record, pending=kept))
+    return rewritten
+
+
+def _is_sharded(scope: Scope) -> bool:
+    return not scope.shards and scope.branch is None
 
 
 def _run_of(message: str) -> str:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from gauntlet.effects.base import EffectResult, Existing
 from gauntlet.effects.models import Effect
 from gauntlet.github.client import NotFound
+from gauntlet.state.pr import Written
 from gauntlet.vocabulary import marker_text
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ __all__ = [
     "has_marker",
     "is_ours",
     "nothing_known",
+    "nothing_remembered",
+    "nothing_written",
     "paged",
 ]
 
@@ -49,6 +52,17 @@ def nothing_known(key: str) -> int | None:
     return None
 
 
+def nothing_written(key: str) -> Written | None:
+    """No record of what Gauntlet last wrote for ``key``."""
+    del key
+    return None
+
+
+def nothing_remembered() -> bool:
+    """A run that keeps no record of what it writes (no PR record): handlers look on GitHub."""
+    return False
+
+
 @dataclass(frozen=True)
 class Hub:
     """What every handler works with: the client, the repository and the run's options.
@@ -61,6 +75,9 @@ class Hub:
         changes, ``off`` never post it.
     :param check_name: the check run's name.
     :param assign_owners: assign the code owners of a finding's path to the issues Gauntlet files.
+    :param written: what the PR's record says Gauntlet last wrote for an effect key (``PRRecord.written``).
+    :param remembers: whether this run keeps that record (a PR run): then an effect it has no record of was
+        never written, and is not looked for on GitHub first.
     """
 
     client: GitHubClient
@@ -70,6 +87,8 @@ class Hub:
     comment_mode: CommentMode = "changes"
     check_name: str = "Gauntlet"
     assign_owners: bool = True
+    written: Callable[[str], Written | None] = nothing_written
+    remembers: Callable[[], bool] = nothing_remembered
 
 
 class Handler(Protocol):

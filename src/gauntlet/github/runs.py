@@ -14,6 +14,7 @@ See https://docs.github.com/rest/actions/workflow-runs#re-run-failed-jobs-from-a
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from typing import Any
 
@@ -40,6 +41,21 @@ class CheckFound(Existing):
     conclusion: str | None = None
     title: str | None = None
     annotations_count: int = 0
+    #: When the PR's record named it (nothing read): the digest of the conclusion, title and summary it holds.
+    digest: str | None = None
+
+
+def _digest(conclusion: str | None, title: str | None, summary: str | None) -> str:
+    return hashlib.sha256(f"{conclusion}\0{title}\0{summary}".encode()).hexdigest()[:32]
+
+
+def _remembered(hub: Hub, effect: SetCheck) -> CheckFound | None:
+    """The check run the PR's record names for this SHA, with what it holds (``<digest>/<annotations>``)."""
+    written = hub.written(effect.key)
+    digest, _, count = written.version.partition("/") if written is not None else ("", "", "")
+    if written is None or not count.isdigit():
+        return None
+    return CheckFound(number=written.number, digest=digest, annotations_count=int(count))
 
 
 def _found(run: dict[str, Any]) -> CheckFound:
@@ -62,8 +78,19 @@ class CheckRunHandler:
     """Creates the check run once per SHA and name; later runs update it in place."""
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """The newest check run with this name on the SHA (one call)."""
+        """The check run the PR's record names for the SHA (no call); else the newest with this name (one call).
+
+        A PR run's record names every check run it created; one it does not name was never created on this SHA
+        (only a run that died between creating it and committing the state leaves one unnamed: a second
+        check run of the same name then shows, and GitHub displays the newer).
+        """
         assert isinstance(effect, SetCheck)
+        remembered = _remembered(hub, effect)
+        if remembered is not None or hub.remembers():
+            return remembered
+        return self._listed(hub, effect)
+
+    def _listed(self, hub: Hub, effect: SetCheck) -> CheckFound | None:
         found = hub.client.request(
             "GET",
             f"/repos/{hub.repo.full_name}/commits/{effect.head_sha}/check-runs",
@@ -77,14 +104,35 @@ class CheckRunHandler:
         assert isinstance(effect, SetCheck)
         summary = body_of(effect)[:MAX_SUMMARY_CHARS]
         path = f"/repos/{hub.repo.full_name}/check-runs"
+        digest = _digest(effect.conclusion, effect.title, summary)
         if isinstance(existing, CheckFound) and existing.number is not None:
             pending = list(effect.annotations[existing.annotations_count :])
-            same = (existing.conclusion, existing.title, existing.body) == (effect.conclusion, effect.title, summary)
+            held = (existing.conclusion, existing.title, existing.body)
+            same = (
+                existing.digest == digest
+                if existing.digest is not None
+                else held == (effect.conclusion, effect.title, summary)
+            )
+            version = f"{digest}/{len(effect.annotations)}"
             if same and not pending:
-                return EffectResult(type=effect.type, key=effect.key, status="unchanged", number=None, url=existing.url)
+                return EffectResult(
+                    type=effect.type,
+                    key=effect.key,
+                    status="unchanged",
+                    number=existing.number,
+                    url=existing.url,
+                    version=version,
+                )
             run_id, url, status = existing.number, existing.url, "updated"
             first, rest = pending[:ANNOTATIONS_PER_REQUEST], pending[ANNOTATIONS_PER_REQUEST:]
-            hub.client.request("PATCH", f"{path}/{run_id}", body=_payload(effect, summary, first))
+            try:
+                edited = hub.client.request("PATCH", f"{path}/{run_id}", body=_payload(effect, summary, first))
+                url = edited.get("html_url") if isinstance(edited, dict) else url
+            except NotFound:
+                if existing.digest is None:
+                    raise
+                # The check run the record named is gone (the repository was recreated?): look again.
+                return self.perform(hub, effect, self._listed(hub, effect))
         else:
             first = list(effect.annotations[:ANNOTATIONS_PER_REQUEST])
             rest = list(effect.annotations[ANNOTATIONS_PER_REQUEST:])
@@ -95,20 +143,23 @@ class CheckRunHandler:
                 return made
 
             def look() -> dict[str, Any] | None:
-                again = self.find(hub, effect)
+                again = self._listed(hub, effect)
                 return None if again is None else {"id": again.number, "html_url": again.url}
 
             made = hub.client.create_once(f"check run on {effect.head_sha[:7]}", create, look)
             run_id, url, status = int(made["id"]), made.get("html_url"), "created"
+        skipped = 0
         if rest and hub.client.low_on_quota():
             # A request per 50 annotations is what can wait: the first 50 and the summary are there.
             log.info("GitHub API quota low: %d annotations past the first batch not sent", len(rest))
-            rest = []
+            skipped, rest = len(rest), []
         for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
             batch = rest[start : start + ANNOTATIONS_PER_REQUEST]
             hub.client.request("PATCH", f"{path}/{run_id}", body=_payload(effect, summary, batch))
-        # The check is found by listing the SHA, not through the index: no number to remember.
-        return EffectResult(type=effect.type, key=effect.key, status=status, url=url)
+        # A PR's record keeps the id and what the check holds (``PRRecord.written``), never the shared index;
+        # annotations skipped for a low quota are not counted as sent, so a later run sends them.
+        version = f"{digest}/{len(effect.annotations) - skipped}"
+        return EffectResult(type=effect.type, key=effect.key, status=status, number=run_id, url=url, version=version)
 
 
 def _payload(effect: SetCheck, summary: str, annotations: list[CheckAnnotation]) -> dict[str, Any]:

@@ -1,9 +1,10 @@
 """What a run reads from GitHub's API before deciding -> :class:`~gauntlet.models.GitHubFacts`.
 
 Only what the decision needs, and only where it can matter: the PR of a fork's
-``workflow_run`` (its payload names none), the files a PR's head commit changed
-(what a fix consisted of), and on the default branch its first-parent history and
-Gauntlet's revert PRs (what the revert safety needs). Each is a few calls.
+``workflow_run`` (its payload names none), and on the default branch its first-parent
+history and Gauntlet's revert PRs (what the revert safety needs). Each is a few calls.
+What a PR's change touched is read once the state is loaded, with the fix diff, in one
+compare (``action/state_reads.py``).
 """
 
 from __future__ import annotations
@@ -44,17 +45,11 @@ def github_facts(
         return GitHubFacts(commits=_history(remote, head_sha), revert_prs=revert_pr_facts(_hub(remote)))
     if pr is None:
         return GitHubFacts()
-    return GitHubFacts(pr=pr, changed_files=_head_files(remote, head_sha))
+    return GitHubFacts(pr=pr)
 
 
 def _hub(remote: Remote) -> Hub:
     return Hub(client=remote.client, repo=remote.client.repo(remote.repository), bot_login=remote.bot_login)
-
-
-def _head_files(remote: Remote, sha: str) -> tuple[str, ...]:
-    """The files the PR's head commit changed: what a fix consisted of, when this iteration fixes something."""
-    commit = remote.client.request("GET", f"/repos/{remote.repository}/commits/{sha}")
-    return CommitFact.from_api(commit).files if isinstance(commit, dict) else ()
 
 
 def _history(remote: Remote, head: str) -> tuple[CommitFact, ...]:

@@ -38,7 +38,8 @@ def permission_of(client: GitHubClient, repository: str, login: str) -> Permissi
     :raises GitHubUnavailable: GitHub kept failing.
     """
     try:
-        data = client.request("GET", f"/repos/{repository}/collaborators/{login}/permission")
+        # Conditional: the PR's record remembers the answer, and an unchanged permission costs nothing.
+        _, data = client.read(f"/repos/{repository}/collaborators/{login}/permission")
     except NotFound:
         return "none"
     for field in ("role_name", "permission"):

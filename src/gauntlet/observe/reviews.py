@@ -1,6 +1,7 @@
 """A pull request's review comments and reviews, read from GitHub -> ``review`` findings.
 
-Two list calls a run (``pulls/{n}/comments`` and ``pulls/{n}/reviews``, 100 a page), whatever the event:
+Two list calls a run (``pulls/{n}/comments`` and ``pulls/{n}/reviews``, 100 a page), whatever the event, each
+a conditional request with the ``ETag`` the PR's record remembers, so unchanged reviews cost nothing:
 the findings are a snapshot of the PR's open review threads, so each run reads them whole and they replace
 the iteration's earlier snapshot (an edit updates its finding; a closed thread leaves it).
 
@@ -45,8 +46,9 @@ def read_reviews(
     """
     base = f"/repos/{remote.repository}/pulls/{pr}"
     try:
-        comments = remote.client.pages(f"{base}/comments")
-        reviews = remote.client.pages(f"{base}/reviews")
+        # Conditional: a PR whose reviews did not change since its last run costs nothing (304s are free).
+        comments = remote.client.pages(f"{base}/comments", conditional=True)
+        reviews = remote.client.pages(f"{base}/reviews", conditional=True)
     except (ReadOnlyToken, NotFound):
         log.warning("review comments of PR #%d: the token may not read them; going on without", pr)
         return None

@@ -6,6 +6,7 @@ response, which keeps every rule testable and the HTTP server thin.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 import traceback
@@ -116,7 +117,8 @@ class App:
             response.body = shapes.complete(
                 request.method, route.operation, response.status, response.body, request.base
             )
-        response.headers.update(self.rate_headers(request.login))
+        response = _conditional(request, response)
+        response.headers.update(self.rate_headers(request.login, counted=response.status != 304))
         for observer in list(self.observers):
             observer(request.method, route.operation, response.status, response.body)
         return response, route.operation
@@ -133,8 +135,11 @@ class App:
         if found:
             raise ApiError(422, f"Invalid request.\n\n{found}")
 
-    def rate_headers(self, login: str | None) -> dict[str, str]:
-        """``X-RateLimit-*`` for one more request by ``login``."""
+    def rate_headers(self, login: str | None, *, counted: bool = True) -> dict[str, str]:
+        """``X-RateLimit-*`` for one more request by ``login`` (``counted=False``: a 304, which GitHub does not count).
+
+        See https://docs.github.com/rest/using-the-rest-api/best-practices-for-using-the-rest-api#use-conditional-requests-if-appropriate
+        """
         # One hourly window per login, like GitHub's primary rate limit for a token. The count starts again
         # each hour and never reaches the limit's consequences: the sandbox does not refuse for it.
         key = login or ""
@@ -143,7 +148,7 @@ class App:
             if self.store.rate_hour != hour:
                 self.store.rate_hour = hour
                 self.store.rate_used.clear()
-            used = self.store.rate_used.get(key, 0) + 1
+            used = self.store.rate_used.get(key, 0) + (1 if counted else 0)
             self.store.rate_used[key] = used
         reset = (hour + 1) * 3600
         return {
@@ -153,3 +158,21 @@ class App:
             "X-RateLimit-Reset": str(reset),
             "X-RateLimit-Resource": "core",
         }
+
+
+def _conditional(request: Request, response: Response) -> Response:
+    """Give a successful ``GET`` its ``ETag``; answer ``304 Not Modified`` when the client already holds it.
+
+    GitHub sends an ``ETag`` on its ``GET`` responses and answers a request whose ``If-None-Match`` carries it with
+    an empty 304, which does not count against the primary rate limit (``rate_headers``). The tag is a digest of
+    the body, so it changes exactly when the answer does.
+    """
+    if request.method != "GET" or response.status != 200 or response.raw is not None or response.body is None:
+        return response
+    digest = hashlib.sha256(json.dumps(response.body, sort_keys=True).encode()).hexdigest()
+    etag = f'W/"{digest[:40]}"'
+    response.headers["ETag"] = etag
+    sent = request.headers.get("If-None-Match", "")
+    if etag in {tag.strip() for tag in sent.split(",")}:
+        return Response(status=304, body=None, headers={"ETag": etag})
+    return response

@@ -126,10 +126,14 @@ def validate(method: str, template: str, status: int, body: Any) -> tuple[str, .
     """Schema errors of one response (empty when it conforms).
 
     A success status the description does not list is itself an error; undocumented error statuses (injected
-    faults, for instance) are not checked.
+    faults, for instance) are not checked. A bodiless 304 answers any ``GET`` that carried a matching
+    ``If-None-Match`` (HTTP's conditional request, RFC 9110 §13.1.2), listed by the description or not: GitHub
+    answers it on its list endpoints too.
     """
     if template not in shapes.spec()["paths"]:
         return (f"{method} {template} is not in the trimmed description",)
+    if status == 304 and method == "GET":
+        return () if body is None else ("status 304 has a body",)
     if not documented(method, template, status):
         return (f"status {status} is not documented",) if status < 400 else ()
     validator = _validator(method, template, status)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
 from gauntlet.models import Finding, Kind, Severity, Source
+from gauntlet.state.additions import Shard
 from gauntlet.state.base import Record, StateFile
 from gauntlet.state.outcomes import OutcomeHistory
 from gauntlet.vocabulary import GauntletAction
@@ -14,9 +16,11 @@ __all__ = [
     "MAX_ITERATIONS_KEPT",
     "AcceptedRisk",
     "Attempt",
+    "CachedRead",
     "FindingRecord",
     "IterationRecord",
     "PRRecord",
+    "Written",
 ]
 
 
@@ -100,6 +104,23 @@ class AcceptedRisk(Record):
     issue: int | None = None
 
 
+class CachedRead(Record):
+    """One ``GET`` answer a PR's runs remember, for a conditional request next time (``github/client.py``).
+
+    A 304 costs nothing against the rate limit; the answer it confirms is this ``body``.
+    """
+
+    etag: str
+    body: Any = None
+
+
+class Written(Record):
+    """What an effect left on GitHub: its id and its handler's ``version`` of it (``EffectResult.version``)."""
+
+    number: int
+    version: str
+
+
 class PRRecord(StateFile):
     """Iterations, attempts, accepted risks and the sticky comment of one PR."""
 
@@ -115,6 +136,15 @@ class PRRecord(StateFile):
     closed: bool = False
     #: Pass/fail per (fingerprint, commit, run attempt) on this PR: flaky when both on one commit.
     outcomes: OutcomeHistory = OutcomeHistory()
+    #: GET answers that rarely change between the PR's runs (the default branch's record, the PR's reviews),
+    #: by request, with their ``ETag``: the next run asks conditionally and a 304 is free (docs/scale.md).
+    reads: dict[str, CachedRead] = {}
+    #: What this PR's runs added to the shared files since the last scan, oldest first: the scan folds them
+    #: and empties the list (the runs write only this file, ``github/gitstore.py``).
+    pending: list[Shard] = []
+    #: What Gauntlet last wrote on GitHub for this PR, by effect key (the sticky comment, the head's check run):
+    #: the next run edits it in place without reading it first.
+    written: dict[str, Written] = {}
 
     @property
     def current(self) -> IterationRecord | None:

@@ -28,10 +28,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from gauntlet.errors import InputError
-from gauntlet.state.base import StateFile
+from gauntlet.models import evolve
+from gauntlet.state.additions import Shard
 from gauntlet.state.codec import decode_state, encode_file
-from gauntlet.state.events import Event
 from gauntlet.state.models import Scope, State
+from gauntlet.state.pr import PRRecord
 from gauntlet.state.shared import MAX_INDEX_ENTRIES
 from gauntlet.state.store import events_by_month
 from gauntlet.vocabulary import SHARED_FILES, event_part_path
@@ -46,6 +47,7 @@ __all__ = [
     "fold_into",
     "fold_shared",
     "folded_view",
+    "pending_in",
     "shard_of",
     "shard_path",
 ]
@@ -59,15 +61,6 @@ MAX_SHARDS_FOLDED = 500
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 #: Fields that name a record inside a list, so a changed record is folded as a change, not a second copy.
 _IDENTITIES = (("id",), ("context", "rule"), ("place", "context"))
-
-
-class Shard(StateFile):
-    """One run's additions to the shared files: a change per file (see the module docstring) and its events."""
-
-    run: str
-    at: datetime
-    changes: dict[str, Any] = {}
-    events: list[Event] = []
 
 
 def shard_path(run: str) -> str:
@@ -183,20 +176,39 @@ def fold_shared(name: str, base: M, shards: Mapping[str, bytes]) -> M:
         raise InputError(f"folding state shards breaks {name}: {exc.errors()[0]['msg']}") from exc
 
 
+def pending_in(records: Mapping[str, bytes]) -> dict[str, bytes]:
+    """The pending shards PR records hold (``PRRecord.pending``), keyed ``<record path>#<index>``, as bytes.
+
+    A record that does not parse holds none here (its PR's next run reports it).
+    """
+    found: dict[str, bytes] = {}
+    for path, data in records.items():
+        try:
+            record = PRRecord.model_validate_json(data)
+        except ValidationError:
+            continue
+        found.update({f"{path}#{i}": encode_shard(shard) for i, shard in enumerate(record.pending)})
+    return found
+
+
 def folded_view(files: Mapping[str, bytes]) -> dict[str, bytes]:
     """The whole state branch (path -> bytes) as it reads once every shard is folded: what the scan would write.
 
     For readers of the branch as a whole (``gauntlet status``, tests, a dashboard): the shared files with
-    the shards folded in, the shards' events appended to the newest part of their month, no shards left.
+    the shards (files, and those PR records hold) folded in, the shards' events appended to the newest part of
+    their month, no shards left.
 
     :raises InputError: a stored file or shard is not valid.
     """
     shards = {p: d for p, d in files.items() if p.startswith(f"{SHARDS_FOLDER}/")}
-    if not shards:
+    held = pending_in({p: d for p, d in files.items() if p.startswith("v1/prs/")})
+    if not shards and not held:
         return dict(files)
     state = decode_state(Scope(), files)
-    folded, _ = fold_into(state, shards)
+    folded, _ = fold_into(state, {**shards, **held})
     view = {p: d for p, d in files.items() if p not in shards}
+    for path in {key.rsplit("#", 1)[0] for key in held}:
+        view[path] = encode_file(evolve(PRRecord.model_validate_json(files[path]), pending=[]))
     for name, path in SHARED_FILES.items():
         if path in files or getattr(folded, name) != getattr(state, name):
             view[path] = encode_file(getattr(folded, name))

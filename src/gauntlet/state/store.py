@@ -9,7 +9,7 @@ it read has changed since. The retry loop lives in :mod:`gauntlet.pipeline`.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from gauntlet.state.codec import encode_events, encode_file
@@ -31,6 +31,9 @@ class Snapshot:
     version: str | None = None
     #: Shards folded into ``state`` (``Scope.shards``): the save that writes the folded files deletes them.
     folded: tuple[str, ...] = ()
+    #: PR records whose pending shards were folded into ``state``, as they read without them: the save that
+    #: writes the folded files writes these too (``PRRecord.pending``).
+    rewritten: dict[str, bytes] = field(default_factory=dict)
 
 
 class StateStore(Protocol):

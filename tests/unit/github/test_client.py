@@ -219,3 +219,36 @@ def test_pages_follow_the_link_header_and_stop_at_the_bound(sandbox: Sandbox) ->
     assert len(gh.pages("/repos/octo/app/labels")) == 150
     assert len(api_requests(sandbox)) == 2, "two pages of 100, and no call after the last"
     assert len(gh.pages("/repos/octo/app/labels", max_pages=1)) == 100
+
+
+def test_a_conditional_read_answered_304_reuses_the_answer_and_is_not_counted(sandbox: Sandbox) -> None:
+    path = f"/repos/{REPO}/contents/README.md"
+    first = client(sandbox)
+    _, fresh = first.read(path, params={"ref": "main"})
+    remembered = first.cache.keep()
+    later = client(sandbox)
+    later.cache.entries.update(remembered)
+
+    headers, again = later.read(path, params={"ref": "main"})
+
+    assert again == fresh and later.calls == 1 and later.counted == 0 and later.not_modified.value == 1
+    served = api_requests(sandbox)
+    assert [r["status"] for r in served] == [200, 304]
+    # GitHub leaves a 304 out of the primary rate limit: the quota the sandbox reports did not move.
+    assert later.remaining() == first.remaining()
+    assert headers.get("etag") == remembered[f"{path}?ref=main"].etag
+
+
+def test_a_changed_answer_is_read_in_full_and_remembered_anew(sandbox: Sandbox) -> None:
+    path = f"/repos/{REPO}/contents/README.md"
+    first = client(sandbox)
+    first.read(path, params={"ref": "main"})
+    sandbox.commit(REPO, {"README.md": "# app, changed\n"})
+    later = client(sandbox)
+    later.cache.entries.update(first.cache.keep())
+
+    _, answer = later.read(path, params={"ref": "main"})
+
+    assert later.counted == 1 and later.not_modified.value == 0
+    assert "changed" in str(answer) or answer["sha"] != first.cache.keep()[f"{path}?ref=main"].body["sha"]
+    assert later.cache.keep()[f"{path}?ref=main"].etag != first.cache.keep()[f"{path}?ref=main"].etag

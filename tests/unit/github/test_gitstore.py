@@ -120,7 +120,7 @@ def test_a_save_after_someone_else_wrote_the_same_file_is_a_conflict_not_a_force
     assert PRRecord.model_validate_json(files_at(sandbox)["v1/prs/1.json"]).iteration_count == 2
 
 
-def test_a_pr_run_writes_its_record_and_its_shard_and_rebuilds_on_a_moved_head(sandbox: Sandbox) -> None:
+def test_a_pr_run_writes_only_its_record_with_one_put_its_shard_inside_on_a_moved_head(sandbox: Sandbox) -> None:
     save_pr(store(sandbox), 1)
     first, second = store(sandbox), store(sandbox)
     snapshot = second.load(Scope(pr=2))
@@ -133,16 +133,43 @@ def test_a_pr_run_writes_its_record_and_its_shard_and_rebuilds_on_a_moved_head(s
     second.save(snapshot, snapshot.state.model_copy(update={"pr": pr, "events": [event]}), "gauntlet: pr 2")
 
     calls = [f"{r['method']} {r['path'].split('/')[4]}" for r in sandbox.requests()]
-    assert calls.count("GET compare") == 1 and not any(c.startswith("GET contents") for c in calls), calls
+    assert calls == ["PUT contents"], "one call: GitHub builds the commit on the moved branch"
     files = files_at(sandbox)
-    assert PRRecord.model_validate_json(files["v1/prs/2.json"]).iteration_count == 1
-    assert PRRecord.model_validate_json(files["v1/prs/1.json"]).iteration_count == 2
+    two = PRRecord.model_validate_json(files["v1/prs/2.json"])
+    assert two.iteration_count == 1 and [e.key for e in two.pending[0].events] == ["pr:2"]
+    one = PRRecord.model_validate_json(files["v1/prs/1.json"])
+    assert one.iteration_count == 2 and "aaa" in str(one.pending[0].changes), "the other run's write is kept"
     assert "v1/defects.json" not in files, "a PR run never writes a shared file"
-    assert sorted(p for p in files if p.startswith("v1/shards/")) == [
-        "v1/shards/pr-1-aaa.json",
-        "v1/shards/pr-1.json",
-        "v1/shards/pr-2.json",
-    ]
+    assert sorted(p for p in files if p.startswith("v1/shards/")) == ["v1/shards/pr-1.json"], "the first run's"
+    trailers = store(sandbox).head()
+    assert trailers is not None and trailers.pending == {"v1/prs/1.json", "v1/prs/2.json"}
+
+
+def test_a_branch_run_between_a_pr_runs_read_and_its_put_keeps_the_trailers_true(sandbox: Sandbox) -> None:
+    save_pr(store(sandbox), 1)
+    pr_run = store(sandbox)
+    snapshot = pr_run.load(Scope(pr=2))
+    assert snapshot.state.pr is not None
+    save_branch(store(sandbox))  # writes its record and a new audit-log part: the trailers change
+    pr = snapshot.state.pr.model_copy(update={"iteration_count": 1})
+    event = Event(at=NOW, kind="iteration", key="pr:2")
+    pr_run.save(snapshot, snapshot.state.model_copy(update={"pr": pr, "events": [event]}), "gauntlet: pr 2")
+    sandbox.clear_requests()
+
+    head = store(sandbox).head()
+
+    # The PR run's commit copied the trailers of the head before the branch run's: a reader takes the newest
+    # exact commit's (one listing), with the records pending above it.
+    assert [r["path"].split("/")[4] for r in sandbox.requests()] == ["branches", "commits"]
+    assert head is not None and head.events is not None and head.events[2] > 0
+    repo = sandbox.store.repo("octo", "app")
+    assert repo is not None
+    assert head.commit == repo.git.ref("refs/heads/gauntlet-state")
+    assert "v1/prs/2.json" in head.pending
+    save_branch(store(sandbox))  # appends to the part the branch run wrote, not to a stale one
+    events = [p for p in files_at(sandbox) if p.startswith("v1/events/")]
+    assert events == ["v1/events/2026-11.1.jsonl"]
+    assert files_at(sandbox)["v1/events/2026-11.1.jsonl"].count(b"branch:main") == 2
 
 
 def test_the_scan_folds_every_shard_into_the_shared_files_and_deletes_them(sandbox: Sandbox) -> None:
@@ -158,6 +185,10 @@ def test_the_scan_folds_every_shard_into_the_shared_files_and_deletes_them(sandb
     files = files_at(sandbox)
     assert not any(p.startswith("v1/shards/") for p in files)
     assert len(DefectLog.model_validate_json(files["v1/defects.json"]).entries) == 3
+    # Runs after the first kept their shard in their record: the scan emptied them, and nothing waits now.
+    assert all(not PRRecord.model_validate_json(files[f"v1/prs/{n}.json"]).pending for n in (1, 2, 3))
+    head = store(sandbox).head()
+    assert head is not None and head.pending == frozenset() and head.shards == 0
     assert files["v1/events/2026-11.1.jsonl"].count(b"\n") == 3, "the runs' events reach the log"
     sandbox.clear_requests()
     again = store(sandbox).load(Scope(branch="main", shards=True))

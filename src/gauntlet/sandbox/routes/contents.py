@@ -68,7 +68,15 @@ def _file_commit(ctx: Context, repo: Repo, path: str, sha: str, branch: str, del
 
 @router.add("PUT", "/repos/{owner}/{repo}/contents/{path}")
 def put_contents(ctx: Context) -> Response:
-    """Create or replace a file; replacing needs the current blob ``sha`` (422 if missing, 409 if stale)."""
+    """Create or replace a file on the branch as it is; replacing needs the current blob ``sha``.
+
+    As on GitHub (measured, https://github.com/pome-sh/digital-twins/pull/400): an existing file without ``sha``
+    is a 422, with another ``sha`` a 409 ``<path> does not match <sha>``; a new file ignores ``sha``. The commit
+    is built on the branch head of the moment, outside the store's lock, and the branch moves only if it is
+    still there: a concurrent write in between is a 409 ``refs/heads/<branch> expected to be at <sha>``
+    (https://github.com/jcabi/jcabi-github/issues/665; GitHub's documentation warns that parallel contents
+    writes conflict).
+    """
     repo = ctx.repo("write")
     body = ctx.body()
     path = ctx.params["path"].strip("/")
@@ -80,19 +88,21 @@ def put_contents(ctx: Context) -> Response:
     except binascii.Error as exc:
         raise validation_failed("content is not valid Base64") from exc
     branch = str(body.get("branch") or repo.default_branch)
-    with ctx.store.lock:
-        head = repo.git.ref(f"refs/heads/{branch}")
-        if head is None and branch != repo.default_branch:
-            raise ApiError(404, f"Branch {branch} not found")
-        existing = _entry(repo, head, path) if head else None
-        given = body.get("sha")
-        if existing is not None and given is None:
-            raise validation_failed('Invalid request.\n\n"sha" wasn\'t supplied.')
-        if existing is not None and given != existing.sha:
-            raise ApiError(409, f"{path} does not match {given}")
-        if existing is None and given is not None:
-            raise ApiError(409, f"{path} does not match {given}")
+    head = repo.git.ref(f"refs/heads/{branch}")
+    if head is None and branch != repo.default_branch:
+        raise ApiError(404, f"Branch {branch} not found")
+    existing = _entry(repo, head, path) if head else None
+    given = body.get("sha")
+    if existing is not None and given is None:
+        raise validation_failed('Invalid request.\n\n"sha" wasn\'t supplied.')
+    if existing is not None and given != existing.sha:
+        raise ApiError(409, f"{path} does not match {given}")
+    try:
         sha = commit_files(repo, branch, {path: data}, message, ctx.need_login(), expect=head)
+    except ApiError as exc:
+        if exc.status != 409:
+            raise
+        raise ApiError(409, f"refs/heads/{branch} expected to be at {head}") from exc
     return Response(status=200 if existing else 201, body=_file_commit(ctx, repo, path, sha, branch, False))
 
 

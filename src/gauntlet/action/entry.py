@@ -35,7 +35,7 @@ from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
 from gauntlet.github.comments import CommentGone
 from gauntlet.github.gitstore import BranchStore
-from gauntlet.github.hub import Hub, nothing_known, nothing_remembered, nothing_written
+from gauntlet.github.hub import Hub, nothing_fresh, nothing_known, nothing_remembered, nothing_written
 from gauntlet.models import evolve
 from gauntlet.observe.github_facts import Remote
 from gauntlet.observe.observation import Downloads, observe
@@ -240,6 +240,7 @@ def _edge(
             written=branch.written if branch is not None else nothing_written,
             # A rerun (attempt 2 and on) may follow an attempt that wrote and died before its commit: it looks.
             remembers=branch.remembers if branch is not None and first_attempt else nothing_remembered,
+            fresh=branch.fresh if branch is not None and first_attempt else nothing_fresh,
             comment_mode=settings.comment_mode,
             check_name=settings.check_name,
             assign_owners=assign_owners,

@@ -56,8 +56,11 @@ def record_results(state: State, results: Iterable[EffectResult]) -> State:
 
 
 def _written(state: State, key: str, written: Written) -> State:
-    """Keep what ``key`` now holds in the PR's record; a check run only for the newest head (bounded)."""
-    pr = state.pr
+    """Keep what ``key`` now holds in the PR's record (a branch run's: its check run); a check run only for
+    the newest head (bounded)."""
+    pr, branch = state.pr, state.branch
+    if pr is None and branch is not None and key.startswith("check:") and branch.written.get(key) != written:
+        return evolve(state, branch=evolve(branch, written={key: written}))
     if pr is None or pr.written.get(key) == written:
         return state
     kept = {k: w for k, w in pr.written.items() if not (key.startswith("check:") and k.startswith("check:"))}

@@ -67,6 +67,7 @@ from gauntlet.errors import StateConflict
 from gauntlet.github.client import Conflict, GitHubClient, NotFound, Rejected
 from gauntlet.github.trailers import WALK, Head, commit_message, folded, parse_head
 from gauntlet.models import evolve
+from gauntlet.state.branch import BranchRecord, same_commit
 from gauntlet.state.codec import README, decode_state, encode_file, needed_paths
 from gauntlet.state.models import Scope, State
 from gauntlet.state.pr import PRRecord, Written
@@ -112,6 +113,8 @@ class BranchStore:
         self._heads: dict[str, Head] = {}
         self._index: dict[str, int] = {}
         self._pr: PRRecord | None = None
+        self._served: set[str] | None = None
+        self._branch: BranchRecord | None = None
         #: The head and the PR record :meth:`preload` read, for the first :meth:`load` of that PR.
         self._preloaded: tuple[Head | None, int, bytes | None] | None = None
 
@@ -212,6 +215,9 @@ class BranchStore:
         state = decode_state(scope, stored)
         # Only a record that exists says what its earlier runs wrote (a PR's first run may follow one that died).
         self._pr = state.pr if own is not None and stored.get(own) is not None else None
+        # A branch run: the head commits its record holds runs of (a check run may exist only on those).
+        self._branch = state.branch if own is None and not scope.shards else None
+        self._served = {run.head_sha for run in self._branch.runs} if self._branch is not None else None
         folded: list[str] = []
         rewritten: dict[str, bytes] = {}
         self._checked: frozenset[str] = frozenset()
@@ -269,12 +275,22 @@ class BranchStore:
         return self._index.get(key)
 
     def written(self, key: str) -> Written | None:
-        """What the last loaded PR record says Gauntlet last wrote for ``key`` (``PRRecord.written``)."""
-        return self._pr.written.get(key) if self._pr is not None else None
+        """What the last loaded PR record (or branch record) says Gauntlet last wrote for ``key``."""
+        if self._pr is not None:
+            return self._pr.written.get(key)
+        return self._branch.written.get(key) if self._branch is not None else None
 
     def remembers(self) -> bool:
         """Whether the last load read a PR's record, which keeps what its committed runs wrote."""
         return self._pr is not None
+
+    def fresh(self, head_sha: str) -> bool:
+        """Whether the last loaded branch record holds no run on ``head_sha`` (``False`` for any other run).
+
+        No committed run served that commit, so no check run was created on it (but by a run that died before
+        its commit, or one whose runs the record trimmed since: GitHub then shows the newer of two).
+        """
+        return self._served is not None and not any(same_commit(sha, head_sha) for sha in self._served)
 
     # writing ------------------------------------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ __all__ = [
     "find_earlier",
     "has_marker",
     "is_ours",
+    "nothing_fresh",
     "nothing_known",
     "nothing_remembered",
     "nothing_written",
@@ -58,6 +59,11 @@ def nothing_written(key: str) -> Written | None:
     return None
 
 
+def nothing_fresh(head_sha: str) -> bool:
+    """A run that cannot say whether an earlier run served this head commit: handlers look on GitHub."""
+    return False
+
+
 def nothing_remembered() -> bool:
     """A run that keeps no record of what it writes (no PR record): handlers look on GitHub."""
     return False
@@ -78,6 +84,8 @@ class Hub:
     :param written: what the PR's record says Gauntlet last wrote for an effect key (``PRRecord.written``).
     :param remembers: whether this run keeps that record (a PR run): then an effect it has no record of was
         never written, and is not looked for on GitHub first.
+    :param fresh: whether no committed run served this head commit (a default-branch run's first attempt on a
+        commit its branch record has no run of): then no check run was created on it, and none is looked for.
     """
 
     client: GitHubClient
@@ -89,6 +97,7 @@ class Hub:
     assign_owners: bool = True
     written: Callable[[str], Written | None] = nothing_written
     remembers: Callable[[], bool] = nothing_remembered
+    fresh: Callable[[str], bool] = nothing_fresh
 
 
 class Handler(Protocol):

@@ -82,11 +82,12 @@ class CheckRunHandler:
 
         A PR run's record names every check run it created; one it does not name was never created on this SHA
         (only a run that died between creating it and committing the state leaves one unnamed: a second
-        check run of the same name then shows, and GitHub displays the newer).
+        check run of the same name then shows, and GitHub displays the newer). A default-branch run's first
+        attempt on a commit its branch record holds no run of does not look either, for the same reason.
         """
         assert isinstance(effect, SetCheck)
         remembered = _remembered(hub, effect)
-        if remembered is not None or hub.remembers():
+        if remembered is not None or hub.remembers() or hub.fresh(effect.head_sha):
             return remembered
         return self._listed(hub, effect)
 

@@ -13,7 +13,7 @@ from typing import Literal
 from gauntlet.models import CommitFact, RevertPRState
 from gauntlet.state.base import Record, StateFile
 from gauntlet.state.outcomes import OutcomeHistory
-from gauntlet.state.pr import Attempt, FindingRecord
+from gauntlet.state.pr import Attempt, FindingRecord, Written
 
 __all__ = [
     "MAX_BREAKAGES_KEPT",
@@ -145,6 +145,8 @@ class BranchRecord(StateFile):
     #: Pass/fail per (fingerprint, commit, run attempt): provenance and flakiness (``state/outcomes.py``).
     outcomes: OutcomeHistory = OutcomeHistory()
     flaky_issues: list[FlakyIssue] = []
+    #: What Gauntlet last wrote for an effect key: the check run on the newest head only (``PRRecord.written``).
+    written: dict[str, Written] = {}
 
     def open_breakage(self, job: str) -> Breakage | None:
         """The job's unresolved breakage, if any."""

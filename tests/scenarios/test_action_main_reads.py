@@ -66,3 +66,23 @@ def test_a_green_push_reads_no_history_and_a_revert_reads_the_culprit_once(world
     again = world.run("workflow_run", _event(world, red), inputs=INPUTS, run_id=9002 + attempt)
     assert again.code == 0, again.error
     assert [p.number for p in world.owner.get_repo(REPO).get_pulls(state="all")] == [pull.number]
+
+
+def test_a_branch_run_looks_no_check_run_up_on_a_commit_its_record_has_not_seen(world: Scenario) -> None:
+    """The first run on a commit creates its check run unasked; any later one finds it in the branch record."""
+    good = world.sandbox.head(REPO) or ""
+    run = _ci(world, good, "success", GREEN)
+    world.sandbox.clear_requests()
+    first = world.run("workflow_run", _event(world, run), inputs=INPUTS, run_id=9101)
+    assert first.code == 0, first.error
+    listings = [r for r in world.sandbox.requests() if r["method"] == "GET" and r["path"].endswith("/check-runs")]
+    assert listings == [], "nothing to look up: no run served this commit"
+
+    world.sandbox.clear_requests()
+    again = world.run("workflow_run", _event(world, run), inputs=INPUTS, run_id=9101)  # delivered twice
+    assert again.code == 0, again.error
+    seen = world.sandbox.requests()
+    assert not [r for r in seen if r["method"] == "POST" and r["path"].endswith("/check-runs")], "posted once"
+    assert not [r for r in seen if r["method"] == "GET" and r["path"].endswith("/check-runs")], "the record names it"
+    checks = list(world.owner.get_repo(REPO).get_commit(good).get_check_runs())
+    assert [c.name for c in checks] == ["Gauntlet"]

@@ -243,6 +243,7 @@ def _edge(
             comment_mode=settings.comment_mode,
             check_name=settings.check_name,
             assign_owners=assign_owners,
+            own_run=settings.run.run_id,
         )
         inner = GitHubBackend(hub)
     return _EdgeBackend(inner=inner, summary_path=settings.summary_path)

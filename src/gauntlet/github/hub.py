@@ -78,6 +78,8 @@ class Hub:
     :param written: what the PR's record says Gauntlet last wrote for an effect key (``PRRecord.written``).
     :param remembers: whether this run keeps that record (a PR run): then an effect it has no record of was
         never written, and is not looked for on GitHub first.
+    :param own_run: the workflow run Gauntlet itself runs in (``GITHUB_RUN_ID``): still in progress while it
+        runs, so GitHub cannot rerun its failed jobs yet.
     """
 
     client: GitHubClient
@@ -89,6 +91,7 @@ class Hub:
     assign_owners: bool = True
     written: Callable[[str], Written | None] = nothing_written
     remembers: Callable[[], bool] = nothing_remembered
+    own_run: str | None = None
 
 
 class Handler(Protocol):

@@ -6,8 +6,10 @@ leaves out the conditional requests GitHub answered ``304 Not Modified`` (free, 
 judged on the counted calls:
 
 - **per run kind**: the demo's story (``gauntlet demo``) played with each run's requests counted: a green
-  ``main`` run, PR iterations 1 and 2, a ``/gauntlet`` command, a red ``main`` run that opens a revert PR, the
-  nightly scan (its budget grows by 3 per proposal it opens);
+  ``main`` run, PR iterations 1 and 2, a ``/gauntlet`` command, a red ``main`` run that asks for a rerun and the
+  rerun's run that opens a revert PR, the nightly scan (its budget grows by 3 per proposal it opens), also with
+  10,000 other PRs in the state; and a scan that opens 3 proposal PRs (``bench/scan_calls.py``). The ``main``
+  runs and the scans get their requests listed one by one;
 - **typical PR run** (iteration 2 of a failing PR), alone and with 10,000 other PRs in the state: the same;
 - **32 PR runs at once** (threads in one process, one sandbox) against the same 32 runs one after another:
   the calls and the wall time of each, and the CPU time the process used.
@@ -34,11 +36,12 @@ from pathlib import Path
 from typing import Any
 
 import github
+from scan_calls import scan_with_proposals
 
 from gauntlet.action.entry import run_action
 from gauntlet.demo.printing import Narrator
 from gauntlet.demo.story import STEPS, Story
-from gauntlet.demo.world import ActionRun, World
+from gauntlet.demo.world import REPOSITORY, ActionRun, World
 from gauntlet.errors import GauntletError
 from gauntlet.pipeline import Clock
 from gauntlet.sandbox import Sandbox
@@ -82,9 +85,9 @@ def _run(sandbox: Sandbox, folder: Path, number: int, sha: str, run_id: int, ite
         return exc.exit_code
 
 
-def _crowd(sandbox: Sandbox, others: int) -> None:
+def _crowd(sandbox: Sandbox, others: int, repository: str = REPO) -> None:
     """Put ``others`` PR records (and an issue each in the index) on the state branch, keeping Gauntlet's trailers."""
-    head = sandbox.store.repo("octo", "app")
+    head = sandbox.store.repo(*repository.split("/"))
     assert head is not None
     sha = head.git.ref("refs/heads/gauntlet-state")
     assert sha is not None
@@ -107,7 +110,7 @@ def _crowd(sandbox: Sandbox, others: int) -> None:
     listed = sorted({*shared.removeprefix("Gauntlet-Shared:").split(), "v1/index.json"})
     lines = [f"Gauntlet-Shared: {' '.join(listed)}" if line == shared else line for line in lines]
     subject = "\n".join(lines).replace("gauntlet:", "bench: crowd the state;", 1) + "\n"
-    sandbox.commit(REPO, files, subject, branch="gauntlet-state")
+    sandbox.commit(repository, files, subject, branch="gauntlet-state")
 
 
 def typical_run(others: int) -> Counter[str]:
@@ -165,6 +168,8 @@ BUDGETS = {
     # Not a budget of the issue: a red run that asks for a rerun is a red main run too.
     "red main run, rerun to confirm": 12,
 }
+#: The run kinds of issue 21 whose requests the breakdown lists (besides the typical PR run).
+MAIN_KINDS = ("green main run", "red main run, rerun to confirm", "red main run, revert PR", "nightly scan")
 
 
 def _kind(done: ActionRun, earlier: list[str]) -> str:
@@ -198,16 +203,21 @@ class _CountingWorld(World):
         return done
 
 
-def run_kinds() -> list[tuple[str, int, int, Counter[str]]]:
-    """Each run of the demo story: its kind, counted calls, budget and requests."""
+def run_kinds(crowd: int = 0) -> list[tuple[str, int, int, Counter[str]]]:
+    """Each run of the demo story: its kind, counted calls, budget and requests.
+
+    :param crowd: PR records (each with an issue in the index) put on the state branch after the first step.
+    """
     counted: list[tuple[str, Counter[str]]] = []
     with Sandbox.start() as sandbox, tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "bodies").mkdir()
         world = _CountingWorld(sandbox=sandbox, folder=Path(tmp), counted=counted)
         story = Story(world=world, narrator=Narrator(out=io.StringIO(), folder=Path(tmp) / "bodies"))
         try:
-            for step in STEPS:
+            for number, step in enumerate(STEPS):
                 step(story)
+                if number == 0 and crowd:
+                    _crowd(sandbox, crowd, repository=REPOSITORY)
         finally:
             world.close()
         proposals = len(story.world.runs[-1].report.get("proposals", []) or [])
@@ -318,22 +328,65 @@ def main() -> None:
 
 
 def _kinds_and_typical(*, quick: bool, verbose: bool) -> None:
+    kinds = run_kinds()
+    crowded = run_kinds(10_000) if not quick else []
     print("Per run kind (the demo story); budgets are judged on the counted calls (304s are free)")
-    print(f"{'run':40} {'sent':>5} {'counted':>8} {'budget':>7}")
-    for kind, calls, budget, requests in run_kinds():
+    print(f"{'run':40} {'sent':>5} {'counted':>8} {'10,001 PRs':>11} {'budget':>7}")
+    for number, (kind, calls, budget, requests) in enumerate(kinds):
+        more = crowded[number][1] if crowded else "-"
+        over = calls > budget or (crowded and crowded[number][1] > budget)
         sent = sum(requests.values())
-        print(f"{kind:40} {sent:>5} {calls:>8} {budget:>7}  {'ok' if calls <= budget else 'OVER'}")
+        print(f"{kind:40} {sent:>5} {calls:>8} {more:>11} {budget:>7}  {'OVER' if over else 'ok'}")
         for key in sorted(requests) if verbose else ():
             print(f"    {requests[key]:>3} {key}")
+    proposals = scan_with_proposals(3)
+    many = scan_with_proposals(3, crowd=10_000) if not quick else Counter[str]()
+    calls, budget = counted_calls(proposals), 12 + 3 * 3
+    over = calls > budget or counted_calls(many) > budget
+    print(
+        f"{'nightly scan opening 3 proposal PRs':40} {sum(proposals.values()):>5} {calls:>8} "
+        f"{counted_calls(many) if many else '-':>11} {budget:>7}  {'OVER' if over else 'ok'}"
+    )
+    for number, (kind, _, _, requests) in enumerate(kinds):
+        if kind.split(" (")[0] in MAIN_KINDS:
+            _breakdown(kind, requests, crowded[number][3] if crowded else Counter[str]())
+    _breakdown("nightly scan opening 3 proposal PRs", proposals, many)
     small = typical_run(0)
     large = typical_run(10_000) if not quick else Counter[str]()
-    print("\nTypical PR run (iteration 2 of a failing PR)")
+    _breakdown("Typical PR run (iteration 2 of a failing PR)", small, large)
+
+
+def _breakdown(title: str, small: Counter[str], large: Counter[str]) -> None:
+    """One run's requests by endpoint, with 1 PR and with 10,001 PRs in the state (``-`` when not measured)."""
+    small, large = _shortened(small), _shortened(large)
+    print(f"\n{title}")
     print(f"{'request':74} {'1 PR':>6} {'10,001 PRs':>11}")
     for key in sorted(set(small) | set(large)):
         print(f"{key:74} {small[key]:>6} {large[key] if large else '-':>11}")
     print(f"{'HTTP requests sent':74} {sum(small.values()):>6} {sum(large.values()) if large else '-':>11}")
     heavy = counted_calls(large) if large else "-"
-    print(f"{'counted against the rate limit (budget 6)':74} {counted_calls(small):>6} {heavy:>11}")
+    print(f"{'counted against the rate limit':74} {counted_calls(small):>6} {heavy:>11}")
+
+
+def _shortened(requests: Counter[str]) -> Counter[str]:
+    shortened: Counter[str] = Counter()
+    for key, count in requests.items():
+        shortened[_short(key)] += count
+    return shortened
+
+
+def _short(request: str) -> str:
+    """``GET /repos/o/r/x`` as ``GET x`` (the repository is the same in every row), a shard as ``{run}``."""
+    method, _, path = request.partition(" ")
+    parts = path.split("/")
+    if path.startswith("/repos/") and len(parts) > 4:
+        parts = parts[4:]
+        if parts[:3] == ["contents", "v1", "shards"] and len(parts) == 4:
+            parts[3] = "{run}.json"
+        if parts[0] == "compare" and len(parts) == 2:
+            parts[1] = "{base}...{head}"
+        return f"{method} {'/'.join(parts)}"
+    return request
 
 
 def _concurrent(runs: int) -> None:

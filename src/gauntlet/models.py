@@ -208,6 +208,8 @@ class CommitFact(BaseModel):
     #: The commit this one reverts (from ``This reverts commit <sha>``), if it is a revert.
     reverts: str | None = None
     noautorevert: bool = False
+    #: The commit's tree SHA, when the API said (a revert of the commit's child to it needs no tree read).
+    tree: str | None = None
 
     @classmethod
     def of(
@@ -253,7 +255,7 @@ class CommitFact(BaseModel):
         """
         detail = commit.get("commit") or {}
         committer = detail.get("committer") or {}
-        return cls.of(
+        fact = cls.of(
             sha=str(commit["sha"]),
             message=str(detail.get("message") or ""),
             author=(commit.get("author") or {}).get("login"),
@@ -262,6 +264,8 @@ class CommitFact(BaseModel):
             # No date makes the commit look ancient: too old to revert, the safe side.
             at=datetime.fromisoformat(str(committer.get("date") or "1970-01-01T00:00:00+00:00")),
         )
+        tree = (detail.get("tree") or {}).get("sha")
+        return evolve(fact, tree=str(tree)) if tree else fact
 
 
 class RevertPRFact(BaseModel):
@@ -348,6 +352,10 @@ class EventFacts(BaseModel):
     run_id: str | None = None
     run_attempt: str | None = None
     workflow: str | None = None
+    #: ``workflow_run`` only: the event that started the run it reports on (``push``, ``pull_request``, ...).
+    trigger: str | None = None
+    #: ``workflow_run`` only: the run's conclusion (``success``: no job failed, no log to download).
+    conclusion: str | None = None
 
 
 class GitHubFacts(BaseModel):

@@ -66,10 +66,19 @@ class StateReads:
 
     :param fix_diff: adds the fix diff to an observation that may fix a failure the state knows.
     :param proposal_prs: what GitHub says about the pending proposals' PRs (without it they stay pending).
+    :param branch_facts: adds a default-branch run's history and revert PRs, as far as the state needs them.
     """
 
     fix_diff: Callable[[State, Observation], Observation] | None = None
     proposal_prs: Callable[[State], Sequence[ProposalPRFact]] | None = None
+    branch_facts: Callable[[State, Observation], Observation] | None = None
+
+    def enrich(self, state: State, obs: Observation) -> Observation:
+        """The observation with every state-dependent fact added (the branch's first: a fix diff may need it)."""
+        for step in (self.branch_facts, self.fix_diff):
+            if step is not None:
+                obs = step(state, obs)
+        return obs
 
 
 def serve(
@@ -113,7 +122,7 @@ def serve(
         commit=commit,
         sleep=clock.sleep,
         clock=clock.monotonic,
-        enrich=reads.fix_diff,
+        enrich=reads.enrich,
     )
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 import github
 
+from gauntlet.action.branch_reads import known_reverts
 from gauntlet.action.entry import run_action
 from gauntlet.demo.runner import StepFiles, step_env
 from gauntlet.effects.base import EffectResult, apply
@@ -38,9 +39,12 @@ from gauntlet.errors import GauntletError
 from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import GitHubClient
 from gauntlet.github.hub import Hub
+from gauntlet.github.reverts import revert_pr_facts
+from gauntlet.models import RevertPRFact
 from gauntlet.pipeline import Clock
 from gauntlet.sandbox import Sandbox
 from gauntlet.sandbox.contract import ContractRecorder
+from gauntlet.state.branch import BranchRecord
 from gauntlet.state.models import State
 from gauntlet.state.pr import PRRecord
 from gauntlet.state.shards import folded_view
@@ -185,6 +189,11 @@ class Scenario:
             assign_owners=self.assign_owners,
         )
         return GitHubBackend(hub)
+
+    def revert_facts(self) -> tuple[RevertPRFact, ...]:
+        """What a default-branch run reads about the revert PRs the state knows (``action/branch_reads.py``)."""
+        branch = self.state.branch or BranchRecord(name="main")
+        return revert_pr_facts(self.backend().hub, known_reverts(branch, self.state.index.entries))
 
     def apply(self, *effects: Effect, record: bool = True) -> list[EffectResult]:
         """Apply ``effects`` in one run; ``record=False`` drops the results as a run killed before saving would."""

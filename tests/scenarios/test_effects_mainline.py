@@ -3,7 +3,8 @@
 A green run records last-good; a commit breaks a test; the engine confirms the breakage and plans a revert PR;
 (a red run, then the rerun Gauntlet asks for fails the same way) and plans a revert PR;
 the revert is built on the sandbox with the Git Data API. Later red runs, fed the revert PRs Gauntlet finds on
-GitHub (``revert_pr_facts``), open no second one, with or without the state of the run that opened it.
+GitHub (``revert_pr_facts``, by the numbers the state knows), open no second one, with or without the state of
+the run that opened it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from scenario import REPO, Scenario
 
 from gauntlet.config import Config
 from gauntlet.engine.decide import decide
-from gauntlet.github.reverts import revert_pr_facts
 from gauntlet.models import CommitFact, Observation
 from gauntlet.sandbox import JobSeed
 from gauntlet.state.branch import BranchRecord
@@ -60,7 +60,7 @@ def run(
         job="test",
         findings=findings_of(log),
         commits=history,
-        revert_prs=revert_pr_facts(world.backend().hub),
+        revert_prs=world.revert_facts(),
     )
     state = world.state if world.state.branch is not None else State(branch=BranchRecord(name="main"))
     state, plan = decide(state, observation, Config(), at, np.random.default_rng(run_id))

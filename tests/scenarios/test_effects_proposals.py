@@ -12,15 +12,15 @@ CLAUDE = "# Working here\n\nRun `make test` first.\n\n<!-- a person's own commen
 RULES = ("Close every file you open.", "Never log request bodies.")
 
 
-def proposal(rules: tuple[str, ...] = RULES, *, rollback: bool = False) -> OpenProposalPR:
+def proposal(rules: tuple[str, ...] = RULES, *, rollback: bool = False, ident: str = "P-7") -> OpenProposalPR:
     return OpenProposalPR(
-        proposal_id="P-7",
+        proposal_id=ident,
         base="main",
         rules=rules,
-        rollback_of="P-7" if rollback else None,
+        rollback_of=ident if rollback else None,
         view=ProposalView(
             repository=REPO,
-            proposal_id="P-7",
+            proposal_id=ident,
             level="PATCH",
             component="src/io",
             defect_type="resource_leak",
@@ -54,6 +54,20 @@ def test_the_first_existing_rules_file_gets_only_a_section_appended(world: Scena
     assert text.startswith(CLAUDE + "\n\n" + START_MARKER)  # every byte the person wrote is kept
     assert text.endswith(END_MARKER + "\n")
     assert read_rules(text) == RULES
+
+
+def test_proposals_of_one_run_read_the_rules_file_once_and_cost_three_calls_each(world: Scenario) -> None:
+    world.sandbox.commit(REPO, {"CLAUDE.md": CLAUDE}, "Add agent rules")
+    world.sandbox.clear_requests()
+    results = world.apply(proposal(ident="P-8"), proposal(("Check the exit code.",), ident="P-9"))
+    assert [r.status for r in results] == ["created", "created"]
+    calls = [(r["method"], r["path"].removeprefix(f"/repos/{REPO}/")) for r in world.sandbox.requests()]
+    shared = [("GET", "git/ref/heads/main"), ("GET", "contents/AGENTS.md"), ("GET", "contents/CLAUDE.md")]
+    each = [("POST", "git/refs"), ("PUT", "contents/CLAUDE.md"), ("POST", "pulls")]
+    assert calls == shared + each + each
+    for result, rules in zip(results, (RULES, ("Check the exit code.",)), strict=True):
+        text = world.file_at("CLAUDE.md", world.repo.get_pull(result.number or 0).head.sha) or ""
+        assert text.startswith(CLAUDE) and read_rules(text) == rules
 
 
 def test_without_a_rules_file_agents_md_is_created(world: Scenario) -> None:

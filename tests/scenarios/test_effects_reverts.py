@@ -154,7 +154,7 @@ def test_a_revert_pr_closed_by_a_person_is_never_recreated(world: Scenario, merg
     assert pulls_from(world, f"gauntlet/revert-{culprit[:12]}") == [opened.number]
 
 
-def test_revert_pr_facts_report_gauntlets_revert_prs_and_their_states(world: Scenario) -> None:
+def test_revert_pr_facts_report_the_known_revert_prs_that_are_gauntlets_and_their_states(world: Scenario) -> None:
     one = world.sandbox.commit(REPO, {"src/util.py": "X = 8\n"}, "Eight")
     [first] = world.apply(revert_of(one, "Eight"))
     world.repo.get_pull(first.number).edit(state="closed")
@@ -163,10 +163,12 @@ def test_revert_pr_facts_report_gauntlets_revert_prs_and_their_states(world: Sce
     # A person's PR from a look-alike branch is not Gauntlet's.
     world.repo.create_git_ref("refs/heads/gauntlet/revert-000000000000", two)
     world.sandbox.commit(REPO, {"x.txt": "x\n"}, "x", branch="gauntlet/revert-000000000000")
-    world.repo.create_pull(title="mine", body="", head="gauntlet/revert-000000000000", base="main")
+    mine = world.repo.create_pull(title="mine", body="", head="gauntlet/revert-000000000000", base="main")
 
-    facts = revert_pr_facts(world.backend().hub)
-    assert [(f.culprit, f.number, f.state) for f in facts] == [
-        (two[:12], second.number, "open"),
-        (one[:12], first.number, "closed_unmerged"),
-    ]
+    known = {one: first.number, two[:12]: second.number, "000000000000": mine.number, "1" * 12: 999}
+    facts = revert_pr_facts(world.backend().hub, known)
+    assert sorted((f.culprit, f.number, f.state) for f in facts) == sorted(
+        [(two[:12], second.number, "open"), (one[:12], first.number, "closed_unmerged")]
+    )
+    # One call per PR asked about: nothing is listed.
+    assert not [r for r in world.sandbox.requests() if r["method"] == "GET" and r["path"].endswith("/pulls")]

@@ -2,7 +2,7 @@
 
 Each scenario file's commits are pushed to a sandbox repository; every run becomes an observation whose
 commit facts come from the sandbox's ``GET commits/{sha}`` (:meth:`CommitFact.from_api`, as the edge
-builds them) and whose revert PR facts come from ``revert_pr_facts`` (the edge's own listing). The plan
+builds them) and whose revert PR facts come from ``revert_pr_facts`` (the edge's own reads, by number). The plan
 is applied through PyGithub over HTTP. Then GitHub is checked: the revert PR or the needs-human issue
 is there, once; delivering the last run again creates nothing.
 """
@@ -22,7 +22,6 @@ from gauntlet.config import Config
 from gauntlet.effects.models import CloseIssue, FileIssue, Plan
 from gauntlet.engine.decide import decide
 from gauntlet.errors import GitHubUnavailable
-from gauntlet.github.reverts import revert_pr_facts
 from gauntlet.models import CommitFact, Observation
 from gauntlet.sandbox import JobSeed
 from gauntlet.state.branch import BranchRecord
@@ -85,7 +84,7 @@ class Replay:
             job=step.get("job", "test"),
             findings=findings_of(step.get("log")),
             commits=tuple(self.facts[i] for i in reversed(self.order[: tip + 1])) if step.get("history", True) else (),
-            revert_prs=revert_pr_facts(self.world.backend().hub),
+            revert_prs=self.world.revert_facts(),
         )
         state = self.world.state if self.world.state.branch is not None else State(branch=BranchRecord(name="main"))
         now = self.start + timedelta(minutes=10 * (index + 1)) + later

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
+from gauntlet.action.branch_reads import branch_reads
 from gauntlet.action.downloads import download_artifacts, download_failed_logs
 from gauntlet.action.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
 from gauntlet.action.outputs import annotation_commands, escape_data, output_values, write_outputs, write_summary
@@ -151,6 +152,8 @@ def _serve(
     edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
     workspace = settings.run.workspace
     reads = state_reads(remote, lambda seen: owners_of(workspace, seen.findings, seen.changed_files))
+    if remote is not None and handler == "iteration":
+        reads = replace(reads, branch_facts=branch_reads(remote, config))
     if handler == "comment":
         try:
             return serve(handler, observation, config, store, edge, clock, commit=commit, reads=reads), edge
@@ -194,13 +197,14 @@ def _repository(settings: ActionSettings) -> str:
 
 def _download(settings: ActionSettings, delivery: Delivery, remote: Remote, folder: Path) -> Downloads:
     """The failed jobs' logs and the chosen artifacts of the run the event reports on, as paths."""
-    raw_run = event_facts(delivery).run_id or settings.run.run_id or "0"
+    facts = event_facts(delivery)
+    raw_run = facts.run_id or settings.run.run_id or "0"
     run_id = int(raw_run) if raw_run.isdigit() else 0  # the payload is untrusted
     if not run_id:
         return Downloads()
     failed: list[tuple[str, Path]] = []
     found: list[Path] = []
-    if settings.download_logs:
+    if settings.download_logs and facts.conclusion != "success":  # a successful run has no failed job
         failed = download_failed_logs(remote.client, remote.repository, run_id, folder / "logs")
     if settings.download_artifacts:
         found = download_artifacts(

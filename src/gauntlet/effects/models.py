@@ -135,10 +135,17 @@ class OpenRevertPR(_Effect):
     culprit: str
     base: str
     view: RevertView
+    #: The tree of the culprit's first parent, from the run's history: the revert while the culprit is the head.
+    parent_tree: str | None = None
 
     @property
     def key(self) -> str:
-        return f"revert:{self.culprit[:12]}"
+        return self.key_of(self.culprit)
+
+    @staticmethod
+    def key_of(culprit: str) -> str:
+        """The key of the revert PR of ``culprit`` (its SHA, or the first 12 characters of it)."""
+        return f"revert:{culprit[:12]}"
 
 
 class OpenProposalPR(_Effect):

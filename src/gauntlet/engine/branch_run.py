@@ -33,9 +33,10 @@ from gauntlet.effects.models import (
 from gauntlet.effects.views import IssueView, RevertView, RunView
 from gauntlet.engine import breakages, circular, flaky_issues, learning, outcomes, recovery, selfheal
 from gauntlet.engine.loop import fails_check, gauntlet_action
+from gauntlet.engine.results import remember
 from gauntlet.engine.revert import RevertDecision, decide_revert, first_parent_chain
 from gauntlet.engine.triage import triage_branch_run
-from gauntlet.models import Observation, evolve
+from gauntlet.models import CommitFact, Observation, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.branch import (
     MAX_BREAKAGE_ATTEMPTS,
@@ -50,7 +51,7 @@ from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord
 from gauntlet.vocabulary import Decision, RecoveryVerdict, RevertReason
 
-__all__ = ["step_branch"]
+__all__ = ["recorded", "step_branch", "verified_green"]
 
 NEEDS_HUMAN_LABELS = ("gauntlet", "needs-human")
 #: What a revert decision is recorded as, per ``auto_revert`` mode.
@@ -68,14 +69,15 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     assert state.branch is not None
     records = [FindingRecord.of(f) for f in obs.findings]
     decision = _decision(records)
-    green = not fails_check(decision, config.gauntlet.fail_on)
+    green, complete = _judge(records, decision, config)
     branch = state.branch
-    if any(run.observation == obs.id for run in branch.runs):
+    if recorded(branch, obs):
         return state, _plan(obs, branch, config, decision, green, _recorded_verdict(branch, obs), ())
-    complete = recovery.failure_type(records) not in ("infra", "unknown")
     # Accepted-risk issues (engine/triage.py): what this run shows ends or reopens them.
     state, triaged = triage_branch_run(state, obs, config, now, complete=complete)
     branch = breakages.fold_revert_facts(branch, obs, state.index.entries, now)
+    for fact in obs.revert_prs:  # a revert PR whose run died before saving: the index finds it from now on
+        state = remember(state, OpenRevertPR.key_of(fact.culprit), fact.number)
     branch = breakages.record_run(branch, obs, records, green=green and complete, complete=complete, now=now)
     flaky_before = outcomes.flaky_fingerprints(branch.outcomes, config.provenance)
     branch = evolve(branch, outcomes=outcomes.record(branch.outcomes, outcomes.of_run(obs, records, complete), now))
@@ -114,6 +116,27 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))
 
 
+def recorded(branch: BranchRecord, obs: Observation) -> bool:
+    """True when ``obs`` was recorded already: delivered again, it changes nothing."""
+    return any(run.observation == obs.id for run in branch.runs)
+
+
+def verified_green(obs: Observation, config: Config) -> bool:
+    """True when ``obs`` is a green run that ran to the end: it moves last-good and needs no recovery.
+
+    The edge asks before reading a red run's history (``action/branch_reads.py``).
+    """
+    records = [FindingRecord.of(f) for f in obs.findings]
+    green, complete = _judge(records, _decision(records), config)
+    return green and complete
+
+
+def _judge(records: list[FindingRecord], decision: Decision, config: Config) -> tuple[bool, bool]:
+    """Whether the run is green (nothing at ``fail_on``), and complete (not cut short by infrastructure)."""
+    green = not fails_check(decision, config.gauntlet.fail_on)
+    return green, recovery.failure_type(records) not in ("infra", "unknown")
+
+
 def _decision(records: list[FindingRecord]) -> Decision:
     counts = {s: sum(1 for f in records if f.severity == s) for s in ("critical", "major", "minor")}
     return Decision(
@@ -149,7 +172,7 @@ def _red(
         "detail": revert.detail,
     }
     if verdict.action == "rollback" and revert.culprit is not None:
-        effects.append(_revert_pr(obs, breakage, revert))
+        effects.append(_revert_pr(obs, breakage, revert, chain))
         branch = _count_revert(branch, breakage, revert, now)
     elif verdict.action == "retry":
         update["reruns"] = breakage.reruns + 1
@@ -250,8 +273,12 @@ def _count_revert(branch: BranchRecord, breakage: Breakage, revert: RevertDecisi
     return evolve(branch, reverts=keep_last([*branch.reverts, record], MAX_REVERTS_KEPT), daily=daily)
 
 
-def _revert_pr(obs: Observation, breakage: Breakage, revert: RevertDecision) -> OpenRevertPR:
+def _revert_pr(obs: Observation, breakage: Breakage, revert: RevertDecision, chain: list[CommitFact]) -> OpenRevertPR:
     assert revert.culprit is not None
+    # The parent's tree is the revert while the culprit is the head (github/reverts.py); a commit that changed
+    # nothing has nothing to revert, which the edge finds out by comparing trees.
+    parent = next((c for c in chain if revert.culprit.parents and c.sha == revert.culprit.parents[0]), None)
+    parent_tree = parent.tree if parent is not None and revert.culprit.files else None
     evidence = [revert.detail, *run_evidence(obs, breakage)]
     view = RevertView(
         repository=obs.repository,
@@ -261,7 +288,7 @@ def _revert_pr(obs: Observation, breakage: Breakage, revert: RevertDecision) -> 
         failing_runs=tuple(breakage.observations[-5:]),
         evidence=tuple(evidence[:20]),
     )
-    return OpenRevertPR(culprit=revert.culprit.sha, base=obs.default_branch, view=view)
+    return OpenRevertPR(culprit=revert.culprit.sha, base=obs.default_branch, view=view, parent_tree=parent_tree)
 
 
 def failing_jobs(breakage: Breakage) -> str:

@@ -18,7 +18,11 @@ from gauntlet.engine.pull_request import step_closed, step_pull_request
 from gauntlet.models import Observation
 from gauntlet.state.models import Scope, State
 
-__all__ = ["decide", "scope_of"]
+__all__ = ["BRANCH_RUN_FILES", "decide", "scope_of"]
+
+#: The repository-wide files a branch run reads and writes (``step_branch``): never the proposals (the scan's and
+#: the commands') nor the bandit (the PR comments'), which would cost a call each for nothing.
+BRANCH_RUN_FILES = frozenset({"defects", "learnings", "index", "triage"})
 
 
 def scope_of(obs: Observation) -> Scope:
@@ -28,7 +32,7 @@ def scope_of(obs: Observation) -> Scope:
         return Scope(pr=obs.comment.issue_number if obs.comment.is_pull_request else None, branch=obs.default_branch)
     if obs.pr is not None:
         return Scope(pr=obs.pr, base=obs.default_branch)  # the base's outcome history gives provenance
-    return Scope(branch=obs.branch or obs.default_branch)
+    return Scope(branch=obs.branch or obs.default_branch, shared=BRANCH_RUN_FILES)
 
 
 def decide(

@@ -64,6 +64,8 @@ class FoundIssue(Existing):
 
     state: str = "open"
     closed_by: str | None = None
+    #: How many comments the issue had when it was read (``None``: not said).
+    comments: int | None = None
 
 
 def _login(item: dict[str, Any], field: str = "user") -> str | None:
@@ -98,19 +100,23 @@ def _found(hub: Hub, issue: dict[str, Any], *, listed: bool) -> FoundIssue:
         body=issue.get("body"),
         state=str(issue.get("state", "open")),
         closed_by=closed_by,
+        comments=issue["comments"] if isinstance(issue.get("comments"), int) else None,
     )
 
 
-def find_issue(hub: Hub, key: str) -> FoundIssue | None:
+def find_issue(hub: Hub, key: str, labels: set[str] | None = None) -> FoundIssue | None:
     """The issue Gauntlet filed for ``key``: by the state index, else by listing issues labelled ``gauntlet``.
 
     :param hub: the repository, Gauntlet's identity and the state index.
     :param key: the effect key (``risk:<id>`` or ``needs-human:<id>``).
+    :param labels: gains the names of the labels on the issues listed (labels that exist, lower case).
     """
     prefix = f"/repos/{hub.repo.full_name}/issues"
     number = hub.known(key)
 
     def ours(issue: dict[str, Any]) -> bool:
+        if labels is not None:
+            labels.update(str(label.get("name", "")).lower() for label in issue.get("labels") or ())
         # The issues endpoints also return pull requests.
         return "pull_request" not in issue and is_ours(_login(issue), hub.bot_login)
 
@@ -141,10 +147,13 @@ def code_owners(hub: Hub, path: str) -> tuple[str, ...]:
     return ()
 
 
-def comment_once(hub: Hub, number: int, body: str) -> bool:
-    """Post ``body`` on issue or PR ``number`` unless Gauntlet already posted exactly it; return whether it did."""
+def comment_once(hub: Hub, number: int, body: str, *, comments: int | None = None) -> bool:
+    """Post ``body`` on issue or PR ``number`` unless Gauntlet already posted exactly it; return whether it did.
+
+    :param comments: how many comments the issue had when this run read it: with none there is nothing to list.
+    """
     path = f"/repos/{hub.repo.full_name}/issues/{number}/comments"
-    for comment in paged(hub, path):
+    for comment in paged(hub, path) if comments != 0 else ():
         if is_ours(_login(comment), hub.bot_login) and comment.get("body") == body:
             return False
     hub.client.request("POST", path, body={"body": body})
@@ -166,9 +175,14 @@ def file_issue(hub: Hub, effect: FileIssue) -> EffectResult:
 class FileIssueHandler:
     """Files an accepted-risk or needs-human issue once; a recurrence comments (and reopens what Gauntlet closed)."""
 
+    def __init__(self) -> None:
+        # The labels seen on Gauntlet's issues while looking for one: they need no listing before use.
+        self._labels: set[str] | None = None
+
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
         """The issue filed earlier for the effect's key, if any."""
-        return find_issue(hub, effect.key)
+        self._labels = set()
+        return find_issue(hub, effect.key, self._labels)
 
     def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
         """File the issue, or note the recurrence on the one found."""
@@ -179,7 +193,7 @@ class FileIssueHandler:
 
     def _file(self, hub: Hub, effect: FileIssue) -> EffectResult:
         labels = issue_labels(effect.kind, effect.view.severity, effect.labels)
-        ensure_labels(hub, labels)
+        ensure_labels(hub, labels, present=self._labels)
         prefix = f"/repos/{hub.repo.full_name}/issues"
         payload = {"title": issue_title(effect), "body": body_of(effect), "labels": list(labels)}
 
@@ -202,7 +216,7 @@ class FileIssueHandler:
         done: list[str] = []
         if effect.recurrence_note:
             body = render("issue_recurrence.md.j2", note=effect.recurrence_note)
-            if comment_once(hub, existing.number, body):
+            if comment_once(hub, existing.number, body, comments=found.comments):
                 done.append("commented")
         note = ""
         if found.state == "closed" and is_ours(found.closed_by, hub.bot_login):
@@ -227,7 +241,8 @@ class CloseIssueHandler:
             return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="no issue to close")
         if isinstance(existing, FoundIssue) and existing.state == "closed":
             return _result(effect, "unchanged", existing, "already closed")
-        comment_once(hub, existing.number, body_of(effect))
+        comments = existing.comments if isinstance(existing, FoundIssue) else None
+        comment_once(hub, existing.number, body_of(effect), comments=comments)
         hub.client.request(
             "PATCH",
             f"/repos/{hub.repo.full_name}/issues/{existing.number}",
@@ -236,14 +251,18 @@ class CloseIssueHandler:
         return _result(effect, "updated", existing, "closed")
 
 
-def ensure_labels(hub: Hub, names: Iterable[str]) -> list[str]:
+def ensure_labels(hub: Hub, names: Iterable[str], present: set[str] | None = None) -> list[str]:
     """Create whichever of ``names`` the repository lacks; return the ones created.
 
-    One listing call, then one call per missing label. A label created meanwhile by a concurrent run
-    (422 ``already_exists``) counts as present.
+    Without ``present``, one listing call, then one call per missing label. With ``present`` (the labels seen on
+    Gauntlet's issues while looking for one), those need nothing and each other one is created straight away:
+    a label Gauntlet's issues do not carry is almost always one it never created. A label that exists already
+    (422 ``already_exists``, or created meanwhile by a concurrent run) counts as present.
+
+    :param present: label names known to exist, lower case.
     """
     path = f"/repos/{hub.repo.full_name}/labels"
-    have = {str(label["name"]).lower() for label in paged(hub, path)}
+    have = present if present is not None else {str(label["name"]).lower() for label in paged(hub, path)}
     created: list[str] = []
     for name in dict.fromkeys(names):
         if name.lower() in have:
@@ -252,6 +271,6 @@ def ensure_labels(hub: Hub, names: Iterable[str]) -> list[str]:
         try:
             hub.client.request("POST", path, body={"name": name, "color": colour, "description": description})
         except Rejected:
-            continue  # created meanwhile by a concurrent run
+            continue  # it exists: created by hand, or meanwhile by a concurrent run
         created.append(name)
     return created

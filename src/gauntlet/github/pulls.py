@@ -4,6 +4,12 @@ Every PR Gauntlet opens comes from a branch whose name is fixed by its key (``ga
 ``gauntlet/proposal-<id>``), so it is found again by the state index first, then by listing the repository's PRs
 with ``head=<owner>:<branch>`` in every state, open, closed and merged. Only PRs Gauntlet's own identity opened
 count, and only from the repository itself (a fork's branch of the same name is someone else's).
+
+A PR the index does not name is looked for only when its branch turns out to exist (:func:`claim_branch`): the
+branch is created before the PR, so a run that died after opening the PR left the branch behind, and a key
+with no branch has no PR. (GitHub deletes a head branch by itself only after a merge, and a merged revert or
+proposal shows on the base branch: the revert finds nothing left to revert, the proposal its rules already
+there, and both then look the PR up.) That spares a new revert or proposal its listing call.
 """
 
 from __future__ import annotations
@@ -23,10 +29,11 @@ __all__ = [
     "MAX_PR_TITLE_CHARS",
     "FoundPull",
     "bounded_title",
+    "claim_branch",
     "find_pull",
     "is_pull_ours",
+    "known_pull",
     "open_pull",
-    "push_branch",
 ]
 
 #: GitHub refuses longer pull request titles.
@@ -99,16 +106,34 @@ def find_pull(hub: Hub, key: str, branch: str) -> FoundPull | None:
     return None if found is None else _found(found[0])
 
 
-def push_branch(hub: Hub, branch: str, sha: str) -> None:
-    """Point Gauntlet's ``branch`` at ``sha``: create it, or move it when a run that died left it behind.
+def known_pull(hub: Hub, key: str, branch: str) -> FoundPull | None:
+    """The PR the state index names for ``key`` (one call), or ``None`` when it names none that is Gauntlet's.
 
-    Moving is forced: the branch is Gauntlet's own by name, and no PR uses it (the caller looked first).
+    The rest of :func:`find_pull` (the listing) is left to :func:`claim_branch`, which needs it only when the
+    branch already exists.
+    """
+    number = hub.known(key)
+    if number is None:
+        return None
+    return find_pull(hub, key, branch)
+
+
+def claim_branch(hub: Hub, key: str, branch: str, sha: str) -> FoundPull | None:
+    """Create Gauntlet's ``branch`` at ``sha`` for a new PR; return the PR an earlier run opened from it, if any.
+
+    The branch is Gauntlet's own by name. When it exists already, a run that died after making it left it: the
+    PR it may have opened is looked up (and returned: the caller reuses it and writes nothing); without one,
+    the branch is moved to ``sha`` (forced: no PR uses it).
     """
     refs = f"/repos/{hub.repo.full_name}/git/refs"
     try:
         hub.client.request("POST", refs, body={"ref": f"refs/heads/{branch}", "sha": sha})
     except Rejected:
+        found = find_pull(hub, key, branch)
+        if found is not None:
+            return found
         hub.client.request("PATCH", f"{refs}/heads/{quote(branch, safe='/')}", body={"sha": sha, "force": True})
+    return None
 
 
 def open_pull(hub: Hub, key: str, branch: str, base: str, title: str, body: str) -> FoundPull:

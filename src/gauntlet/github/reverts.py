@@ -14,6 +14,11 @@ The revert commit is ``H``'s tree with those paths replaced, parented on ``H``, 
 ``gauntlet/revert-<sha>`` and opened as ``Revert "<subject>"`` with ``This reverts commit <sha>.`` in the body. A
 revert PR already open for the culprit is reused; one closed without merging is never recreated (a person
 decided against it).
+
+Cost. When the culprit is still the head (``H`` is ``C``, the usual case for a break caught by its own run),
+every path ``C`` changed goes back to ``P``'s version and nothing else differs: the revert's tree is ``P``'s
+tree, which the run's history already read (``OpenRevertPR.parent_tree``). Building it then takes one read of
+the ref and one ``POST git/commits``. Otherwise the three trees are read and compared as above.
 """
 
 from __future__ import annotations
@@ -28,9 +33,9 @@ from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import Effect, FileIssue, OpenRevertPR, WithdrawRevertPR
 from gauntlet.effects.views import IssueView
 from gauntlet.github.client import NotFound, Rejected
-from gauntlet.github.hub import is_ours, paged
+from gauntlet.github.hub import is_ours
 from gauntlet.github.issues import comment_once, file_issue
-from gauntlet.github.pulls import FoundPull, find_pull, is_pull_ours, open_pull, push_branch
+from gauntlet.github.pulls import FoundPull, claim_branch, find_pull, is_pull_ours, known_pull, open_pull
 from gauntlet.models import RevertPRFact, RevertPRState
 from gauntlet.untrusted import redact
 
@@ -156,19 +161,23 @@ def read_tree(hub: Hub, rev: str) -> tuple[str, dict[str, Entry]] | None:
     return str(tree["sha"]), files
 
 
-def build_revert(hub: Hub, culprit: str, base: str, subject: str) -> Built:
+def build_revert(hub: Hub, culprit: str, base: str, subject: str, *, parent_tree: str | None = None) -> Built:
     """Build (but do not push) the revert commit of ``culprit`` on top of ``base``'s head.
 
     :param culprit: the full SHA of the commit to revert.
     :param base: the branch the revert goes into.
     :param subject: the culprit's subject line, for the commit message.
+    :param parent_tree: the tree SHA of the culprit's first parent, when known and the culprit changed files:
+        while the culprit is ``base``'s head, the revert is that tree (module docstring).
     """
     repo = f"/repos/{hub.repo.full_name}"
+    head_sha = str(hub.client.request("GET", f"{repo}/git/ref/heads/{quote(base, safe='/')}")["object"]["sha"])
+    if parent_tree is not None and head_sha == culprit:
+        return _commit_revert(hub, culprit, subject, parent_tree, head_sha, ())
     commit = hub.client.request("GET", f"{repo}/git/commits/{culprit}")
     parents = commit.get("parents") or []
     if not parents:
         return Built(outcome="empty", reverted=culprit)  # a root commit: there is nothing before it to go back to
-    head_sha = str(hub.client.request("GET", f"{repo}/git/ref/heads/{quote(base, safe='/')}")["object"]["sha"])
     revs = (str(parents[0]["sha"]), culprit, head_sha)
     read = {rev: read_tree(hub, rev) for rev in dict.fromkeys(revs)}  # the head is often the culprit itself
     trees = [read[rev] for rev in revs]
@@ -185,12 +194,16 @@ def build_revert(hub: Hub, culprit: str, base: str, subject: str) -> Built:
     tree = hub.client.request(
         "POST", f"{repo}/git/trees", body={"base_tree": head_tree, "tree": tree_edits(plan.restore, before)}
     )
+    return _commit_revert(hub, culprit, subject, str(tree["sha"]), head_sha, plan.restore)
+
+
+def _commit_revert(hub: Hub, culprit: str, subject: str, tree: str, head: str, paths: tuple[str, ...]) -> Built:
     made = hub.client.request(
         "POST",
-        f"{repo}/git/commits",
-        body={"message": revert_message(subject, culprit), "tree": tree["sha"], "parents": [head_sha]},
+        f"/repos/{hub.repo.full_name}/git/commits",
+        body={"message": revert_message(subject, culprit), "tree": tree, "parents": [head]},
     )
-    return Built(outcome="commit", reverted=culprit, sha=str(made["sha"]), paths=plan.restore)
+    return Built(outcome="commit", reverted=culprit, sha=str(made["sha"]), paths=paths)
 
 
 def conflict_issue(
@@ -244,34 +257,38 @@ def not_built(hub: Hub, effect: Effect, built: Built, subject: str, evidence: tu
 
 
 def _author(hub: Hub, effect: OpenRevertPR) -> str | None:
-    """The culprit's author's login: from the view, else from GitHub's commit (which maps e-mails to users)."""
+    """The culprit's author's login, as GitHub's commit named it in the run's history (which maps e-mails to users).
+
+    Nobody (no review request) when GitHub knew no user for it, a bot, or Gauntlet itself.
+    """
     login = effect.view.author
-    if login is None:
-        commit = hub.client.request("GET", f"/repos/{hub.repo.full_name}/commits/{effect.culprit}")
-        login = (commit.get("author") or {}).get("login")
     if login is None or login.endswith("[bot]") or is_ours(login, hub.bot_login):
         return None
     return str(login)
 
 
-def revert_pr_facts(hub: Hub, *, limit: int = 300) -> tuple[RevertPRFact, ...]:
-    """Gauntlet's revert PRs among the repository's newest ``limit`` PRs, for the engine's revert safety.
+def revert_pr_facts(hub: Hub, known: Mapping[str, int]) -> tuple[RevertPRFact, ...]:
+    """What GitHub says now about the revert PRs the state knows (one call each), for the engine's revert safety.
 
-    The engine refuses to revert a culprit again (``already_reverted``) or after a person closed its revert PR;
-    this is what it reads. Found by the fixed branch name, Gauntlet's authorship and the repository itself.
+    The engine refuses to revert a culprit again (``already_reverted``) or after a person closed its revert PR,
+    and ends a breakage whose revert PR was merged; this is what it reads. The state holds every revert PR's
+    number (the branch record, and the index for one whose run died before saving the record), so no listing
+    is needed; a PR that is not Gauntlet's from its fixed branch (the number was reused) says nothing.
+
+    :param known: culprit SHA (or its first :data:`SHORT_SHA` characters) -> PR number, for the PRs to read.
     """
     facts: list[RevertPRFact] = []
-    prefix = revert_branch("")
-    for seen, pull in enumerate(paged(hub, f"/repos/{hub.repo.full_name}/pulls", {"state": "all"})):
-        if seen >= limit:
-            break
-        ref = str((pull.get("head") or {}).get("ref", ""))
-        if not ref.startswith(prefix) or not is_pull_ours(hub, pull, ref):
+    for culprit, number in sorted(known.items()):
+        try:
+            pull = hub.client.request("GET", f"/repos/{hub.repo.full_name}/pulls/{int(number)}")
+        except NotFound:
+            continue
+        if not isinstance(pull, dict) or not is_pull_ours(hub, pull, revert_branch(culprit)):
             continue
         state: RevertPRState = "open" if pull.get("state") == "open" else "closed_unmerged"
         if pull.get("merged_at"):
             state = "merged"
-        facts.append(RevertPRFact(culprit=ref.removeprefix(prefix), number=int(pull["number"]), state=state))
+        facts.append(RevertPRFact(culprit=culprit[:SHORT_SHA], number=int(pull["number"]), state=state))
     return tuple(facts)
 
 
@@ -279,21 +296,28 @@ class RevertHandler:
     """``open_revert_pr``: one revert PR per culprit, ever."""
 
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
-        """The revert PR opened earlier for the culprit, in any state."""
+        """The revert PR the state index names for the culprit; an unnamed one is looked for if its branch exists."""
         assert isinstance(effect, OpenRevertPR)
-        return find_pull(hub, effect.key, revert_branch(effect.culprit))
+        return known_pull(hub, effect.key, revert_branch(effect.culprit))
 
     def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
         """Reuse, refuse (closed unmerged), or build and open the revert PR; a conflict files an issue instead."""
         assert isinstance(effect, OpenRevertPR)
         if isinstance(existing, FoundPull):
             return self._existing(effect, existing)
-        built = build_revert(hub, effect.culprit, effect.base, effect.view.subject)
+        built = build_revert(hub, effect.culprit, effect.base, effect.view.subject, parent_tree=effect.parent_tree)
+        branch = revert_branch(effect.culprit)
+        if built.outcome != "commit":
+            # Nothing to push: a revert PR a run opened and lost from the state (merged, say) says more than that.
+            found = find_pull(hub, effect.key, branch)
+            if found is not None:
+                return self._existing(effect, found)
         skipped = not_built(hub, effect, built, effect.view.subject, (*effect.view.failing_runs, *effect.view.evidence))
         if skipped is not None:
             return skipped
-        branch = revert_branch(effect.culprit)
-        push_branch(hub, branch, built.sha)
+        earlier = claim_branch(hub, effect.key, branch, built.sha)
+        if earlier is not None:
+            return self._existing(effect, earlier)
         try:
             pull = open_pull(hub, effect.key, branch, effect.base, revert_title(effect.view.subject), body_of(effect))
         except Rejected as exc:

@@ -104,6 +104,7 @@ def observe(
             pr=event.pr,
             branch=event.branch,
             default_branch=event.default_branch or "main",
+            trigger=event.trigger,
         )
     # Classification depends on where the run is (a critical on the default branch is P0).
     where = Observation.from_event(event, run, github=github)

@@ -93,6 +93,10 @@ def _get(payload: Any, *path: str) -> Any:
     return payload
 
 
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def event_facts(delivery: Delivery) -> EventFacts:
     """Extract repository, PR, branch and SHAs from a delivered event.
 
@@ -134,6 +138,9 @@ def event_facts(delivery: Delivery) -> EventFacts:
             "run_id": str(run["id"]) if isinstance(run, dict) and "id" in run else None,
             "run_attempt": str(run.get("run_attempt", 1)) if isinstance(run, dict) else None,
             "workflow": _get(run, "name"),
+            # Read to spare calls, never needed: a value of another type is as good as none.
+            "trigger": _text(_get(run, "event")),
+            "conclusion": _text(_get(run, "conclusion")),
         }
     elif event_name == "issue_comment":
         login = _get(data, "issue", "user", "login")

@@ -39,7 +39,7 @@ def encode_events(events: list[Event]) -> bytes:
 
 def needed_paths(scope: Scope) -> list[str]:
     """The files a run with ``scope`` reads (and may write)."""
-    paths = list(SHARED_FILES.values())
+    paths = [path for name, path in SHARED_FILES.items() if scope.shared is None or name in scope.shared]
     if scope.pr is not None:
         paths.append(pr_path(scope.pr))
     if scope.branch is not None:

@@ -25,6 +25,9 @@ class Scope(BaseModel):
     base: str | None = None
     #: Read the shards runs left (``v1/shards/``) and fold them in: the scheduled scan (state/shards.py).
     shards: bool = False
+    #: The repository-wide files the run reads, by :class:`State` field (``None``: all of them). The others keep
+    #: their defaults in the loaded state and are never written: a file not read cannot be overwritten.
+    shared: frozenset[str] | None = None
 
 
 class State(BaseModel):

@@ -15,7 +15,7 @@ from typing import Protocol
 from gauntlet.state.codec import encode_events, encode_file
 from gauntlet.state.events import EVENT_PART_BYTES, Event
 from gauntlet.state.models import Scope, State
-from gauntlet.vocabulary import event_part_path
+from gauntlet.vocabulary import SHARED_FILES, event_part_path
 
 __all__ = ["Snapshot", "StateStore", "changed_files", "event_part_name", "events_by_month"]
 
@@ -52,9 +52,14 @@ class StateStore(Protocol):
 
 
 def changed_files(snapshot: Snapshot, new: State) -> dict[str, bytes]:
-    """The files whose bytes differ from what was loaded (new files included)."""
+    """The files whose bytes differ from what was loaded (new files included); a file the scope left unread
+    is not among them (``Scope.shared``)."""
+    read = snapshot.scope.shared
+    unread = {path for name, path in SHARED_FILES.items() if read is not None and name not in read}
     changes: dict[str, bytes] = {}
     for path, model in new.files().items():
+        if path in unread:
+            continue
         data = encode_file(model)
         if snapshot.stored.get(path) != data:
             changes[path] = data

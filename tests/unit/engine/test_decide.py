@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gauntlet.config import Config
-from gauntlet.engine.decide import decide, scope_of
+from gauntlet.engine.decide import BRANCH_RUN_FILES, decide, scope_of
 from gauntlet.models import CommentFact, Finding, Observation
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.models import Scope, State
@@ -30,8 +30,9 @@ def _comment(on_pr: bool) -> CommentFact:
         (Observation(head_sha="a" * 40, comment=_comment(on_pr=False)), Scope(branch="main")),
         # A PR run reads its base's outcome history for provenance.
         (Observation(pr=4, head_sha="a" * 40), Scope(pr=4, base="main")),
-        (Observation(branch="release/2.x", head_sha="a" * 40), Scope(branch="release/2.x")),
-        (Observation(default_branch="trunk", head_sha="a" * 40), Scope(branch="trunk")),
+        # A branch run leaves the proposals and the bandit unread: it changes neither.
+        (Observation(branch="release/2.x", head_sha="a" * 40), Scope(branch="release/2.x", shared=BRANCH_RUN_FILES)),
+        (Observation(default_branch="trunk", head_sha="a" * 40), Scope(branch="trunk", shared=BRANCH_RUN_FILES)),
     ],
 )
 def test_an_observation_needs_its_prs_or_its_branchs_file(obs: Observation, scope: Scope) -> None:

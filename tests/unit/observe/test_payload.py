@@ -55,6 +55,14 @@ def test_a_workflow_run_names_the_run_it_reports_on() -> None:
     assert (got.run_id, got.run_attempt, got.head_sha, got.pr, got.workflow) == ("42", "2", "s", 3, "CI")
 
 
+def test_a_workflow_run_says_what_started_it_and_how_it_ended_or_nothing() -> None:
+    run = {"id": 42, "head_sha": "s", "head_branch": "main", "event": "push", "conclusion": "success"}
+    got = facts("workflow_run", {"action": "completed", "workflow_run": run})
+    assert (got.trigger, got.conclusion) == ("push", "success")
+    odd = facts("workflow_run", {"action": "completed", "workflow_run": {**run, "event": 5, "conclusion": ["x"]}})
+    assert (odd.trigger, odd.conclusion) == (None, None)
+
+
 def test_an_unnamed_event_with_a_payload_is_a_pull_request() -> None:
     assert event_facts(Delivery.of(None, b'{"pull_request": {"number": 1}}')).pr == 1
 

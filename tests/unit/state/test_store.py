@@ -23,6 +23,10 @@ def test_only_files_whose_bytes_changed_are_written() -> None:
     # A file never stored before is written even when it holds only defaults.
     fresh = Snapshot(scope=scope, state=loaded, stored={})
     assert set(changed_files(fresh, loaded)) == set(stored)
+    # A repository-wide file the scope did not read is never written, whatever the state holds for it.
+    narrow = Scope(branch="main", shared=frozenset({"defects"}))
+    unread = Snapshot(scope=narrow, state=decode_state(narrow, {}), stored={})
+    assert set(changed_files(unread, decode_state(narrow, {}))) == {"v1/defects.json", "v1/branches/main.json"}
 
 
 def test_audit_lines_are_grouped_by_month_in_order() -> None:

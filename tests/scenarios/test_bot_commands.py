@@ -196,7 +196,7 @@ def test_every_command_by_every_kind_of_commenter(bench: Bench) -> None:
         bench.deliver(comment)
         replies = bench.replies(comment.id)
         assert outcomes(replies) == expected, (login, replies)
-        assert bench.reactions(comment.id) == ["confused", "eyes"]  # some command was not done, for everyone
+        assert bench.reactions(comment.id) == ["confused"]  # some command was not done, for everyone
         help_reply, status_reply, retry, accept, approve, reject, reset = replies
         assert "> /gauntlet help" in help_reply
         assert "(maintain permission)" in help_reply
@@ -262,7 +262,7 @@ def test_the_same_event_delivered_twice_acts_once(bench: Bench) -> None:
     ) == after_first
     assert bench.state_head() == head
     assert len(after_first[0]) == 2
-    assert after_first[1] == ["eyes", "rocket"]
+    assert after_first[1] == ["rocket"]
 
 
 def test_accepting_every_risk_turns_the_check_neutral(bench: Bench) -> None:
@@ -270,7 +270,7 @@ def test_accepting_every_risk_turns_the_check_neutral(bench: Bench) -> None:
     critical = next(f["fingerprint"] for f in record["iterations"][-1]["findings"] if f["severity"] == "critical")
     comment = bench.say("ada", f"/gauntlet accept-risk all fine\n/gauntlet accept-risk {critical[:8]} owned by ops")
     bench.deliver(comment)
-    assert bench.reactions(comment.id) == ["eyes", "rocket"]
+    assert bench.reactions(comment.id) == ["rocket"]
     head = bench.repo().get_pull(bench.pr).head.sha
     (check,) = [r for r in bench.repo().get_commit(head).get_check_runs() if r.name == "Gauntlet"]
     assert check.conclusion == "neutral"
@@ -317,7 +317,7 @@ def test_faults_and_reruns_never_duplicate_what_a_command_did(bench: Bench) -> N
     assert failures  # the rate is high enough that runs die half-way
     act(event)
     assert len(bench.replies(comment.id)) == 3
-    assert bench.reactions(comment.id) == ["eyes", "rocket"]
+    assert bench.reactions(comment.id) == ["rocket"]
     assert len(bench.risk_issues()) == 2
     assert len(bench.state()["accepted_risks"]) == 2
     assert bench.repo().get_workflow_run(bench.run_id).run_attempt == 2
@@ -352,7 +352,7 @@ def test_a_comment_deleted_before_its_run_is_skipped_with_a_notice(bench: Bench)
     assert f"::notice title=Gauntlet::skipped: comment {comment.id} was deleted" in printed
     assert bench.state_head() == before and bench.risk_issues() == []
     writes = [r for r in bench.sandbox.requests() if r["method"] == "POST" and "/_sandbox" not in r["path"]]
-    # The 👀 is posted without a lookup first: its 404 is what says the comment is gone.
+    # The reaction is posted without a lookup first: its 404 is what says the comment is gone.
     assert [r["status"] for r in writes if f"/comments/{comment.id}/" in r["path"]] == [404]
 
 

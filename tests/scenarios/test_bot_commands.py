@@ -382,3 +382,25 @@ def test_an_accepted_review_risk_closes_when_its_code_changes_on_main_never_by_t
     assert closed.state == "closed"
     [note] = [c.body for c in closed.get_comments() if c.user.login == BOT]
     assert "the code at `src/app.py` changed on `main`" in note
+
+
+def test_a_second_accept_risk_on_the_pr_reads_codeowners_for_free_and_creates_no_label_twice(bench: Bench) -> None:
+    bench.sandbox.commit(REPO, {".github/CODEOWNERS": "/src/ @wes\n"}, "owners")
+    bench.deliver(bench.say("max", "/gauntlet accept-risk majors the vendor fixes it"))
+    event = bench.event(bench.say("max", "/gauntlet accept-risk minors the style pass comes later"))
+    bench.sandbox.clear_requests()
+    act(event)
+    served = [r for r in bench.sandbox.requests() if "/_sandbox" not in r["path"]]
+    owners = [r["status"] for r in served if r["path"].endswith("/CODEOWNERS")]
+    assert owners == [304], "the file the first issue found, remembered in the PR's record"
+    created = [r for r in served if r["method"] == "POST" and r["path"].endswith("/labels")]
+    # Only the minor's severity label is new: the others were seen on the first issue while looking for this one.
+    assert len(created) == 1
+    filing = [f"{r['method']} {r['path']}" for r in served if r["path"].split("/")[4:5] in (["issues"], ["labels"])]
+    filing = [request for request in filing if "/comments" not in request]  # the reply, not the filing
+    # The marker listing, a label, the issue and its assignee: no CODEOWNERS probe counted, no label listing.
+    assert sorted(filing) == sorted(
+        [f"GET /repos/{REPO}/issues", f"POST /repos/{REPO}/labels", f"POST /repos/{REPO}/issues",
+         f"POST /repos/{REPO}/issues/3/assignees"]
+    )  # fmt: skip
+    assert [i.assignees[0].login for i in bench.risk_issues()] == ["wes", "wes"]

@@ -181,6 +181,11 @@ class InputProblem(BaseModel):
     message: str
 
 
+#: The config of the models below, which only a run builds (`gauntlet ingest` never does): pydantic builds
+#: their validators on first use instead of at import, a tenth of `gauntlet ingest`'s start-up
+#: (docs/ci-logs.md, start-up). Finding and InputProblem, which every ingest builds, are built at import.
+_FACTS = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
 #: ``git revert`` writes this line; GitHub's "Revert" button too.
 _REVERTS = re.compile(r"This reverts commit ([0-9a-fA-F]{7,40})")
 #: Commits whose message carries this word are never reverted automatically (DESIGN §3).
@@ -197,7 +202,7 @@ class CommitFact(BaseModel):
     the paths changed against the first parent, so a merge commit counts as one change.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _FACTS
 
     sha: str
     subject: str
@@ -271,7 +276,7 @@ class CommitFact(BaseModel):
 class RevertPRFact(BaseModel):
     """What GitHub says about a revert PR Gauntlet opened earlier (found by its fixed branch name)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _FACTS
 
     culprit: str = Field(description="The reverted commit's SHA, or its first 12 characters.")
     number: int
@@ -284,7 +289,7 @@ ProposalPRState = Literal["open", "merged", "closed"]
 class ProposalPRFact(BaseModel):
     """What GitHub says about a self-healing proposal's PR (read at the edge for the scan)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _FACTS
 
     proposal_id: str
     number: int
@@ -300,7 +305,7 @@ class FixDiff(BaseModel):
     observation may fix something; learning ranks these files by what the failure named.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _FACTS
 
     base_sha: str
     head_sha: str
@@ -317,7 +322,7 @@ class CommentFact(BaseModel):
     ``body`` is untrusted text: it is parsed for commands and never rendered as a template.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _FACTS
 
     id: int
     body: str
@@ -338,7 +343,7 @@ class EventFacts(BaseModel):
     The payload is untrusted (DESIGN §6): a field is ``None`` when the payload left it out.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _FACTS
 
     event: str
     action: str | None = None
@@ -361,7 +366,7 @@ class EventFacts(BaseModel):
 class GitHubFacts(BaseModel):
     """What the run read from GitHub's API before deciding (``observe/github_facts.py``)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _FACTS
 
     #: The open PR whose head is the run's commit, when the payload named none (a fork's ``workflow_run``).
     pr: int | None = None
@@ -376,7 +381,7 @@ class GitHubFacts(BaseModel):
 class RunIdentity(BaseModel):
     """Who is running: the repository and run the runner names (``GITHUB_*``), used where the payload is silent."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _FACTS
 
     repository: str | None = None
     sha: str | None = None
@@ -392,7 +397,7 @@ class Observation(BaseModel):
     engine receives it and never looks at the environment itself.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _FACTS
 
     repository: str = "local/repository"
     event: str = "pull_request"

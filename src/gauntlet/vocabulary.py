@@ -69,7 +69,8 @@ class RevertReason(StrEnum):
 
 
 class _Verdict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built on first use: `gauntlet ingest` imports this module (through the config) but no verdict.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Decision(_Verdict):

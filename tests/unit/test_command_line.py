@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -157,6 +158,62 @@ def test_importing_the_cli_stays_light() -> None:
     code = "import sys, gauntlet.cli; print(sorted(m for m in ('numpy', 'github', 'jinja2') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+#: What a log-only `gauntlet ingest` never uses, so never imports (docs/ci-logs.md, start-up): the readers of
+#: the other formats, the run's stages, the search libraries it does not need and pydantic's plugin lookup.
+NOT_FOR_A_LOG = (
+    "gauntlet.ingest.junit",
+    "gauntlet.ingest.sarif",
+    "gauntlet.ingest.structured",
+    "gauntlet.ingest.tap",
+    "gauntlet.engine",
+    "gauntlet.effects",
+    "gauntlet.github",
+    "gauntlet.observe.observation",
+    "gauntlet.pipeline",
+    "gauntlet.state",
+    "xml.etree.ElementTree",
+    "jinja2",
+    "yaml",
+    "numpy",
+    "hyperscan",
+)
+
+
+def _ingest_modules(tmp_path: Path, path: Path) -> tuple[list[str], dict[str, object]]:
+    """Run `gauntlet ingest --json PATH` in a fresh interpreter, no config file: its findings and what it left out."""
+    code = (
+        "import json, sys\n"
+        "from gauntlet.cli import main\n"
+        "status = main(['ingest', '--json', sys.argv[1]])\n"
+        "from pydantic.plugin import _loader\n"
+        f"print(json.dumps({{'missing': [m for m in {NOT_FOR_A_LOG!r} if m not in sys.modules],"
+        " 'plugins_scanned': _loader._plugins is not None}))\n"
+        "raise SystemExit(status)\n"
+    )
+    # Without the variable, even where an in-process main() of another test has set it in this process.
+    env = {name: value for name, value in os.environ.items() if name != "PYDANTIC_DISABLE_PLUGINS"}
+    run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert run.returncode == 0, run.stderr
+    *findings, last = run.stdout.splitlines()
+    return findings, json.loads(last)
+
+
+def test_ingesting_a_log_imports_only_what_a_log_needs(tmp_path: Path) -> None:
+    findings, seen = _ingest_modules(tmp_path, FIXTURES / "logs/pytest/failures_github/input.log")
+    assert findings  # the log was read, parsed and printed
+    assert seen == {"missing": list(NOT_FOR_A_LOG), "plugins_scanned": False}
+
+
+def test_ingesting_a_junit_file_imports_its_reader(tmp_path: Path) -> None:
+    findings, seen = _ingest_modules(tmp_path, FIXTURES / "junit/jest/broken-sum/junit.xml")
+    assert findings
+    missing = seen["missing"]
+    assert isinstance(missing, list)
+    assert "gauntlet.ingest.junit" not in missing
+    assert "xml.etree.ElementTree" not in missing
 
 
 # `run` names its event, so it stays a command-line run even where GITHUB_ACTIONS is set (CI on GitHub).

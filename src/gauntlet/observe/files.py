@@ -5,16 +5,18 @@ from __future__ import annotations
 import glob
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gauntlet.classify import classify
 from gauntlet.config import Config
 from gauntlet.errors import InputError
 from gauntlet.ingest import IngestResult, ingest_paths
 from gauntlet.ingest.formats import detect_format
-from gauntlet.ingest.junit import TestIds
-from gauntlet.ingest.junit import read_test_ids as junit_test_ids
 from gauntlet.ingest.limits import DEFAULT_LIMITS
 from gauntlet.models import evolve
+
+if TYPE_CHECKING:
+    from gauntlet.ingest.junit import TestIds
 
 __all__ = ["as_run_sees_them", "expand", "read_findings", "read_test_ids"]
 
@@ -68,6 +70,11 @@ def read_test_ids(findings: Iterable[Path], root: Path) -> TestIds:
     Read after :func:`read_findings` has accepted the same files; a file that turns out unreadable now
     adds nothing rather than failing the run (its findings are what matter).
     """
+    # Here, not at the top: `gauntlet ingest` imports this module for as_run_sees_them, and a log-only
+    # ingest should not pay for the XML readers' imports (docs/ci-logs.md, start-up).
+    from gauntlet.ingest.junit import TestIds
+    from gauntlet.ingest.junit import read_test_ids as junit_test_ids
+
     passed: list[str] = []
     flaky: list[str] = []
     for path in findings:

@@ -6,10 +6,10 @@ leaves out the conditional requests GitHub answered ``304 Not Modified`` (free, 
 judged on the counted calls:
 
 - **per run kind**: the demo's story (``gauntlet demo``) played with each run's requests counted: a green
-  ``main`` run, PR iterations 1 and 2, a ``/gauntlet`` command, a red ``main`` run that asks for a rerun and the
-  rerun's run that opens a revert PR, the nightly scan (its budget grows by 3 per proposal it opens), also with
-  10,000 other PRs in the state; and a scan that opens 3 proposal PRs (``bench/scan_calls.py``). The ``main``
-  runs and the scans get their requests listed one by one;
+  ``main`` run, PR iterations 1 and 2, a ``/gauntlet`` command, the red ``main`` runs that ask for reruns and the
+  one that opens a revert PR, the nightly scan (its budget grows by 3 per proposal it opens), also with 10,000
+  other PRs in the state; and a scan that opens 3 proposal PRs (``bench/scan_calls.py``). The ``main`` runs and
+  the scans get their requests listed one by one (``--requests``: every run kind's);
 - **typical PR run** (iteration 2 of a failing PR), alone and with 10,000 other PRs in the state: the same;
 - **32 PR runs at once** (threads in one process, one sandbox) against the same 32 runs one after another:
   the calls and the wall time of each, and the CPU time the process used.
@@ -168,7 +168,7 @@ BUDGETS = {
     # Not a budget of the issue: a red run that asks for a rerun is a red main run too.
     "red main run, rerun to confirm": 12,
 }
-#: The run kinds of issue 21 whose requests the breakdown lists (besides the typical PR run).
+#: The run kinds of issue 21 whose requests are always listed (besides the typical PR run).
 MAIN_KINDS = ("green main run", "red main run, rerun to confirm", "red main run, revert PR", "nightly scan")
 
 
@@ -333,9 +333,9 @@ def _kinds_and_typical(*, quick: bool, verbose: bool) -> None:
     print("Per run kind (the demo story); budgets are judged on the counted calls (304s are free)")
     print(f"{'run':40} {'sent':>5} {'counted':>8} {'10,001 PRs':>11} {'budget':>7}")
     for number, (kind, calls, budget, requests) in enumerate(kinds):
+        sent = sum(requests.values())
         more = crowded[number][1] if crowded else "-"
         over = calls > budget or (crowded and crowded[number][1] > budget)
-        sent = sum(requests.values())
         print(f"{kind:40} {sent:>5} {calls:>8} {more:>11} {budget:>7}  {'OVER' if over else 'ok'}")
         for key in sorted(requests) if verbose else ():
             print(f"    {requests[key]:>3} {key}")
@@ -348,45 +348,36 @@ def _kinds_and_typical(*, quick: bool, verbose: bool) -> None:
         f"{counted_calls(many) if many else '-':>11} {budget:>7}  {'OVER' if over else 'ok'}"
     )
     for number, (kind, _, _, requests) in enumerate(kinds):
-        if kind.split(" (")[0] in MAIN_KINDS:
+        if kind.startswith(MAIN_KINDS):
             _breakdown(kind, requests, crowded[number][3] if crowded else Counter[str]())
     _breakdown("nightly scan opening 3 proposal PRs", proposals, many)
     small = typical_run(0)
     large = typical_run(10_000) if not quick else Counter[str]()
-    _breakdown("Typical PR run (iteration 2 of a failing PR)", small, large)
+    _breakdown("Typical PR run (iteration 2 of a failing PR)", small, large, budget=6)
 
 
-def _breakdown(title: str, small: Counter[str], large: Counter[str]) -> None:
+def _breakdown(title: str, small: Counter[str], large: Counter[str], budget: int | None = None) -> None:
     """One run's requests by endpoint, with 1 PR and with 10,001 PRs in the state (``-`` when not measured)."""
-    small, large = _shortened(small), _shortened(large)
     print(f"\n{title}")
     print(f"{'request':74} {'1 PR':>6} {'10,001 PRs':>11}")
     for key in sorted(set(small) | set(large)):
-        print(f"{key:74} {small[key]:>6} {large[key] if large else '-':>11}")
+        print(f"{_short(key):74} {small[key]:>6} {large[key] if large else '-':>11}")
     print(f"{'HTTP requests sent':74} {sum(small.values()):>6} {sum(large.values()) if large else '-':>11}")
     heavy = counted_calls(large) if large else "-"
-    print(f"{'counted against the rate limit':74} {counted_calls(small):>6} {heavy:>11}")
-
-
-def _shortened(requests: Counter[str]) -> Counter[str]:
-    shortened: Counter[str] = Counter()
-    for key, count in requests.items():
-        shortened[_short(key)] += count
-    return shortened
+    against = "counted against the rate limit" + (f" (budget {budget})" if budget is not None else "")
+    print(f"{against:74} {counted_calls(small):>6} {heavy:>11}")
 
 
 def _short(request: str) -> str:
     """``GET /repos/o/r/x`` as ``GET x`` (the repository is the same in every row), a shard as ``{run}``."""
     method, _, path = request.partition(" ")
     parts = path.split("/")
-    if path.startswith("/repos/") and len(parts) > 4:
-        parts = parts[4:]
-        if parts[:3] == ["contents", "v1", "shards"] and len(parts) == 4:
-            parts[3] = "{run}.json"
-        if parts[0] == "compare" and len(parts) == 2:
-            parts[1] = "{base}...{head}"
-        return f"{method} {'/'.join(parts)}"
-    return request
+    if not path.startswith("/repos/") or len(parts) <= 4:
+        return request
+    parts = parts[4:]
+    if parts[:3] == ["contents", "v1", "shards"] and len(parts) == 4:
+        parts[3] = "{run}.json" + (FREE if parts[3].endswith(FREE) else "")
+    return f"{method} {'/'.join(parts)}"
 
 
 def _concurrent(runs: int) -> None:

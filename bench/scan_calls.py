@@ -64,7 +64,7 @@ def scan_with_proposals(count: int, *, crowd: int = 0) -> Counter[str]:
 
     :param crowd: PR records (each with an issue in the index) on the state branch besides the defects.
     """
-    from api_calls import _crowd, _template
+    from api_calls import _crowd, tally
 
     with Sandbox.start() as sandbox, tempfile.TemporaryDirectory() as tmp:
         files = {"README.md": "# rules\n", "CLAUDE.md": "# Notes for agents\n\nBe brief.\n"}
@@ -99,7 +99,7 @@ def scan_with_proposals(count: int, *, crowd: int = 0) -> Counter[str]:
         except GauntletError as exc:
             print(f"scan failed: {exc}", file=sys.stderr)
             code = exc.exit_code
-        requests = Counter(f"{r['method']} {_template(r['path'])}" for r in sandbox.requests())
+        requests = tally(sandbox.requests())
         opened = sum(1 for r in sandbox.requests() if r["method"] == "POST" and r["path"].endswith("/pulls"))
         if code != 0 or opened != count:
             print(f"scan: exit {code}, {opened} of {count} proposal PRs opened\n{out.getvalue()}", file=sys.stderr)

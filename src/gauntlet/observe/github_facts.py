@@ -2,9 +2,9 @@
 
 Only what the decision needs, and only where it can matter: the PR of a fork's
 ``workflow_run`` (its payload names none; a run of a push to the default branch has none). What a PR's change
-touched is read once the state is loaded, with the fix diff, in one compare (``action/state_reads.py``); a
-default-branch run's history and Gauntlet's revert PRs depend on what its state holds: they are read once it is
-loaded too (``action/branch_reads.py``).
+touched is read once the state is loaded, with the fix diff, in one compare (``action/state_reads.py``); so are a
+default-branch run's history and Gauntlet's revert PRs, which depend on what its state holds
+(``action/branch_reads.py``).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ from __future__ import annotations
 from scenario import BOT, REPO, Scenario
 
 from gauntlet.effects.models import CloseIssue, FileIssue
-from gauntlet.github import issues
 from gauntlet.effects.views import IssueView
+from gauntlet.github import issues
 from gauntlet.vocabulary import LABELS
 
 MARKER = "<!-- gauntlet:key=risk:fp-sql-1 -->"

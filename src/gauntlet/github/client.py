@@ -140,7 +140,7 @@ class ReadCache:
     used: dict[str, CachedRead] = field(default_factory=dict)
 
     def keep(self) -> dict[str, CachedRead]:
-        """What this run read, bounded in size, for the next run to send as ``If-None-Match``."""
+        """What this run read, then what it remembered and did not read, bounded in size, for ``If-None-Match``."""
         kept: dict[str, CachedRead] = {}
         total = 0
         older = sorted(((k, r) for k, r in self.entries.items() if k not in self.used), key=lambda item: item[0])

@@ -158,7 +158,7 @@ def _serve(
         try:
             return serve(handler, observation, config, store, edge, clock, commit=commit, reads=reads), edge
         except CommentGone as exc:
-            # Its 👀 is the first effect: nothing was done for the command, and nothing is left to answer.
+            # Its reaction is the first effect: nothing was done for the command, and nothing is left to answer.
             out.write(f"::notice title=Gauntlet::skipped: {exc}\n")
             return RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict()), None
     if handler != "iteration":

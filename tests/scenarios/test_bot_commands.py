@@ -196,7 +196,7 @@ def test_every_command_by_every_kind_of_commenter(bench: Bench) -> None:
         bench.deliver(comment)
         replies = bench.replies(comment.id)
         assert outcomes(replies) == expected, (login, replies)
-        assert bench.reactions(comment.id) == ["confused", "eyes"]  # some command was not done, for everyone
+        assert bench.reactions(comment.id) == ["confused"]  # some command was not done, for everyone
         help_reply, status_reply, retry, accept, approve, reject, reset = replies
         assert "> /gauntlet help" in help_reply
         assert "(maintain permission)" in help_reply
@@ -262,7 +262,7 @@ def test_the_same_event_delivered_twice_acts_once(bench: Bench) -> None:
     ) == after_first
     assert bench.state_head() == head
     assert len(after_first[0]) == 2
-    assert after_first[1] == ["eyes", "rocket"]
+    assert after_first[1] == ["rocket"]
 
 
 def test_accepting_every_risk_turns_the_check_neutral(bench: Bench) -> None:
@@ -270,7 +270,7 @@ def test_accepting_every_risk_turns_the_check_neutral(bench: Bench) -> None:
     critical = next(f["fingerprint"] for f in record["iterations"][-1]["findings"] if f["severity"] == "critical")
     comment = bench.say("ada", f"/gauntlet accept-risk all fine\n/gauntlet accept-risk {critical[:8]} owned by ops")
     bench.deliver(comment)
-    assert bench.reactions(comment.id) == ["eyes", "rocket"]
+    assert bench.reactions(comment.id) == ["rocket"]
     head = bench.repo().get_pull(bench.pr).head.sha
     (check,) = [r for r in bench.repo().get_commit(head).get_check_runs() if r.name == "Gauntlet"]
     assert check.conclusion == "neutral"
@@ -317,7 +317,7 @@ def test_faults_and_reruns_never_duplicate_what_a_command_did(bench: Bench) -> N
     assert failures  # the rate is high enough that runs die half-way
     act(event)
     assert len(bench.replies(comment.id)) == 3
-    assert bench.reactions(comment.id) == ["eyes", "rocket"]
+    assert bench.reactions(comment.id) == ["rocket"]
     assert len(bench.risk_issues()) == 2
     assert len(bench.state()["accepted_risks"]) == 2
     assert bench.repo().get_workflow_run(bench.run_id).run_attempt == 2
@@ -352,7 +352,7 @@ def test_a_comment_deleted_before_its_run_is_skipped_with_a_notice(bench: Bench)
     assert f"::notice title=Gauntlet::skipped: comment {comment.id} was deleted" in printed
     assert bench.state_head() == before and bench.risk_issues() == []
     writes = [r for r in bench.sandbox.requests() if r["method"] == "POST" and "/_sandbox" not in r["path"]]
-    # The 👀 is posted without a lookup first: its 404 is what says the comment is gone.
+    # The reaction is posted without a lookup first: its 404 is what says the comment is gone.
     assert [r["status"] for r in writes if f"/comments/{comment.id}/" in r["path"]] == [404]
 
 
@@ -382,3 +382,25 @@ def test_an_accepted_review_risk_closes_when_its_code_changes_on_main_never_by_t
     assert closed.state == "closed"
     [note] = [c.body for c in closed.get_comments() if c.user.login == BOT]
     assert "the code at `src/app.py` changed on `main`" in note
+
+
+def test_a_second_accept_risk_on_the_pr_reads_codeowners_for_free_and_creates_no_label_twice(bench: Bench) -> None:
+    bench.sandbox.commit(REPO, {".github/CODEOWNERS": "/src/ @wes\n"}, "owners")
+    bench.deliver(bench.say("max", "/gauntlet accept-risk majors the vendor fixes it"))
+    event = bench.event(bench.say("max", "/gauntlet accept-risk minors the style pass comes later"))
+    bench.sandbox.clear_requests()
+    act(event)
+    served = [r for r in bench.sandbox.requests() if "/_sandbox" not in r["path"]]
+    owners = [r["status"] for r in served if r["path"].endswith("/CODEOWNERS")]
+    assert owners == [304], "the file the first issue found, remembered in the PR's record"
+    created = [r for r in served if r["method"] == "POST" and r["path"].endswith("/labels")]
+    # Only the minor's severity label is new: the others were seen on the first issue while looking for this one.
+    assert len(created) == 1
+    filing = [f"{r['method']} {r['path']}" for r in served if r["path"].split("/")[4:5] in (["issues"], ["labels"])]
+    filing = [request for request in filing if "/comments" not in request]  # the reply, not the filing
+    # The marker listing, a label, the issue and its assignee: no CODEOWNERS probe counted, no label listing.
+    assert sorted(filing) == sorted(
+        [f"GET /repos/{REPO}/issues", f"POST /repos/{REPO}/labels", f"POST /repos/{REPO}/issues",
+         f"POST /repos/{REPO}/issues/3/assignees"]
+    )  # fmt: skip
+    assert [i.assignees[0].login for i in bench.risk_issues()] == ["wes", "wes"]

@@ -6,6 +6,7 @@ from scenario import BOT, REPO, Scenario
 
 from gauntlet.effects.models import CloseIssue, FileIssue
 from gauntlet.effects.views import IssueView
+from gauntlet.github import issues
 from gauntlet.vocabulary import LABELS
 
 MARKER = "<!-- gauntlet:key=risk:fp-sql-1 -->"
@@ -144,3 +145,32 @@ def test_assignment_can_be_switched_off(world: Scenario) -> None:
     [filed] = world.apply(risk())
     assert world.repo.get_issue(filed.number).assignees == []
     assert world.requests("GET", "CODEOWNERS") == []
+
+
+def test_a_remembered_codeowners_is_read_again_for_free_and_a_change_is_seen(world: Scenario) -> None:
+    first = world.backend()
+    issues.code_owners(first.hub, "src/app.py")
+    # The next run of the PR starts from what this one read (the PR's record carries it).
+    second = world.backend()
+    second.hub.client.cache.entries = first.hub.client.cache.keep()
+    world.sandbox.clear_requests()
+    assert issues.code_owners(second.hub, "src/app.py") == ("alice",)
+    assert [r["status"] for r in world.requests("GET", "CODEOWNERS")] == [304]
+    assert second.hub.client.not_modified.value == 1
+    world.sandbox.commit(REPO, {".github/CODEOWNERS": "/src/ @bob\n"}, "hand src to bob")
+    third = world.backend()
+    third.hub.client.cache.entries = second.hub.client.cache.keep()
+    assert issues.code_owners(third.hub, "src/app.py") == ("bob",)
+    assert third.hub.client.not_modified.value == 0
+
+
+def test_codeowners_is_looked_for_where_github_looks_first_even_when_a_later_place_was_remembered(
+    world: Scenario,
+) -> None:
+    world.sandbox.commit(REPO, {".github/CODEOWNERS": None, "docs/CODEOWNERS": "* @carol\n"}, "move it to docs/")
+    first = world.backend()
+    assert issues.code_owners(first.hub, "src/app.py") == ("carol",)
+    world.sandbox.commit(REPO, {"CODEOWNERS": "* @dave\n"}, "a root file wins over docs/")
+    second = world.backend()
+    second.hub.client.cache.entries = first.hub.client.cache.keep()
+    assert issues.code_owners(second.hub, "src/app.py") == ("dave",)

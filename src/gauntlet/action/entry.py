@@ -158,7 +158,7 @@ def _serve(
         try:
             return serve(handler, observation, config, store, edge, clock, commit=commit, reads=reads), edge
         except CommentGone as exc:
-            # Its 👀 is the first effect: nothing was done for the command, and nothing is left to answer.
+            # Its reaction is the first effect: nothing was done for the command, and nothing is left to answer.
             out.write(f"::notice title=Gauntlet::skipped: {exc}\n")
             return RunReport(decision=None, recovery=RecoveryVerdict(), health=HealthVerdict()), None
     if handler != "iteration":
@@ -244,6 +244,7 @@ def _edge(
             comment_mode=settings.comment_mode,
             check_name=settings.check_name,
             assign_owners=assign_owners,
+            own_run=settings.run.run_id,
         )
         inner = GitHubBackend(hub)
     return _EdgeBackend(inner=inner, summary_path=settings.summary_path)

@@ -165,7 +165,7 @@ class OpenProposalPR(_Effect):
 
 
 class React(_Effect):
-    """A reaction on a comment (👀 on receipt, then 🚀 or 😕)."""
+    """A reaction on a comment (🚀 or 😕 on a command comment)."""
 
     type: Literal["react"] = "react"
     comment_id: int

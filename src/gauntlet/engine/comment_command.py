@@ -6,11 +6,15 @@ Gauntlet's own issues (found through the state index). A comment already handled
 (its id is in the index under ``command:<id>``) plans nothing: the same event
 delivered twice acts once. Otherwise::
 
-    👀                                   on receipt
+    🚀 or 😕                 every command done, or not (first: a deleted comment stops the run there)
     per command, in order:  authorise -> act on the stored findings of the latest iteration
                             -> a reply quoting the command with what was done or why not
     sticky comment + check  re-planned when accepted risks or attempts changed
-    🚀 or 😕                 every command done, or not
+
+One reaction, not a 👀 on receipt and a 🚀 at the end: every effect lands in the same run seconds
+apart, so a 👀 would be seen alone only for those seconds, and it cost one call. The engine knows
+every command's outcome before any effect is applied, so the outcome reaction can come first, where
+the 👀 was: posting it is also what finds out that the comment was deleted, before anything is done.
 
 A command never ingests and never advances the iteration: the sticky comment and
 the check are re-planned by the PR step's planning part
@@ -73,7 +77,7 @@ def step_comment(
     if not commands:
         return state, Plan()
     ctx = CommandContext(obs=obs, comment=comment, config=config, now=now, rng=rng)
-    effects: list[Effect] = [React(comment_id=comment.id, content="eyes")]
+    effects: list[Effect] = []
     replies: list[Effect] = []
     replan = False
     all_ok = True
@@ -92,7 +96,7 @@ def step_comment(
     if report is not None:
         effects.extend(report.effects)
     effects.extend(replies)
-    effects.append(React(comment_id=comment.id, content="rocket" if all_ok else "confused"))
+    effects.insert(0, React(comment_id=comment.id, content="rocket" if all_ok else "confused"))
     state = remember(state, handled_key(comment), comment.issue_number)
     if report is None:
         return state, Plan(effects=tuple(effects))

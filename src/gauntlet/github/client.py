@@ -130,18 +130,21 @@ MAX_CACHE_BYTES = 96 * 1024
 class ReadCache:
     """Answers remembered between runs, by request (path and query), for conditional ``GET`` requests.
 
-    ``used`` is what this run read (remembered or fresh): what the next run should remember. Answers over
-    :data:`MAX_CACHED_BYTES` are not kept, and the whole stays under :data:`MAX_CACHE_BYTES`.
+    ``used`` is what this run read (remembered or fresh): what the next run should remember first; what
+    it did not read this time is kept after it, so a read only some runs make (the ``CODEOWNERS`` of a PR
+    that files an issue) stays remembered across the runs between. Answers over :data:`MAX_CACHED_BYTES`
+    are not kept, and the whole stays under :data:`MAX_CACHE_BYTES`.
     """
 
     entries: dict[str, CachedRead] = field(default_factory=dict)
     used: dict[str, CachedRead] = field(default_factory=dict)
 
     def keep(self) -> dict[str, CachedRead]:
-        """What this run read, bounded in size, for the next run to send as ``If-None-Match``."""
+        """What this run read, then what it remembered and did not read, bounded in size, for ``If-None-Match``."""
         kept: dict[str, CachedRead] = {}
         total = 0
-        for key, read in sorted(self.used.items()):
+        older = sorted(((k, r) for k, r in self.entries.items() if k not in self.used), key=lambda item: item[0])
+        for key, read in [*sorted(self.used.items()), *older]:
             size = len(json.dumps(read.body)) + len(key)
             if size > MAX_CACHED_BYTES or total + size > MAX_CACHE_BYTES:
                 continue

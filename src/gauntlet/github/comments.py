@@ -5,7 +5,7 @@ written by Gauntlet's own identity: anyone can type a marker into a comment.
 Lookup order: the id the state index remembers (one call), then the issue's
 comments page by page (100 a page).
 
-``react``: an emoji reaction on a command comment (👀 on receipt, then 🚀 or 😕).
+``react``: an emoji reaction on a command comment (🚀 or 😕, before anything else is done).
 
 GitHub answers a repeated reaction with the existing one (200 instead of 201), so
 creating is safe to repeat; the lookup only lets the report say ``unchanged``.

@@ -86,6 +86,8 @@ class Hub:
         never written, and is not looked for on GitHub first.
     :param fresh: whether no committed run served this head commit (a default-branch run's first attempt on a
         commit its branch record has no run of): then no check run was created on it, and none is looked for.
+    :param own_run: the workflow run Gauntlet itself runs in (``GITHUB_RUN_ID``): still in progress while it
+        runs, so GitHub cannot rerun its failed jobs yet.
     """
 
     client: GitHubClient
@@ -98,6 +100,7 @@ class Hub:
     written: Callable[[str], Written | None] = nothing_written
     remembers: Callable[[], bool] = nothing_remembered
     fresh: Callable[[str], bool] = nothing_fresh
+    own_run: str | None = None
 
 
 class Handler(Protocol):

@@ -131,20 +131,33 @@ def find_issue(hub: Hub, key: str, labels: set[str] | None = None) -> FoundIssue
 
 
 def code_owners(hub: Hub, path: str) -> tuple[str, ...]:
-    """The users ``CODEOWNERS`` names for ``path`` on the default branch (teams and e-mails left out)."""
+    """The users ``CODEOWNERS`` names for ``path`` on the default branch (teams and e-mails left out).
+
+    Each place GitHub looks is read conditionally: the file found is remembered with its ``ETag`` (in the PR's
+    record, where the run keeps one), so the PR's next issue reads it again for free while it is unchanged.
+    The places before it are asked every time: a file added there since wins, as on GitHub.
+    """
     for location in CODEOWNERS_PATHS:
         try:
-            content = hub.client.request("GET", f"/repos/{hub.repo.full_name}/contents/{location}")
+            _, kept = hub.client.read(f"/repos/{hub.repo.full_name}/contents/{location}", keep=_codeowners_text)
         except NotFound:
             continue
-        if not isinstance(content, dict) or content.get("encoding") != "base64":
-            continue
-        try:
-            text = base64.b64decode(str(content.get("content", ""))).decode("utf-8", errors="replace")
-        except binascii.Error:
+        if not isinstance(kept, dict):
+            continue  # not a file GitHub could use (a directory, or too large to be sent inline)
+        if not isinstance(kept.get("text"), str):
             return ()
-        return assignable(owners_for(parse_codeowners(text), path))[:MAX_ASSIGNEES]
+        return assignable(owners_for(parse_codeowners(kept["text"]), path))[:MAX_ASSIGNEES]
     return ()
+
+
+def _codeowners_text(content: Any) -> dict[str, str | None] | None:
+    """What a read of the file keeps: its text (``None``: undecodable), or nothing when it is not a file's."""
+    if not isinstance(content, dict) or content.get("encoding") != "base64":
+        return None
+    try:
+        return {"text": base64.b64decode(str(content.get("content", ""))).decode("utf-8", errors="replace")}
+    except binascii.Error:
+        return {"text": None}
 
 
 def comment_once(hub: Hub, number: int, body: str, *, comments: int | None = None) -> bool:

@@ -177,6 +177,7 @@ def _payload(effect: SetCheck, summary: str, annotations: list[CheckAnnotation])
 #: Conclusions of a completed run that has failed jobs to rerun.
 _RERUNNABLE = frozenset({"failure", "cancelled", "timed_out", "startup_failure"})
 NOTHING_TO_RERUN = "nothing to rerun"
+IN_PROGRESS = "in progress"
 
 
 class _MissingRun(Existing):
@@ -189,6 +190,10 @@ class RerunHandler:
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
         """The run, when its attempt is already past the one the effect names, or it has nothing to rerun."""
         assert isinstance(effect, RerunFailedJobs)
+        if hub.own_run is not None and effect.run_id == hub.own_run:
+            # Gauntlet runs in this run (a step of the CI job): it is in progress, and GitHub refuses (403) to
+            # rerun a run that has not completed. Later runs of the same commit confirm instead.
+            return Existing(body=IN_PROGRESS)
         try:
             run = hub.client.request("GET", f"/repos/{hub.repo.full_name}/actions/runs/{effect.run_id}")
         except NotFound:
@@ -205,6 +210,11 @@ class RerunHandler:
         assert isinstance(effect, RerunFailedJobs)
         if isinstance(existing, _MissingRun):
             return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="no such workflow run")
+        if existing is not None and existing.body == IN_PROGRESS:
+            detail = (
+                f"run {effect.run_id} is the one Gauntlet runs in, still in progress: GitHub reruns only completed runs"
+            )
+            return EffectResult(type=effect.type, key=effect.key, status="skipped", detail=detail)
         if existing is not None and existing.body == NOTHING_TO_RERUN:
             detail = f"run {effect.run_id} has no failed jobs: nothing to rerun"
             return EffectResult(type=effect.type, key=effect.key, status="skipped", url=existing.url, detail=detail)

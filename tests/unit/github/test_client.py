@@ -252,3 +252,20 @@ def test_a_changed_answer_is_read_in_full_and_remembered_anew(sandbox: Sandbox) 
     assert later.counted == 1 and later.not_modified.value == 0
     assert "changed" in str(answer) or answer["sha"] != first.cache.keep()[f"{path}?ref=main"].body["sha"]
     assert later.cache.keep()[f"{path}?ref=main"].etag != first.cache.keep()[f"{path}?ref=main"].etag
+
+
+def test_a_read_this_run_did_not_make_stays_remembered_after_the_ones_it_made(sandbox: Sandbox) -> None:
+    readme, app = f"/repos/{REPO}/contents/README.md", f"/repos/{REPO}/contents/src/app.py"
+    sandbox.commit(REPO, {"src/app.py": "VALUE = 1\n"})
+    first = client(sandbox)
+    first.read(readme)
+    later = client(sandbox)
+    later.cache.entries.update(first.cache.keep())
+    later.read(app)  # a run that reads the app but not the README (a PR run between two commands, say)
+    kept = later.cache.keep()
+    assert list(kept) == [app, readme]
+    # Still worth its ETag: the run after reads the README for free.
+    third = client(sandbox)
+    third.cache.entries.update(kept)
+    third.read(readme)
+    assert third.counted == 0 and third.not_modified.value == 1

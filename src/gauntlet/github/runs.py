@@ -189,7 +189,7 @@ class RerunHandler:
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
         """The run, when its attempt is already past the one the effect names, or it has nothing to rerun."""
         assert isinstance(effect, RerunFailedJobs)
-        if hub.own_run is not None and effect.run_id == hub.own_run:
+        if str(effect.run_id) == hub.own_run:
             # Gauntlet runs in this run (a step of the CI job): it is in progress, and GitHub refuses (403) to
             # rerun a run that has not completed. Later runs of the same commit confirm instead.
             return Existing(body=IN_PROGRESS)

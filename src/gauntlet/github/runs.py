@@ -18,7 +18,7 @@ import hashlib
 import logging
 from typing import Any
 
-from gauntlet.effects.base import EffectResult, Existing
+from gauntlet.effects.base import EffectResult, Existing, unchanged
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import CheckAnnotation, Effect, RerunFailedJobs, SetCheck
 from gauntlet.github.client import NotFound
@@ -115,14 +115,7 @@ class CheckRunHandler:
             )
             version = f"{digest}/{len(effect.annotations)}"
             if same and not pending:
-                return EffectResult(
-                    type=effect.type,
-                    key=effect.key,
-                    status="unchanged",
-                    number=existing.number,
-                    url=existing.url,
-                    version=version,
-                )
+                return unchanged(effect, existing, version)
             run_id, url, status = existing.number, existing.url, "updated"
             first, rest = pending[:ANNOTATIONS_PER_REQUEST], pending[ANNOTATIONS_PER_REQUEST:]
             try:

@@ -54,6 +54,24 @@ DEMO = Path(__file__).resolve().parents[1] / "src" / "gauntlet" / "demo" / "data
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
+def action_env(
+    sandbox: Sandbox, workspace: Path, event: str, payload: object, run_id: int, repository: str = REPO, **inputs: str
+) -> dict[str, str]:
+    """The environment GitHub gives the action for ``event`` (its payload written into ``workspace``)."""
+    (workspace / "event.json").write_text(json.dumps(payload), encoding="utf-8")
+    return {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_EVENT_PATH": str(workspace / "event.json"),
+        "GITHUB_REPOSITORY": repository,
+        "GITHUB_API_URL": sandbox.url,
+        "GITHUB_RUN_ID": str(run_id),
+        "GITHUB_WORKSPACE": str(workspace),
+        "INPUT_GITHUB_TOKEN": BOT,
+        **inputs,
+    }
+
+
 def _run(sandbox: Sandbox, folder: Path, number: int, sha: str, run_id: int, iteration: int) -> int:
     workspace = folder / f"run-{run_id}"
     workspace.mkdir(parents=True)
@@ -64,19 +82,8 @@ def _run(sandbox: Sandbox, folder: Path, number: int, sha: str, run_id: int, ite
         "pull_request": {"number": number, "head": {"sha": sha, "ref": "feature"}, "user": {"login": "alice"}},
         "repository": {"full_name": REPO, "default_branch": "main"},
     }
-    (workspace / "event.json").write_text(json.dumps(payload), encoding="utf-8")
-    env = {
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_EVENT_NAME": "pull_request",
-        "GITHUB_EVENT_PATH": str(workspace / "event.json"),
-        "GITHUB_REPOSITORY": REPO,
-        "GITHUB_API_URL": sandbox.url,
-        "GITHUB_RUN_ID": str(run_id),
-        "GITHUB_WORKSPACE": str(workspace),
-        "INPUT_GITHUB_TOKEN": BOT,
-        "INPUT_LOGS": "pytest.log",
-        "INPUT_FINDINGS": "review.json",
-    }
+    env = action_env(sandbox, workspace, "pull_request", payload, run_id, INPUT_LOGS="pytest.log")
+    env["INPUT_FINDINGS"] = "review.json"
     clock = Clock(now=NOW, sleep=time.sleep, monotonic=time.monotonic, throttle=False)
     try:
         return run_action(env, clock, io.StringIO())

@@ -9,7 +9,6 @@ first). Its budget is 12 calls plus 3 per proposal opened (issue 21).
 from __future__ import annotations
 
 import io
-import json
 import sys
 import tempfile
 import time
@@ -64,7 +63,7 @@ def scan_with_proposals(count: int, *, crowd: int = 0) -> Counter[str]:
 
     :param crowd: PR records (each with an issue in the index) on the state branch besides the defects.
     """
-    from api_calls import _crowd, tally
+    from api_calls import _crowd, action_env, tally
 
     with Sandbox.start() as sandbox, tempfile.TemporaryDirectory() as tmp:
         files = {"README.md": "# rules\n", "CLAUDE.md": "# Notes for agents\n\nBe brief.\n"}
@@ -80,17 +79,7 @@ def scan_with_proposals(count: int, *, crowd: int = 0) -> Counter[str]:
         (workspace / ".github").mkdir()
         (workspace / ".github" / "gauntlet.yml").write_text(_config(count), encoding="utf-8")
         payload = {"schedule": "17 3 * * *", "repository": {"full_name": REPO, "default_branch": "main"}}
-        (workspace / "event.json").write_text(json.dumps(payload), encoding="utf-8")
-        env = {
-            "GITHUB_ACTIONS": "true",
-            "GITHUB_EVENT_NAME": "schedule",
-            "GITHUB_EVENT_PATH": str(workspace / "event.json"),
-            "GITHUB_REPOSITORY": REPO,
-            "GITHUB_API_URL": sandbox.url,
-            "GITHUB_RUN_ID": "300",
-            "GITHUB_WORKSPACE": str(workspace),
-            "INPUT_GITHUB_TOKEN": BOT,
-        }
+        env = action_env(sandbox, workspace, "schedule", payload, 300, repository=REPO)
         sandbox.clear_requests()
         clock = Clock(now=NOW, sleep=time.sleep, monotonic=time.monotonic, throttle=False)
         out = io.StringIO()

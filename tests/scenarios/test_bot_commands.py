@@ -79,7 +79,9 @@ class Bench:
             "full_name": REPO, "default_branch": "main"}}  # fmt: skip
         path = self.workspace / f"comment-{comment.id}-{action}.json"
         path.write_text(json.dumps(payload))
-        return {**self.env, "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(path)}
+        # The comment's workflow run is a run of its own (Gauntlet is not a step of the PR's CI run there).
+        own = {"GITHUB_RUN_ID": str(900_000 + comment.id)}
+        return {**self.env, **own, "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(path)}
 
     def replies(self, comment_id: int) -> list[str]:
         """Gauntlet's replies to a comment, in order."""

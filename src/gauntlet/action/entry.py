@@ -244,8 +244,7 @@ def _edge(
             comment_mode=settings.comment_mode,
             check_name=settings.check_name,
             assign_owners=assign_owners,
-            # A command runs in a workflow of its own (issue_comment), never in the CI run it reruns.
-            own_run=settings.run.run_id if settings.run.event_name != "issue_comment" else None,
+            own_run=settings.run.run_id,
         )
         inner = GitHubBackend(hub)
     return _EdgeBackend(inner=inner, summary_path=settings.summary_path)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gauntlet.effects.models import Effect
 
-__all__ = ["Backend", "EffectResult", "Existing", "Status", "apply"]
+__all__ = ["Backend", "EffectResult", "Existing", "Status", "apply", "unchanged"]
 
 Status = Literal["created", "updated", "unchanged", "planned", "skipped", "failed"]
 
@@ -43,6 +43,18 @@ class EffectResult(BaseModel):
     #: What the effect's target holds now, in its handler's terms (a digest of a comment's body): kept in the
     #: PR's record, so the next run can tell whether it must change without reading it (``Written``).
     version: str | None = None
+
+
+def unchanged(effect: Effect, existing: Existing, version: str | None = None) -> EffectResult:
+    """The result of an effect whose target already holds what it would write."""
+    return EffectResult(
+        type=effect.type,
+        key=effect.key,
+        status="unchanged",
+        number=existing.number,
+        url=existing.url,
+        version=version,
+    )
 
 
 class Backend(Protocol):

@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Iterator
 from typing import Any
 
-from gauntlet.effects.base import EffectResult, Existing
+from gauntlet.effects.base import EffectResult, Existing, unchanged
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import CommentOnPR, Effect, React, ReplyToComment, UpsertComment
 from gauntlet.github.client import NotFound
@@ -112,14 +112,7 @@ def _write(hub: Hub, effect: Effect, issue_number: int, body: str, existing: Exi
             )
     if existing is not None and existing.number is not None:
         if existing.body == body:
-            return EffectResult(
-                type=effect.type,
-                key=effect.key,
-                status="unchanged",
-                number=existing.number,
-                url=existing.url,
-                version=version,
-            )
+            return unchanged(effect, existing, version)
         edited = hub.client.request("PATCH", f"{prefix}/comments/{existing.number}", body={"body": body})
         return EffectResult(type=effect.type, key=effect.key, status="updated", version=version, **_identity(edited))
     marker = marker_in(body)

@@ -18,7 +18,7 @@ import hashlib
 import logging
 from typing import Any
 
-from gauntlet.effects.base import EffectResult, Existing
+from gauntlet.effects.base import EffectResult, Existing, unchanged
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import CheckAnnotation, Effect, RerunFailedJobs, SetCheck
 from gauntlet.github.client import NotFound
@@ -116,14 +116,7 @@ class CheckRunHandler:
             )
             version = f"{digest}/{len(effect.annotations)}"
             if same and not pending:
-                return EffectResult(
-                    type=effect.type,
-                    key=effect.key,
-                    status="unchanged",
-                    number=existing.number,
-                    url=existing.url,
-                    version=version,
-                )
+                return unchanged(effect, existing, version)
             run_id, url, status = existing.number, existing.url, "updated"
             first, rest = pending[:ANNOTATIONS_PER_REQUEST], pending[ANNOTATIONS_PER_REQUEST:]
             try:
@@ -190,7 +183,7 @@ class RerunHandler:
     def find(self, hub: Hub, effect: Effect) -> Existing | None:
         """The run, when its attempt is already past the one the effect names, or it has nothing to rerun."""
         assert isinstance(effect, RerunFailedJobs)
-        if hub.own_run is not None and str(effect.run_id) == hub.own_run:
+        if str(effect.run_id) == hub.own_run:
             # Gauntlet runs in this run (a step of the CI job): it is in progress, and GitHub refuses (403) to
             # rerun a run that has not completed. Later runs of the same commit confirm instead.
             return Existing(body=IN_PROGRESS)

@@ -151,6 +151,21 @@ def test_failed_jobs_are_rerun_once_per_attempt(sandbox: Sandbox) -> None:
     assert len(reruns) == 1
 
 
+def test_the_run_gauntlet_runs_in_is_not_rerun_while_it_is_in_progress(sandbox: Sandbox) -> None:
+    from gauntlet.effects.models import RerunFailedJobs
+    from gauntlet.sandbox import JobSeed
+
+    # Gauntlet as the last step of the CI job: its own run is in progress, which GitHub refuses to rerun (403).
+    run = sandbox.seed_run(REPO, jobs=[JobSeed(name="test", conclusion=None, log="")])
+    client = GitHubClient(BOT, sandbox.url, throttle=False)
+    own = GitHubBackend(Hub(client=client, repo=client.repo(REPO), bot_login=BOT, own_run=str(run.id)))
+
+    [result] = apply([RerunFailedJobs(run_id=run.id, attempt=1)], own)
+
+    assert result.status == "skipped" and "in progress" in (result.detail or "")
+    assert not [r for r in sandbox.requests() if f"/actions/runs/{run.id}" in r["path"]], "not even a read"
+
+
 def test_a_reaction_is_added_once(sandbox: Sandbox) -> None:
     from gauntlet.effects.models import React
 

@@ -32,7 +32,7 @@ def scope_of(obs: Observation) -> Scope:
         return Scope(pr=obs.comment.issue_number if obs.comment.is_pull_request else None, branch=obs.default_branch)
     if obs.pr is not None:
         return Scope(pr=obs.pr, base=obs.default_branch)  # the base's outcome history gives provenance
-    return Scope(branch=obs.branch or obs.default_branch, shared=BRANCH_RUN_FILES)
+    return Scope(branch=obs.branch or obs.default_branch, shared=BRANCH_RUN_FILES, branch_run=True)
 
 
 def decide(

@@ -67,13 +67,23 @@ from gauntlet.errors import StateConflict
 from gauntlet.github.client import Conflict, GitHubClient, NotFound, Rejected
 from gauntlet.github.trailers import WALK, Head, commit_message, folded, parse_head
 from gauntlet.models import evolve
+from gauntlet.state.additions import Shard
 from gauntlet.state.branch import BranchRecord, same_commit
-from gauntlet.state.codec import README, decode_state, encode_file, needed_paths
+from gauntlet.state.codec import README, decode_state, encode_file, needed_paths, record_model
 from gauntlet.state.models import Scope, State
 from gauntlet.state.pr import PRRecord, Written
-from gauntlet.state.shards import MAX_SHARDS_FOLDED, SHARDS_FOLDER, encode_shard, fold_into, shard_of, shard_path
+from gauntlet.state.shards import (
+    MAX_SHARDS_FOLDED,
+    SHARDS_FOLDER,
+    encode_shard,
+    fold_into,
+    merged_shard,
+    seen_with,
+    shard_of,
+    shard_path,
+)
 from gauntlet.state.store import Snapshot, changed_files, event_part_name, events_by_month
-from gauntlet.vocabulary import SHARED_FILES, event_part_path, pr_path
+from gauntlet.vocabulary import SHARED_FILES, branch_path, event_part_path, pr_path
 
 __all__ = ["DEFAULT_STATE_BRANCH", "BranchStore", "Head"]
 
@@ -81,6 +91,8 @@ DEFAULT_STATE_BRANCH = "gauntlet-state"
 
 #: Pending shards one PR record holds at most; a run past it writes its shard as a file (Git Data API).
 MAX_PENDING = 20
+#: The bytes of the one pending shard a branch record holds at most; a run past it writes it as a file instead.
+MAX_PENDING_BYTES = 16 * 1024
 #: PR records the ``Gauntlet-Pending:`` trailer lists at most; past it, runs write shard files instead.
 MAX_PENDING_LISTED = 500
 #: Rebuilds on a moved head before the pipeline's slower retry (re-read, re-decide) takes over.
@@ -161,14 +173,15 @@ class BranchStore:
         head = self.head()
         data = self.read(pr_path(pr), head.commit) if head is not None else None
         self._preloaded = (head, pr, data)
-        self._remember_reads(data)
+        self._remember_reads(pr_path(pr), data)
 
-    def _remember_reads(self, record: bytes | None) -> None:
-        """Give the client the answers the PR's record remembers (a record it cannot parse remembers none)."""
-        if record is None:
+    def _remember_reads(self, path: str, record: bytes | None) -> None:
+        """Give the client the answers a run's own record remembers (a record it cannot parse remembers none)."""
+        model = record_model(path)
+        if record is None or model is None:
             return
         try:
-            reads = PRRecord.model_validate_json(record).reads
+            reads = model.model_validate_json(record).reads
         except ValueError:
             return  # decode_state reports the broken record when the run loads it
         self.client.cache.entries.update(reads)
@@ -178,8 +191,9 @@ class BranchStore:
 
         What is remembered is the file's text, not GitHub's Base64 (redaction would garble it when stored).
         """
+        keep = _text_of if record_model(path) is None else _record_text_of
         try:
-            _, found = self.client.read(f"{self.api}/contents/{path}", params={"ref": self.branch}, keep=_text_of)
+            _, found = self.client.read(f"{self.api}/contents/{path}", params={"ref": self.branch}, keep=keep)
         except NotFound:
             return None
         if not isinstance(found, dict) or found.get("type") != "file":
@@ -192,15 +206,15 @@ class BranchStore:
     def load(self, scope: Scope) -> Snapshot:
         """Read the files ``scope`` needs at the branch head (absent files are their defaults)."""
         preloaded, self._preloaded = self._preloaded, None
-        own = pr_path(scope.pr) if scope.pr is not None else None
+        own = _own_record(scope)
         if preloaded is not None and preloaded[1] == scope.pr:
             head, stored = preloaded[0], {pr_path(preloaded[1]): preloaded[2]}
         else:
             head, stored = self.head(), {}
-        conditional = own is not None and not scope.shards  # a PR run's or a command's: its record remembers
-        if own is not None and conditional and own not in stored and head is not None:
+        conditional = own is not None  # a PR run's, a branch run's or a command's: its record remembers
+        if own is not None and own not in stored and head is not None:
             stored[own] = self.read(own, head.commit)
-            self._remember_reads(stored[own])
+            self._remember_reads(own, stored[own])
         for path in needed_paths(scope):
             if path in stored:
                 continue
@@ -213,22 +227,28 @@ class BranchStore:
             else:
                 stored[path] = self._read_conditionally(path) if conditional else self.read(path, head.commit)
         state = decode_state(scope, stored)
+        if scope.branch_run and state.branch is not None:
+            state = seen_with(state, state.branch.pending)  # what its earlier runs added, not yet folded
         # Only a record that exists says what its earlier runs wrote (a PR's first run may follow one that died).
-        self._pr = state.pr if own is not None and stored.get(own) is not None else None
+        self._pr = state.pr if state.pr is not None and own is not None and stored.get(own) is not None else None
         # A branch run: the head commits its record holds runs of (a check run may exist only on those).
-        self._branch = state.branch if own is None and not scope.shards else None
+        self._branch = state.branch if scope.pr is None and not scope.shards else None
         self._served = {run.head_sha for run in self._branch.runs} if self._branch is not None else None
         folded: list[str] = []
         rewritten: dict[str, bytes] = {}
         self._checked: frozenset[str] = frozenset()
         if scope.shards:  # the scan: fold what runs left, and bound the index, even with nothing to fold
             files = self._shards(head) if head is not None and head.shards != 0 else {}
-            records = self._pending_records(head) if head is not None else {}
+            records = self._pending_records(head, stored) if head is not None else {}
             pending = {
                 f"{path}#{i}": encode_shard(shard) for path, r in records.items() for i, shard in enumerate(r.pending)
             }
             state, folded = fold_into(state, {**files, **pending})
             rewritten = _emptied(records, set(folded))
+            mine = branch_path(scope.branch) if scope.branch is not None else None
+            if mine in rewritten and state.branch is not None:  # the scan's own record: it writes it anyway
+                emptied = BranchRecord.model_validate_json(rewritten.pop(mine))
+                state = evolve(state, branch=evolve(state.branch, pending=emptied.pending))
             folded = [path for path in folded if path in files]
             self._checked = frozenset(records)
         self._index = known_numbers(state)
@@ -256,18 +276,20 @@ class BranchStore:
                     found[path] = data
         return found
 
-    def _pending_records(self, head: Head) -> dict[str, PRRecord]:
-        """The PR records the head's trailers list as holding pending shards (one read each, at most
-        :data:`~gauntlet.state.shards.MAX_SHARDS_FOLDED`); a record that does not parse is left for later."""
-        records: dict[str, PRRecord] = {}
+    def _pending_records(self, head: Head, stored: dict[str, bytes | None]) -> dict[str, PRRecord | BranchRecord]:
+        """The PR and branch records the head's trailers list as holding pending shards (one read each, at most
+        :data:`~gauntlet.state.shards.MAX_SHARDS_FOLDED`, but those in ``stored`` already); a record that does
+        not parse is left for later."""
+        records: dict[str, PRRecord | BranchRecord] = {}
         for path in sorted(head.pending)[:MAX_SHARDS_FOLDED]:
-            data = self.read(path, head.commit)
-            if data is None:
+            model = record_model(path)
+            data = stored[path] if path in stored else self.read(path, head.commit) if model is not None else None
+            if model is None or data is None:
                 continue
             try:
-                records[path] = PRRecord.model_validate_json(data)
+                records[path] = model.model_validate_json(data)
             except ValueError:
-                continue  # the PR's own next run reports it; its pending shards wait
+                continue  # the record's own next run reports it; its pending shards wait
         return records
 
     def known(self, key: str) -> int | None:
@@ -305,17 +327,15 @@ class BranchStore:
         """
         head = self._heads.get(snapshot.version) if snapshot.version else None
         self._events_after: tuple[str, int, int] | None = head.events if head else None
+        # The answers this run read ride along when its record is written anyway: never a commit of their own.
         if new.pr is not None and not snapshot.scope.shards and new.pr != snapshot.state.pr:
-            # The answers this run read ride along when the record is written anyway: never a commit of their own.
             new = evolve(new, pr=evolve(new.pr, reads=self.client.cache.keep()))
-        if (
-            snapshot.scope.pr is not None
-            and not snapshot.scope.shards
-            and self._put_record(snapshot, new, head, message)
-        ):
+        elif snapshot.scope.branch_run and new.branch is not None and new.branch != snapshot.state.branch:
+            new = evolve(new, branch=evolve(new.branch, reads=self.client.cache.keep()))
+        if _own_record(snapshot.scope) is not None and self._put_record(snapshot, new, head, message):
             return
         if _is_sharded(snapshot.scope):
-            files, whole = self._sharded_files(snapshot, new, message)
+            files, whole = self._sharded_files(snapshot, new, message, first=head is None)
         else:
             files, whole = self._whole_files(snapshot, new, head)
         if not files:
@@ -342,19 +362,16 @@ class BranchStore:
                 head = moved
 
     def _put_record(self, snapshot: Snapshot, new: State, head: Head | None, message: str) -> bool:
-        """Write a PR run's record, its shard inside, with one contents ``PUT``; ``False``: use the Git Data API.
+        """Write a run's own record, its shard inside, with one contents ``PUT``; ``False``: use the Git Data API.
 
-        :raises StateConflict: another run of the PR wrote its record since it was read.
+        :raises StateConflict: another run wrote the record since it was read.
         """
-        if head is None or new.pr is None or len(new.pr.pending) >= MAX_PENDING:
-            return False
-        path = pr_path(new.pr.number)
-        if len(head.pending | {path}) > MAX_PENDING_LISTED:
+        path = _own_record(snapshot.scope)
+        record = self._with_shard(snapshot, new, message)
+        if head is None or path is None or record is None or len(head.pending | {path}) > MAX_PENDING_LISTED:
             return False
         if any(p != path and p not in _SHARED for p in changed_files(snapshot, new)):
             return False  # a command that marks a test flaky writes the default branch's record too: one commit
-        shard = shard_of(snapshot.state, new, _run_of(message), _newest_time(new))
-        record = new.pr if shard is None else evolve(new.pr, pending=[*new.pr.pending, shard])
         data = encode_file(record)
         stored = snapshot.stored.get(path)
         if data == stored:
@@ -394,14 +411,46 @@ class BranchStore:
             self.sleep(jitter.uniform(0.0, max(took, 0.05) * 2 ** (attempt + 2)))
             attempt += 1
 
-    def _sharded_files(self, snapshot: Snapshot, new: State, message: str) -> tuple[dict[str, bytes | None], set[str]]:
-        """The run's own records whole, and its shard (shared-file changes and events)."""
+    def _with_shard(self, snapshot: Snapshot, new: State, message: str) -> PRRecord | BranchRecord | None:
+        """The run's own record holding its shard; ``None`` when it has no room (or the run has no record).
+
+        A PR record lists its runs' shards (up to :data:`MAX_PENDING`). A branch record holds one, merged: the
+        run saw the earlier ones folded in (:meth:`load`), so its change from the stored files covers them all.
+        """
+        run, at = _run_of(message), _newest_time(new)
+        if snapshot.scope.branch_run and new.branch is not None:
+            pending = new.branch.pending
+            merged = merged_shard(decode_state(snapshot.scope, snapshot.stored), new, pending, run, at)
+            if merged is not None and len(encode_shard(merged)) > MAX_PENDING_BYTES:
+                return None
+            return evolve(new.branch, pending=[merged] if merged is not None else [])
+        if new.pr is None or len(new.pr.pending) >= MAX_PENDING:
+            return None
+        shard = shard_of(snapshot.state, new, run, at)
+        return new.pr if shard is None else evolve(new.pr, pending=[*new.pr.pending, shard])
+
+    def _sharded_files(
+        self, snapshot: Snapshot, new: State, message: str, *, first: bool
+    ) -> tuple[dict[str, bytes | None], set[str]]:
+        """The run's own records whole, and its shard (shared-file changes and events) as a file; in the
+        ``first`` commit of all, the shard in the record, as a contents ``PUT`` would have written it."""
         own = {p: d for p, d in changed_files(snapshot, new).items() if p not in _SHARED}
         files: dict[str, bytes | None] = dict(own)
-        shard = shard_of(snapshot.state, new, _run_of(message), _newest_time(new))
+        path, record = _own_record(snapshot.scope), self._with_shard(snapshot, new, message) if first else None
+        if path is not None and record is not None:
+            files[path] = encode_file(record)
+            return files, set(files)
+        shard: Shard | None
+        if snapshot.scope.branch_run and new.branch is not None:
+            # Its record is full: the merged shard becomes a file and the record holds none.
+            run, at = _run_of(message), _newest_time(new)
+            shard = merged_shard(decode_state(snapshot.scope, snapshot.stored), new, new.branch.pending, run, at)
+            files[branch_path(new.branch.name)] = encode_file(evolve(new.branch, pending=[]))
+        else:
+            shard = shard_of(snapshot.state, new, _run_of(message), _newest_time(new))
         if shard is not None:
             files[shard_path(shard.run)] = encode_shard(shard)
-        return files, set(own)
+        return files, set(files) - {p for p in files if p.startswith(SHARDS_FOLDER)}
 
     def _whole_files(
         self, snapshot: Snapshot, new: State, head: Head | None
@@ -434,8 +483,8 @@ class BranchStore:
         waiting += sum(1 for p, d in files.items() if p.startswith(SHARDS_FOLDER) and d is not None)
         waiting -= len(snapshot.folded)
         pending = set(head.pending) - set(self._checked) if head else set()
-        pending -= {p for p in files if p.startswith("v1/prs/")}
-        pending |= {p for p, d in files.items() if p.startswith("v1/prs/") and d is not None and _has_pending(d)}
+        pending -= {p for p in files if record_model(p) is not None}
+        pending |= {p for p, d in files.items() if d is not None and _has_pending(p, d)}
         return commit_message(subject, events, shared, max(waiting, 0), pending)
 
     def _moved(self, head: Head, whole: set[str]) -> Head | None:
@@ -522,6 +571,20 @@ def _text_of(found: Any) -> Any:
     return {"type": found.get("type"), "sha": found.get("sha"), "text": text}
 
 
+def _record_text_of(found: Any) -> Any:
+    """What a conditional read of another run's record keeps: as :func:`_text_of`, without the answers that
+    record remembers for its own runs (``reads``), which would fill the reader's (a cache of a cache)."""
+    kept = _text_of(found)
+    text = kept.get("text") if isinstance(kept, dict) else None
+    if not isinstance(text, str):
+        return kept
+    try:
+        record = BranchRecord.model_validate_json(text)
+    except ValueError:
+        return kept  # decode_state reports it
+    return {**kept, "text": encode_file(evolve(record, reads={})).decode()}
+
+
 def _absent_default(snapshot: Snapshot, path: str, data: bytes) -> bool:
     """True for a repository-wide file that is absent and would be written with its default content."""
     if path not in _SHARED or snapshot.stored.get(path) is not None:
@@ -535,16 +598,20 @@ def _blob_sha(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
-def _has_pending(record: bytes) -> bool:
-    """Whether a PR record's bytes hold pending shards (an unreadable one counts: it waits to be read)."""
+def _has_pending(path: str, record: bytes) -> bool:
+    """Whether the bytes of the record at ``path`` hold pending shards (an unreadable one counts: it waits to
+    be read); ``False`` for any other file."""
+    model = record_model(path)
+    if model is None:
+        return False
     try:
-        return bool(PRRecord.model_validate_json(record).pending)
+        return bool(model.model_validate_json(record).pending)
     except ValueError:
         return True
 
 
-def _emptied(records: dict[str, PRRecord], folded: set[str]) -> dict[str, bytes]:
-    """The PR records without the pending shards the scan folded (their keys: ``<path>#<index>``)."""
+def _emptied(records: dict[str, PRRecord | BranchRecord], folded: set[str]) -> dict[str, bytes]:
+    """The records without the pending shards the scan folded (their keys: ``<path>#<index>``)."""
     rewritten: dict[str, bytes] = {}
     for path, record in records.items():
         kept = [shard for i, shard in enumerate(record.pending) if f"{path}#{i}" not in folded]
@@ -554,7 +621,17 @@ def _emptied(records: dict[str, PRRecord], folded: set[str]) -> dict[str, bytes]
 
 
 def _is_sharded(scope: Scope) -> bool:
-    return not scope.shards and scope.branch is None
+    """Whether the run writes only its own record (its additions to the shared files as a shard)."""
+    return not scope.shards and (scope.branch is None or scope.branch_run)
+
+
+def _own_record(scope: Scope) -> str | None:
+    """The record a run writes as its own: its PR's (a PR run, a command on a PR) or its branch's (a branch run)."""
+    if scope.shards:
+        return None
+    if scope.pr is not None:
+        return pr_path(scope.pr)
+    return branch_path(scope.branch) if scope.branch_run and scope.branch is not None else None
 
 
 def _run_of(message: str) -> str:

@@ -11,9 +11,10 @@ from datetime import datetime
 from typing import Literal
 
 from gauntlet.models import CommitFact, RevertPRState
+from gauntlet.state.additions import Shard
 from gauntlet.state.base import Record, StateFile
 from gauntlet.state.outcomes import OutcomeHistory
-from gauntlet.state.pr import Attempt, FindingRecord, Written
+from gauntlet.state.pr import Attempt, CachedRead, FindingRecord, Written
 
 __all__ = [
     "MAX_BREAKAGES_KEPT",
@@ -147,6 +148,11 @@ class BranchRecord(StateFile):
     flaky_issues: list[FlakyIssue] = []
     #: What Gauntlet last wrote for an effect key: the check run on the newest head only (``PRRecord.written``).
     written: dict[str, Written] = {}
+    #: The shared files' answers the branch's runs remember, for conditional reads (``PRRecord.reads``).
+    reads: dict[str, CachedRead] = {}
+    #: What the branch's runs added to the shared files since the scan last folded them, as one shard: each run
+    #: reads it folded in and writes it back with its own additions (``github/gitstore.py``).
+    pending: list[Shard] = []
 
     def open_breakage(self, job: str) -> Breakage | None:
         """The job's unresolved breakage, if any."""

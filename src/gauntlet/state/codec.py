@@ -15,9 +15,12 @@ from gauntlet.state.pr import PRRecord
 from gauntlet.untrusted import redact_json
 from gauntlet.vocabulary import SHARED_FILES, branch_path, pr_path
 
-__all__ = ["README", "decode_state", "encode_events", "encode_file", "needed_paths"]
+__all__ = ["README", "RECORD_FOLDERS", "decode_state", "encode_events", "encode_file", "needed_paths", "record_model"]
 
 M = TypeVar("M", bound=BaseModel)
+
+#: Where the records live that one PR or one branch owns (and that may hold pending shards).
+RECORD_FOLDERS: dict[str, type[PRRecord] | type[BranchRecord]] = {"v1/prs/": PRRecord, "v1/branches/": BranchRecord}
 
 README = """# Gauntlet state
 
@@ -68,6 +71,11 @@ def decode_state(scope: Scope, blobs: Mapping[str, bytes | None]) -> State:
         path = branch_path(scope.base)
         fields["base"] = _decode(path, blobs.get(path), BranchRecord) or BranchRecord(name=scope.base)
     return State.model_validate(fields)
+
+
+def record_model(path: str) -> type[PRRecord] | type[BranchRecord] | None:
+    """The model of the PR or branch record at ``path`` (``None``: not a record's path)."""
+    return next((model for folder, model in RECORD_FOLDERS.items() if path.startswith(folder)), None)
 
 
 def _decode(path: str, data: bytes | None, model_type: type[M]) -> M | None:

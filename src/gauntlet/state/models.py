@@ -25,6 +25,9 @@ class Scope(BaseModel):
     base: str | None = None
     #: Read the shards runs left (``v1/shards/``) and fold them in: the scheduled scan (state/shards.py).
     shards: bool = False
+    #: A run on ``branch`` itself (not a command on one of its issues): like a PR run, it writes its own record
+    #: only, and what it adds to the shared files travels in the record as a pending shard.
+    branch_run: bool = False
     #: The repository-wide files the run reads, by :class:`State` field (``None``: all of them). The others keep
     #: their defaults in the loaded state and are never written: a file not read cannot be overwritten.
     shared: frozenset[str] | None = None

@@ -30,9 +30,8 @@ from pydantic import BaseModel, ValidationError
 from gauntlet.errors import InputError
 from gauntlet.models import evolve
 from gauntlet.state.additions import Shard
-from gauntlet.state.codec import decode_state, encode_file
+from gauntlet.state.codec import decode_state, encode_file, record_model
 from gauntlet.state.models import Scope, State
-from gauntlet.state.pr import PRRecord
 from gauntlet.state.shared import MAX_INDEX_ENTRIES
 from gauntlet.state.store import events_by_month
 from gauntlet.vocabulary import SHARED_FILES, event_part_path
@@ -47,7 +46,9 @@ __all__ = [
     "fold_into",
     "fold_shared",
     "folded_view",
+    "merged_shard",
     "pending_in",
+    "seen_with",
     "shard_of",
     "shard_path",
 ]
@@ -78,6 +79,22 @@ def shard_of(loaded: State, new: State, run: str, at: datetime) -> Shard | None:
     if not changes and not new.events:
         return None
     return Shard(run=run, at=at, changes=changes, events=list(new.events))
+
+
+def seen_with(state: State, pending: list[Shard]) -> State:
+    """``state`` as the runs that left ``pending`` in their record see it: the shared files with those shards
+    folded in, so a run builds on what its record's earlier runs did (the audit events stay the run's own)."""
+    if not pending:
+        return state
+    folded, _ = fold_into(state, {f"pending#{i}": encode_shard(shard) for i, shard in enumerate(pending)})
+    return evolve(folded, events=state.events)
+
+
+def merged_shard(stored: State, new: State, pending: list[Shard], run: str, at: datetime) -> Shard | None:
+    """One shard for ``pending`` and this run together: the change from the shared files as stored to ``new``
+    (which :func:`seen_with` built on ``pending``), with every event of them; ``None`` when there is none."""
+    events = [event for shard in pending for event in shard.events]
+    return shard_of(stored, evolve(new, events=[*events, *new.events]), run, at)
 
 
 def delta(before: Any, after: Any) -> Any:
@@ -177,14 +194,17 @@ def fold_shared(name: str, base: M, shards: Mapping[str, bytes]) -> M:
 
 
 def pending_in(records: Mapping[str, bytes]) -> dict[str, bytes]:
-    """The pending shards PR records hold (``PRRecord.pending``), keyed ``<record path>#<index>``, as bytes.
+    """The pending shards PR and branch records hold (``pending``), keyed ``<record path>#<index>``, as bytes.
 
-    A record that does not parse holds none here (its PR's next run reports it).
+    A record that does not parse holds none here (its own next run reports it).
     """
     found: dict[str, bytes] = {}
     for path, data in records.items():
+        model = record_model(path)
+        if model is None:
+            continue
         try:
-            record = PRRecord.model_validate_json(data)
+            record = model.model_validate_json(data)
         except ValidationError:
             continue
         found.update({f"{path}#{i}": encode_shard(shard) for i, shard in enumerate(record.pending)})
@@ -201,14 +221,16 @@ def folded_view(files: Mapping[str, bytes]) -> dict[str, bytes]:
     :raises InputError: a stored file or shard is not valid.
     """
     shards = {p: d for p, d in files.items() if p.startswith(f"{SHARDS_FOLDER}/")}
-    held = pending_in({p: d for p, d in files.items() if p.startswith("v1/prs/")})
+    held = pending_in(files)
     if not shards and not held:
         return dict(files)
     state = decode_state(Scope(), files)
     folded, _ = fold_into(state, {**shards, **held})
     view = {p: d for p, d in files.items() if p not in shards}
     for path in {key.rsplit("#", 1)[0] for key in held}:
-        view[path] = encode_file(evolve(PRRecord.model_validate_json(files[path]), pending=[]))
+        model = record_model(path)
+        assert model is not None  # pending_in holds only records' shards
+        view[path] = encode_file(evolve(model.model_validate_json(files[path]), pending=[]))
     for name, path in SHARED_FILES.items():
         if path in files or getattr(folded, name) != getattr(state, name):
             view[path] = encode_file(getattr(folded, name))

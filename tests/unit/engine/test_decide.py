@@ -31,8 +31,8 @@ def _comment(on_pr: bool) -> CommentFact:
         # A PR run reads its base's outcome history for provenance.
         (Observation(pr=4, head_sha="a" * 40), Scope(pr=4, base="main")),
         # A branch run leaves the proposals and the bandit unread: it changes neither.
-        (Observation(branch="release/2.x", head_sha="a" * 40), Scope(branch="release/2.x", shared=BRANCH_RUN_FILES)),
-        (Observation(default_branch="trunk", head_sha="a" * 40), Scope(branch="trunk", shared=BRANCH_RUN_FILES)),
+        (Observation(branch="release/2.x", head_sha="a" * 40), Scope(branch="release/2.x", shared=BRANCH_RUN_FILES, branch_run=True)),
+        (Observation(default_branch="trunk", head_sha="a" * 40), Scope(branch="trunk", shared=BRANCH_RUN_FILES, branch_run=True)),
     ],
 )
 def test_an_observation_needs_its_prs_or_its_branchs_file(obs: Observation, scope: Scope) -> None:

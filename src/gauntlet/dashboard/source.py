@@ -57,7 +57,8 @@ class StateSource:
         base = self._read(self.root / SHARED_FILES[name], model) or model()
         # Runs leave their additions as shards until the scan folds them (docs/scale.md): show them too.
         shards = {p.name: p.read_bytes() for p in sorted((self.root / SHARDS_FOLDER).glob("*.json"))}
-        shards |= pending_in({str(p): p.read_bytes() for p in sorted((self.root / "v1" / "prs").glob("*.json"))})
+        records = sorted(p for folder in ("prs", "branches") for p in (self.root / "v1" / folder).glob("*.json"))
+        shards |= pending_in({p.relative_to(self.root).as_posix(): p.read_bytes() for p in records})
         if not shards:
             return base
         try:

@@ -9,10 +9,15 @@ Theory of operation:
 - **Save** writes the changed files inline in one ``POST git/trees`` on top of the
   head's tree, one ``POST git/commits`` with the head as parent and one
   ``PATCH git/refs`` without ``force``. Nothing is ever force-pushed.
-- **A PR run writes one file.** What it added to the shared files (its shard,
-  :mod:`gauntlet.state.shards`) travels in its own record (``PRRecord.pending``),
-  written with one ``PUT contents/v1/prs/<n>.json`` carrying the blob sha it read:
-  one call, one commit, and runs of different PRs touch different files. GitHub
+- **A PR run, or a run on the default branch, writes one file.** What it added to
+  the shared files (its shard, :mod:`gauntlet.state.shards`) travels in its own
+  record (``PRRecord.pending``, ``BranchRecord.pending``), written with one
+  ``PUT contents/v1/prs/<n>.json`` (or ``v1/branches/<slug>.json``) carrying the
+  blob sha it read: one call, one commit, and runs of different PRs touch different
+  files. A branch record holds one shard, merged: a branch run reads the shared
+  files with its record's shard folded in (its earlier runs' revert and issue
+  numbers stay known before the scan), so its change from the files as stored
+  covers them all. GitHub
   builds the commit on the branch as it is, so a moved branch is no conflict; a
   409 naming the file (another run of the same PR wrote it) or a 422 (it was
   created meanwhile) is :class:`~gauntlet.errors.StateConflict`, and a 409 naming
@@ -20,8 +25,10 @@ Theory of operation:
   The commit's ``Gauntlet-Pending:`` trailer lists the records with pending
   shards, and the scan (``Scope.shards``) reads those, folds their shards in and
   writes them back emptied in the commit that writes the shared files. A run whose
-  record is full (:data:`MAX_PENDING`), or a command, writes with the Git Data API
-  as before: its record, and its shard as ``v1/shards/<run-id>.json``.
+  record is full (:data:`MAX_PENDING`, :data:`MAX_PENDING_BYTES`), or a command,
+  writes with the Git Data API as before: its record, and its shard as
+  ``v1/shards/<run-id>.json``; the first commit of all, which creates the branch,
+  keeps the shard in the record.
 - **Conflicts.** GitHub answers 422 when the ref moved. One ``GET compare`` says
   what the other commits touched: when none of it is a file this run writes whole
   (a PR run's record, say), the same files are committed again on the new head
@@ -42,10 +49,11 @@ Theory of operation:
   (written by hand) makes the next run fall back to listing and reading everything it needs.
 - A repository-wide file that still holds its default is not written: absent
   means default, which keeps the first runs cheap.
-- **Conditional reads.** A PR run reads every file but its own record at the branch
-  (not pinned to the head commit) with the ``ETag`` its record remembers
-  (``PRRecord.reads``): a file unchanged since the PR's last run is a 304, which
-  GitHub does not count against the rate limit. The record is read first
+- **Conditional reads.** A PR or branch run reads every file but its own record at
+  the branch (not pinned to the head commit) with the ``ETag`` its record remembers
+  (``reads``): a file unchanged since its last run is a 304, which GitHub does not
+  count against the rate limit. What it keeps of another run's record leaves that
+  record's own ``reads`` out. The record is read first
   (:meth:`BranchStore.preload`, before the run reads the PR's reviews the same way),
   and the run's answers are written back into it.
 """

@@ -9,8 +9,10 @@ from statefiles import at, finding, iteration, run, write
 from gauntlet.dashboard.figures import collect
 from gauntlet.dashboard.source import StateSource
 from gauntlet.models import CommitFact
+from gauntlet.state.additions import Shard
 from gauntlet.state.branch import BranchRecord, Breakage, RevertRecord
 from gauntlet.state.pr import AcceptedRisk, Attempt, PRRecord
+from gauntlet.state.shards import delta
 from gauntlet.state.shared import (
     DefectEntry,
     DefectLog,
@@ -116,3 +118,22 @@ def test_a_bad_file_is_skipped_and_named_and_the_rest_is_read(tmp_path: Path) ->
 def test_an_empty_state_has_no_figures(tmp_path: Path) -> None:
     d = collect(StateSource(tmp_path))
     assert d.as_of is None and d.prs.total == 0 and d.default_branch is None and not d.flaky and not d.proposals
+
+
+def test_defects_the_records_still_hold_pending_count_before_the_scan_folds_them(tmp_path: Path) -> None:
+    def pending(place: str) -> Shard:
+        entry = DefectEntry(
+            at=at(1), component="calc", defect_type="test_failure", priority="P1", fingerprint=place, place=place
+        )
+        change = delta({"entries": []}, {"entries": [entry.model_dump(mode="json")]})
+        return Shard(run=place, at=at(1), changes={"defects": change})
+
+    root = write(
+        tmp_path,
+        prs=[PRRecord(number=5, pending=[pending("pr:5")])],
+        branches=[BranchRecord(name="main", pending=[pending("main")])],
+    )
+
+    defects = StateSource(root).shared("defects", DefectLog)
+
+    assert sorted(e.place for e in defects.entries) == ["main", "pr:5"], "a PR's and the default branch's"

@@ -22,6 +22,10 @@ def _comment(on_pr: bool) -> CommentFact:
     return CommentFact(id=5, body="/gauntlet status", author="ada", issue_number=9, is_pull_request=on_pr)
 
 
+def _branch_run(name: str) -> Scope:
+    return Scope(branch=name, shared=BRANCH_RUN_FILES, branch_run=True)
+
+
 @pytest.mark.parametrize(
     ("obs", "scope"),
     [
@@ -31,8 +35,8 @@ def _comment(on_pr: bool) -> CommentFact:
         # A PR run reads its base's outcome history for provenance.
         (Observation(pr=4, head_sha="a" * 40), Scope(pr=4, base="main")),
         # A branch run leaves the proposals and the bandit unread: it changes neither.
-        (Observation(branch="release/2.x", head_sha="a" * 40), Scope(branch="release/2.x", shared=BRANCH_RUN_FILES, branch_run=True)),
-        (Observation(default_branch="trunk", head_sha="a" * 40), Scope(branch="trunk", shared=BRANCH_RUN_FILES, branch_run=True)),
+        (Observation(branch="release/2.x", head_sha="a" * 40), _branch_run("release/2.x")),
+        (Observation(default_branch="trunk", head_sha="a" * 40), _branch_run("trunk")),
     ],
 )
 def test_an_observation_needs_its_prs_or_its_branchs_file(obs: Observation, scope: Scope) -> None:

@@ -220,8 +220,8 @@ class _CountingWorld(World):
         return done
 
 
-def run_kinds(crowd: int = 0) -> list[tuple[str, int, int, Counter[str]]]:
-    """Each run of the demo story: its kind, counted calls, budget and requests.
+def run_kinds(crowd: int = 0) -> list[tuple[str, int, int | None, Counter[str]]]:
+    """Each run of the demo story: its kind, counted calls, budget (``None``: none) and requests.
 
     :param crowd: PR records (each with an issue in the index) put on the state branch after the first step.
     """
@@ -242,7 +242,9 @@ def run_kinds(crowd: int = 0) -> list[tuple[str, int, int, Counter[str]]]:
         proposals = len(story.world.runs[-1].report.get("proposals", []) or [])
     rows = []
     for kind, requests in counted:
-        budget = BUDGETS.get(kind, 0) + (3 * proposals if kind == "nightly scan" else 0)
+        budget = BUDGETS.get(kind)
+        if budget is not None and kind == "nightly scan":
+            budget += 3 * proposals
         rows.append(
             (
                 kind if kind != "nightly scan" else f"nightly scan ({proposals} proposals)",
@@ -354,8 +356,11 @@ def _kinds_and_typical(*, quick: bool, verbose: bool) -> None:
     for number, (kind, calls, budget, requests) in enumerate(kinds):
         sent = sum(requests.values())
         more = crowded[number][1] if crowded else "-"
-        over = calls > budget or (crowded and crowded[number][1] > budget)
-        print(f"{kind:40} {sent:>5} {calls:>8} {more:>11} {budget:>7}  {'OVER' if over else 'ok'}")
+        if budget is None:
+            print(f"{kind:40} {sent:>5} {calls:>8} {more:>11} {'-':>7}")
+        else:
+            over = calls > budget or (crowded and crowded[number][1] > budget)
+            print(f"{kind:40} {sent:>5} {calls:>8} {more:>11} {budget:>7}  {'OVER' if over else 'ok'}")
         for key in sorted(requests) if verbose else ():
             print(f"    {requests[key]:>3} {key}")
     proposals = scan_with_proposals(3)

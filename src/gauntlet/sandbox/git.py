@@ -85,6 +85,9 @@ class GitRepo:
         repo.run("init", "--bare", "--quiet", f"--initial-branch={default_branch}")
         # Pushes over http-backend need this; the sandbox authorises by token instead.
         repo.run("config", "http.receivepack", "true")
+        # No automatic gc: past 6,700 loose objects git packs them in the background, and a request's `git
+        # mktree` then found an object "unavailable" while it moved (a 500 GitHub never answers for that).
+        repo.run("config", "gc.auto", "0")
         return repo
 
     def run(self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None) -> bytes:

@@ -180,6 +180,9 @@ class StickyComment:
         assert isinstance(effect, UpsertComment)
         if hub.comment_mode == "off":
             return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="comment_mode off")
+        if effect.view.rules and hub.client.low_on_quota():
+            # The learned rules are the part of the report that can wait: the next run with quota shows them.
+            effect = evolve(effect, view=evolve(effect.view, rules=()))
         body = body_of(effect)
         if hub.comment_mode == "always" and isinstance(existing, KnownComment):
             existing = evolve(existing, digest="")

@@ -13,6 +13,7 @@ from gauntlet.effects.views import RunView
 from gauntlet.github.backend import GitHubBackend
 from gauntlet.github.client import LOW_QUOTA, GitHubClient
 from gauntlet.github.hub import CommentMode, Hub
+from gauntlet.models import evolve
 from gauntlet.sandbox import Sandbox
 from gauntlet.sandbox.app import RATE_LIMIT
 from gauntlet.vocabulary import Decision
@@ -85,6 +86,23 @@ def test_low_on_quota_the_check_keeps_its_first_50_annotations_and_skips_the_res
     assert repo is not None
     [run] = repo.check_runs.values()
     assert len(run.annotations) == 50, "the first batch is there, the rest could wait"
+
+
+def test_low_on_quota_the_sticky_comment_leaves_the_learned_rules_out(sandbox: Sandbox) -> None:
+    number = open_issue(sandbox)
+    taught = evolve(view(), rules=("Check the sign of every sum before returning it.",))
+    sandbox.store.rate_hour = int(time.time()) // 3600
+    sandbox.store.rate_used[BOT] = RATE_LIMIT - LOW_QUOTA
+
+    [posted] = apply([UpsertComment(pr=number, view=taught)], backend(sandbox))
+
+    repo = sandbox.store.repo("octo", "app")
+    assert repo is not None
+    [comment] = [c for c in repo.comments.values() if c.issue_number == number]
+    assert posted.status == "created" and "sign of every sum" not in comment.body
+    sandbox.store.rate_used[BOT] = 0  # a new hour: the rules are shown again
+    [again] = apply([UpsertComment(pr=number, view=taught)], backend(sandbox))
+    assert again.status == "updated" and "sign of every sum" in repo.comments[comment.id].body
 
 
 def test_a_new_conclusion_updates_the_same_check_run(sandbox: Sandbox) -> None:

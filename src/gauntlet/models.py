@@ -418,6 +418,8 @@ class Observation(BaseModel):
     changed_files: tuple[str, ...] = ()
     #: Path -> its first code owner (``CODEOWNERS`` in the checkout), for the paths the findings and the change name.
     owners: dict[str, str] = Field(default_factory=dict)
+    #: Finding path -> the users ``CODEOWNERS`` names for it: whom an accepted-risk issue is assigned to.
+    assignees: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: What changed since the last commit where a failure of this PR or job was seen (learning's "what fixed it").
     fix_diff: FixDiff | None = None
     #: Default branch only: its first-parent history, newest first, from the tip back past last-good.

@@ -13,6 +13,7 @@ from gauntlet.state.outcomes import OutcomeHistory
 from gauntlet.vocabulary import GauntletAction
 
 __all__ = [
+    "MAX_ASSIGNED_PATHS",
     "MAX_ITERATIONS_KEPT",
     "AcceptedRisk",
     "Attempt",
@@ -26,6 +27,8 @@ __all__ = [
 
 #: Older iterations are dropped from the file (the iteration counter keeps counting).
 MAX_ITERATIONS_KEPT = 20
+#: Finding paths a PR's record keeps code owners for, at most (``PRRecord.owners``).
+MAX_ASSIGNED_PATHS = 100
 #: Repository-relative source paths a failure's excerpt names (its stack frames), at most.
 MAX_FRAMES = 10
 #: A relative source path in a stack frame (``File "src/app/core.py", line 77``, ``at src/app.ts:3:1``); a path
@@ -145,6 +148,9 @@ class PRRecord(StateFile):
     #: What Gauntlet last wrote on GitHub for this PR, by effect key (the sticky comment, the head's check run):
     #: the next run edits it in place without reading it first.
     written: dict[str, Written] = {}
+    #: The latest iteration's finding paths -> the users ``CODEOWNERS`` names for them, as the PR's runs read
+    #: it from their checkout: whom a ``/gauntlet accept-risk`` assigns the issue it files to, without a lookup.
+    owners: dict[str, list[str]] = {}
 
     @property
     def current(self) -> IterationRecord | None:

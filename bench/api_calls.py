@@ -145,7 +145,7 @@ def _pull_request(sandbox: Sandbox) -> tuple[github.Github, int, str]:
 def typical_run(others: int) -> Counter[str]:
     """The requests of iteration 2 of a PR, with ``others`` other PRs in the state."""
     with Sandbox.start() as sandbox, tempfile.TemporaryDirectory() as tmp:
-        owner, number, first = _pull_request(sandbox)
+        _, number, first = _pull_request(sandbox)
         assert _run(sandbox, Path(tmp), number, first, 1, 1) == 0
         if others:
             _crowd(sandbox, others)
@@ -178,12 +178,22 @@ def _command(sandbox: Sandbox, folder: Path, number: int, text: str, run_id: int
 SECOND_REVIEW = json.dumps(
     {
         "issues": [
-            {"reviewer": "style-reviewer", "severity": "medium", "category": "maintainability",
-             "location": "calc.py:1", "description": "Public functions lack type hints."},
-            {"reviewer": "docs-reviewer", "severity": "medium", "category": "documentation",
-             "location": "calc.py:2", "description": "add() has no docstring."},
+            {
+                "reviewer": "style-reviewer",
+                "severity": "medium",
+                "category": "maintainability",
+                "location": "calc.py:1",
+                "description": "Public functions lack type hints.",
+            },
+            {
+                "reviewer": "docs-reviewer",
+                "severity": "medium",
+                "category": "documentation",
+                "location": "calc.py:2",
+                "description": "add() has no docstring.",
+            },
         ]
-    }  # fmt: skip
+    }
 ).encode()
 
 

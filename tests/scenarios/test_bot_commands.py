@@ -335,6 +335,27 @@ def test_faults_and_reruns_never_duplicate_what_a_command_did(bench: Bench) -> N
     assert len(sticky) == 1
 
 
+def test_faults_and_reruns_never_duplicate_what_a_report_answered_command_did(bench: Bench) -> None:
+    comment = bench.say("max", "/gauntlet accept-risk all known")
+    event = bench.event(comment)
+    bench.sandbox.set_faults(0.5, seed=11, retry_after=0)
+    failures = 0
+    for _ in range(3):
+        try:
+            act(event)
+        except GitHubUnavailable:
+            failures += 1
+    bench.sandbox.set_faults(0)
+    act(event)
+    assert failures
+    assert bench.replies(comment.id) == [] and bench.reactions(comment.id) == []
+    filed = bench.risk_issues()
+    assert len(filed) == 2 and len(bench.state()["accepted_risks"]) == 2
+    sticky = [c for c in bench.repo().get_issue(bench.pr).get_comments() if "gauntlet:key=pr-comment:1 -->" in c.body]
+    assert len(sticky) == 1
+    assert all(f"(tracked in #{issue.number})" in sticky[0].body for issue in filed)
+
+
 def test_retry_with_nothing_to_rerun_replies_and_exits_0(bench: Bench) -> None:
     # CI passed; only the review findings failed the check: the run has no failed job to rerun.
     passing = [JobSeed(name="test", conclusion="success", log="ok")]

@@ -207,3 +207,16 @@ def test_the_marker_listing_is_free_while_unchanged_and_a_new_issue_is_still_fou
     fourth.hub.client.cache.entries = third.hub.client.cache.keep()
     closed = issues.find_issue(fourth.hub, "risk:fp-sql-1")
     assert closed is not None and (closed.state, closed.closed_by) == ("closed", BOT)
+
+
+def test_owners_the_effect_names_are_assigned_without_reading_codeowners_unless_switched_off(world: Scenario) -> None:
+    named = risk().model_copy(update={"assignees": ("alice",)})
+    [filed] = world.apply(named)
+    assert [user.login for user in world.repo.get_issue(filed.number).assignees] == ["alice"]
+    unassigned = named.model_copy(update={"ident": "fp-sql-2", "assignees": ()})
+    [empty] = world.apply(unassigned)
+    assert world.repo.get_issue(empty.number).assignees == []
+    world.assign_owners = False
+    [off] = world.apply(named.model_copy(update={"ident": "fp-sql-3"}))
+    assert world.repo.get_issue(off.number).assignees == []
+    assert world.requests("GET", "CODEOWNERS") == []

@@ -2,7 +2,10 @@
 
 Theory of operation (DESIGN §5): an issue is found again before anything is created, first through the state
 index (``hub.known(key)``), then by listing the repository's open AND closed issues labelled ``gauntlet`` (never
-the search API, whose secondary limits bite). A marker counts only on an issue Gauntlet's own identity authored:
+the search API, whose secondary limits bite). Each page of that listing is a conditional request whose answer is
+remembered, reduced to what the lookup needs (number, state, author, marker keys, labels), in the PR's record: a
+page unchanged since is a free 304, and exact, since a page that changed in any way comes back whole. A marker
+counts only on an issue Gauntlet's own identity authored:
 anyone can type ``<!-- gauntlet:key=... -->`` into an issue. A recurrence comments on the existing issue,
 reopening it only when Gauntlet closed it (a person's close is a decision to respect), and never files a second
 one. Every comment is posted once: an identical comment by Gauntlet already on the issue is not repeated, so a run

@@ -22,11 +22,11 @@ from gauntlet.effects.models import (
 from gauntlet.effects.views import IssueView, RunView
 from gauntlet.engine import circular, health, learning, outcomes, provenance, recovery
 from gauntlet.engine.loop import decide_iteration, fails_check, latest_observation, merge_observation
-from gauntlet.models import Observation, Severity, evolve
+from gauntlet.models import MAX_ASSIGNED_PATHS, Observation, Severity, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
-from gauntlet.state.pr import MAX_ASSIGNED_PATHS, Attempt, FindingRecord, IterationRecord, PRRecord
+from gauntlet.state.pr import Attempt, FindingRecord, IterationRecord, PRRecord
 from gauntlet.vocabulary import Decision, RecoveryVerdict
 
 __all__ = [

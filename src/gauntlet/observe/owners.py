@@ -14,8 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from gauntlet.github.codeowners import CODEOWNERS_PATHS, MAX_ASSIGNEES, assignable, owners_for, parse_codeowners
-from gauntlet.models import Finding
-from gauntlet.state.pr import MAX_ASSIGNED_PATHS
+from gauntlet.models import MAX_ASSIGNED_PATHS, Finding
 
 __all__ = ["MAX_OWNED_PATHS", "assignees_of", "owners_of"]
 

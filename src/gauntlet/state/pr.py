@@ -13,7 +13,6 @@ from gauntlet.state.outcomes import OutcomeHistory
 from gauntlet.vocabulary import GauntletAction
 
 __all__ = [
-    "MAX_ASSIGNED_PATHS",
     "MAX_ITERATIONS_KEPT",
     "AcceptedRisk",
     "Attempt",
@@ -27,8 +26,6 @@ __all__ = [
 
 #: Older iterations are dropped from the file (the iteration counter keeps counting).
 MAX_ITERATIONS_KEPT = 20
-#: Finding paths a PR's record keeps code owners for, at most (``PRRecord.owners``).
-MAX_ASSIGNED_PATHS = 100
 #: Repository-relative source paths a failure's excerpt names (its stack frames), at most.
 MAX_FRAMES = 10
 #: A relative source path in a stack frame (``File "src/app/core.py", line 77``, ``at src/app.ts:3:1``); a path

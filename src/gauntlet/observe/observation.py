@@ -127,7 +127,11 @@ def observe(
         observation,
         failed_jobs=tuple(downloads.failed_jobs),
         owners=owners,
-        assignees=assignees_of(settings.workspace, observation.findings) if observation.pr is not None else {},
+        assignees=(
+            assignees_of(settings.workspace, observation.findings, observation.changed_files)
+            if observation.pr is not None
+            else {}
+        ),
         passed_tests=tests.passed,
         flaky_tests=tests.flaky,
     )

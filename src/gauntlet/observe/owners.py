@@ -40,13 +40,19 @@ def owners_of(workspace: Path, findings: Iterable[Finding], changed: Iterable[st
     return owned
 
 
-def assignees_of(workspace: Path, findings: Iterable[Finding]) -> dict[str, tuple[str, ...]]:
+def assignees_of(
+    workspace: Path, findings: Iterable[Finding], changed: Iterable[str] = ()
+) -> dict[str, tuple[str, ...]]:
     """Each finding path's assignable code owners (users, not teams or e-mails; at most :data:`MAX_ASSIGNEES`).
 
-    Only paths with owners are named; empty without a readable file. At most :data:`MAX_ASSIGNED_PATHS` paths.
+    Only paths with owners are named; empty without a readable file, and empty when the change itself edits a
+    ``CODEOWNERS`` file: a pull request (a fork's too) does not get to choose whom its accepted risks are
+    assigned to. At most :data:`MAX_ASSIGNED_PATHS` paths.
+
+    :param changed: the files the observed change touched.
     """
     text = _read(workspace)
-    if text is None:
+    if text is None or any(path.removeprefix("/") in CODEOWNERS_PATHS for path in changed):
         return {}
     rules = parse_codeowners(text)
     assigned: dict[str, tuple[str, ...]] = {}

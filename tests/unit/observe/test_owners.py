@@ -31,3 +31,9 @@ def test_assignees_are_the_users_of_each_finding_path_without_teams_or_mails(tmp
     found = assignees_of(tmp_path, [finding("src/pay/charge.py"), finding("docs/a.md"), finding("x.py"), finding()])
     assert found == {"src/pay/charge.py": ("alice", "carol"), "x.py": ("octo",)}  # docs/ has no owner
     assert assignees_of(tmp_path / "nowhere", [finding("x.py")]) == {}
+
+
+def test_a_change_that_edits_codeowners_chooses_no_assignees(tmp_path: Path) -> None:
+    (tmp_path / "CODEOWNERS").write_text("* @mallory\n")
+    assert assignees_of(tmp_path, [finding("x.py")], ["src/x.py"]) == {"x.py": ("mallory",)}
+    assert assignees_of(tmp_path, [finding("x.py")], ["src/x.py", "CODEOWNERS"]) == {}

@@ -6,7 +6,8 @@ leaves out the conditional requests GitHub answered ``304 Not Modified`` (free, 
 judged on the counted calls:
 
 - **per run kind**: the demo's story (``gauntlet demo``) played with each run's requests counted: a green
-  ``main`` run, PR iterations 1 and 2, a ``/gauntlet`` command, the red ``main`` runs that ask for reruns and the
+  ``main`` run, PR iterations 1 and 2, a ``/gauntlet`` command (the repository's first: shown, not judged; the
+  budget is judged on a later one, :func:`steady_command`), the red ``main`` runs that ask for reruns and the
   one that opens a revert PR, the nightly scan (its budget grows by 3 per proposal it opens), also with 10,000
   other PRs in the state; and a scan that opens 3 proposal PRs (``bench/scan_calls.py``). The ``main`` runs and
   the scans get their requests listed one by one (``--requests``: every run kind's);

@@ -31,7 +31,7 @@ from gauntlet.effects.models import CloseIssue, Effect, FileIssue
 from gauntlet.effects.render import render
 from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.codeowners import CODEOWNERS_PATHS, MAX_ASSIGNEES, assignable, owners_for, parse_codeowners
-from gauntlet.github.hub import PAGE_SIZE, is_ours, paged
+from gauntlet.github.hub import PAGE_SIZE, is_ours, marker_keys, paged
 from gauntlet.untrusted import redact
 from gauntlet.vocabulary import BOT_LABEL, LABELS, issue_labels
 
@@ -140,11 +140,6 @@ def find_issue(hub: Hub, key: str, labels: set[str] | None = None) -> FoundIssue
         page += 1
 
 
-#: The markers in a body (DESIGN §5, ``vocabulary.marker_text``); a body holds a few at most.
-_MARKERS = re.compile(r"<!-- gauntlet:key=([^\n]{1,300}?) -->")
-_MAX_MARKERS = 5
-
-
 def _marked_page(hub: Hub, page: int) -> dict[str, Any]:
     """One page of the issues labelled ``gauntlet`` (open and closed), as the lookup by marker needs it.
 
@@ -167,7 +162,7 @@ def _marked_items(items: Any) -> dict[str, Any]:
     marked = []
     for item in listed:
         body = item.get("body")
-        keys = list(dict.fromkeys(_MARKERS.findall(body)))[:_MAX_MARKERS] if isinstance(body, str) else []
+        keys = list(marker_keys(body)) if isinstance(body, str) else []
         if keys and isinstance(item.get("number"), int):
             marked.append(
                 {

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -32,7 +33,7 @@ from gauntlet.effects.render import render
 from gauntlet.github.client import NotFound, Rejected
 from gauntlet.github.codeowners import CODEOWNERS_PATHS, MAX_ASSIGNEES, assignable, owners_for, parse_codeowners
 from gauntlet.github.hub import PAGE_SIZE, is_ours, marker_keys, paged
-from gauntlet.untrusted import redact
+from gauntlet.untrusted import REDACTED, redact
 from gauntlet.vocabulary import BOT_LABEL, LABELS, issue_labels
 
 if TYPE_CHECKING:
@@ -152,7 +153,11 @@ def _marked_page(hub: Hub, page: int) -> dict[str, Any]:
     path = f"/repos/{hub.repo.full_name}/issues"
     params = {"state": "all", "labels": BOT_LABEL, "per_page": PAGE_SIZE, "page": page}
     _, kept = hub.client.read(path, params=params, keep=_marked_items)
-    return kept if isinstance(kept, dict) else _marked_items([])
+    if not isinstance(kept, dict) or REDACTED in json.dumps(kept):
+        # A remembered page is stored redacted, like every state file: one whose keys or labels redaction
+        # touched could miss an issue, so the page is read whole instead (never a second issue filed).
+        return _marked_items(hub.client.request("GET", path, params=params))
+    return kept
 
 
 def _marked_items(items: Any) -> dict[str, Any]:

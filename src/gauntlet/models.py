@@ -35,6 +35,7 @@ def evolve(model: Model, /, **changes: Any) -> Model:
 
 
 __all__ = [
+    "MAX_ASSIGNED_PATHS",
     "SEVERITY_ORDER",
     "CommentFact",
     "CommitFact",
@@ -192,6 +193,9 @@ _REVERTS = re.compile(r"This reverts commit ([0-9a-fA-F]{7,40})")
 NOAUTOREVERT = "NOAUTOREVERT"
 #: A merge of many files is no less revertable, but state keeps only this many paths per commit.
 MAX_COMMIT_FILES = 300
+#: Finding paths whose code owners an observation and a PR's record keep, at most.
+MAX_ASSIGNED_PATHS = 100
+
 RevertPRState = Literal["open", "merged", "closed_unmerged"]
 
 
@@ -418,6 +422,9 @@ class Observation(BaseModel):
     changed_files: tuple[str, ...] = ()
     #: Path -> its first code owner (``CODEOWNERS`` in the checkout), for the paths the findings and the change name.
     owners: dict[str, str] = Field(default_factory=dict)
+    #: Finding path -> the users ``CODEOWNERS`` names for it: whom an accepted-risk issue is assigned to (at most
+    #: :data:`MAX_ASSIGNED_PATHS` paths; the PR's record keeps them, ``PRRecord.owners``).
+    assignees: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: What changed since the last commit where a failure of this PR or job was seen (learning's "what fixed it").
     fix_diff: FixDiff | None = None
     #: Default branch only: its first-parent history, newest first, from the tip back past last-good.

@@ -272,11 +272,19 @@ def test_accepting_every_risk_turns_the_check_neutral(bench: Bench) -> None:
     critical = next(f["fingerprint"] for f in record["iterations"][-1]["findings"] if f["severity"] == "critical")
     comment = bench.say("ada", f"/gauntlet accept-risk all fine\n/gauntlet accept-risk {critical[:8]} owned by ops")
     bench.deliver(comment)
-    assert bench.reactions(comment.id) == ["rocket"]
+    # Answered by the report: no reaction, no reply; the comment and the check name each issue filed.
+    assert bench.reactions(comment.id) == [] and bench.replies(comment.id) == []
     head = bench.repo().get_pull(bench.pr).head.sha
     (check,) = [r for r in bench.repo().get_commit(head).get_check_runs() if r.name == "Gauntlet"]
     assert check.conclusion == "neutral"
-    assert len(bench.risk_issues()) == 3
+    filed = bench.risk_issues()
+    assert len(filed) == 3
+    sticky = [c.body for c in bench.repo().get_issue(bench.pr).get_comments() if "key=pr-comment:" in c.body]
+    for issue in filed:
+        assert f"(tracked in #{issue.number})" in sticky[0]
+        assert f"(tracked in #{issue.number})" in (check.output.summary or "")
+        assert f"#{bench.pr}" in issue.body  # GitHub shows the reference in the PR's timeline
+    assert "owned by ops" in sticky[0] and "accepted by `ada`" in sticky[0]
 
 
 HOSTILE = (
@@ -327,6 +335,27 @@ def test_faults_and_reruns_never_duplicate_what_a_command_did(bench: Bench) -> N
     assert len(sticky) == 1
 
 
+def test_faults_and_reruns_never_duplicate_what_a_report_answered_command_did(bench: Bench) -> None:
+    comment = bench.say("max", "/gauntlet accept-risk all known")
+    event = bench.event(comment)
+    bench.sandbox.set_faults(0.5, seed=11, retry_after=0)
+    failures = 0
+    for _ in range(3):
+        try:
+            act(event)
+        except GitHubUnavailable:
+            failures += 1
+    bench.sandbox.set_faults(0)
+    act(event)
+    assert failures
+    assert bench.replies(comment.id) == [] and bench.reactions(comment.id) == []
+    filed = bench.risk_issues()
+    assert len(filed) == 2 and len(bench.state()["accepted_risks"]) == 2
+    sticky = [c for c in bench.repo().get_issue(bench.pr).get_comments() if "gauntlet:key=pr-comment:1 -->" in c.body]
+    assert len(sticky) == 1
+    assert all(f"(tracked in #{issue.number})" in sticky[0].body for issue in filed)
+
+
 def test_retry_with_nothing_to_rerun_replies_and_exits_0(bench: Bench) -> None:
     # CI passed; only the review findings failed the check: the run has no failed job to rerun.
     passing = [JobSeed(name="test", conclusion="success", log="ok")]
@@ -346,7 +375,8 @@ def test_retry_with_nothing_to_rerun_replies_and_exits_0(bench: Bench) -> None:
 
 
 def test_a_comment_deleted_before_its_run_is_skipped_with_a_notice(bench: Bench) -> None:
-    comment = bench.say("wes", "/gauntlet accept-risk all fine")
+    # A command answered by a reaction and a reply: the reaction's 404 is what finds the deletion.
+    comment = bench.say("wes", "/gauntlet accept-risk all fine\n/gauntlet status")
     event = bench.event(comment)
     before = bench.state_head()
     comment.delete()
@@ -386,21 +416,27 @@ def test_an_accepted_review_risk_closes_when_its_code_changes_on_main_never_by_t
     assert "the code at `src/app.py` changed on `main`" in note
 
 
-def test_a_second_accept_risk_on_the_pr_reads_codeowners_for_free_and_creates_no_label_twice(bench: Bench) -> None:
-    bench.sandbox.commit(REPO, {".github/CODEOWNERS": "/src/ @wes\n"}, "owners")
+def test_an_accept_risk_assigns_the_owners_the_pr_run_kept_and_a_second_creates_no_label_twice(
+    bench: Bench,
+) -> None:
+    # The PR's run reads CODEOWNERS from its checkout and keeps the owners of its findings' paths.
+    (bench.workspace / ".github").mkdir()
+    (bench.workspace / ".github" / "CODEOWNERS").write_text("/src/ @wes\n")
+    act({**bench.env, "GITHUB_RUN_ATTEMPT": "2", "GITHUB_EVENT_NAME": "pull_request",
+         "GITHUB_EVENT_PATH": str(bench.workspace / "pr.json"), "INPUT_FINDINGS": "review.json"})  # fmt: skip
+    assert bench.state()["owners"] == {"src/app.py": ["wes"]}
     bench.deliver(bench.say("max", "/gauntlet accept-risk majors the vendor fixes it"))
     event = bench.event(bench.say("max", "/gauntlet accept-risk minors the style pass comes later"))
     bench.sandbox.clear_requests()
     act(event)
     served = [r for r in bench.sandbox.requests() if "/_sandbox" not in r["path"]]
-    owners = [r["status"] for r in served if r["path"].endswith("/CODEOWNERS")]
-    assert owners == [304], "the file the first issue found, remembered in the PR's record"
+    assert [r for r in served if "CODEOWNERS" in r["path"]] == [], "the owners come from the PR's record"
     created = [r for r in served if r["method"] == "POST" and r["path"].endswith("/labels")]
     # Only the minor's severity label is new: the others were seen on the first issue while looking for this one.
     assert len(created) == 1
     filing = [f"{r['method']} {r['path']}" for r in served if r["path"].split("/")[4:5] in (["issues"], ["labels"])]
-    filing = [request for request in filing if "/comments" not in request]  # the reply, not the filing
-    # The marker listing, a label, the issue and its assignee: no CODEOWNERS probe counted, no label listing.
+    filing = [request for request in filing if "/comments/" not in request]  # the sticky comment's edit
+    # The marker listing, a label, the issue and its assignee; no reaction, no reply: the report answers.
     assert sorted(filing) == sorted(
         [f"GET /repos/{REPO}/issues", f"POST /repos/{REPO}/labels", f"POST /repos/{REPO}/issues",
          f"POST /repos/{REPO}/issues/3/assignees"]

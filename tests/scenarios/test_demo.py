@@ -93,11 +93,14 @@ def test_the_maintainer_accepts_the_minor_risk_and_an_issue_is_filed(played: Pla
     assert "Public functions lack type hints." in issue.title
     assert "Accepted by `maya`" in issue.body and "typing pass" in issue.body
     sticky = next(c for c in played.repo.get_issue(1).get_comments() if "pr-comment:1 -->" in c.body)
-    assert "accepted by `maya`" in sticky.body
+    assert "accepted by `maya`" in sticky.body and f"(tracked in #{issue.number})" in sticky.body
+    assert "typing pass" in sticky.body and "Public functions lack type hints." in sticky.body
+    assert "the check and the sticky comment answer the command" in played.text
     assert (played.folder / f"issue-{issue.number}-accepted-risk.md").read_text() == issue.body
     head = played.repo.get_pull(1).head.sha
     [check] = list(played.repo.get_commit(head).get_check_runs())
     assert "accepted by `maya`" in check.output.summary, "the check run was updated with the accepted risk"
+    assert f"(tracked in #{issue.number})" in check.output.summary
 
 
 def test_the_broken_main_gets_a_revert_pr_of_the_culprit_after_last_good(played: Played) -> None:
@@ -177,8 +180,9 @@ def test_the_command_line_plays_the_demo_into_a_relative_folder_it_may_reuse(
     assert "What Gauntlet did" in printed and "Not yet available" not in printed
     kept = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert "pr-1-comment-iteration-2.md" in kept and "state" in kept
-    # 3 checks, 3 sticky comments, 1 reply, 2 issues, 1 revert PR, the state branch, the dashboard
-    assert len(kept) == 12
+    # 3 checks, 3 sticky comments, 2 issues, 1 revert PR, the state branch, the dashboard (the command is
+    # answered by the check and the sticky comment: no reply)
+    assert len(kept) == 11
     assert "dashboard" in kept and f"{tmp_path / 'out' / 'dashboard' / 'index.html'}" in printed
     assert not stale.exists(), "the state folder is this run's state branch, nothing else"
 

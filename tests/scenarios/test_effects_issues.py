@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from scenario import BOT, REPO, Scenario
 
 from gauntlet.effects.models import CloseIssue, FileIssue
@@ -174,3 +176,64 @@ def test_codeowners_is_looked_for_where_github_looks_first_even_when_a_later_pla
     second = world.backend()
     second.hub.client.cache.entries = first.hub.client.cache.keep()
     assert issues.code_owners(second.hub, "src/app.py") == ("dave",)
+
+
+def test_the_marker_listing_is_free_while_unchanged_and_a_new_issue_is_still_found(world: Scenario) -> None:
+    first = world.backend()
+    assert issues.find_issue(first.hub, "risk:fp-sql-1") is None
+    # The next run of the PR starts from what this one read (the PR's record carries it).
+    second = world.backend()
+    second.hub.client.cache.entries = first.hub.client.cache.keep()
+    world.sandbox.clear_requests()
+    seen: set[str] = set()
+    assert issues.find_issue(second.hub, "risk:fp-sql-1", seen) is None
+    assert [r["status"] for r in world.requests("GET", "/issues")] == [304]
+    kept = second.hub.client.cache.keep()
+    (listing,) = [read for key, read in kept.items() if "/issues?" in key]
+    assert "body" not in json.dumps(listing.body)  # the page is kept reduced, not as GitHub's issue JSON
+    # An issue filed by another run (of another PR, or one that died before its commit) changes the listing.
+    [filed] = world.apply(risk(), record=False)
+    third = world.backend()
+    third.hub.client.cache.entries = kept
+    world.sandbox.clear_requests()
+    labels: set[str] = set()
+    found = issues.find_issue(third.hub, "risk:fp-sql-1", labels)
+    assert found is not None and (found.number, found.state) == (filed.number, "open")
+    assert [r["status"] for r in world.requests("GET", "/issues")] == [200]
+    assert {"gauntlet", "accepted-risk", "severity:major"} <= labels
+    # Closed by Gauntlet: the kept page says closed, and only the issue itself says who closed it.
+    world.apply(CloseIssue(kind="risk", ident="fp-sql-1", reason="gone"))
+    fourth = world.backend()
+    fourth.hub.client.cache.entries = third.hub.client.cache.keep()
+    closed = issues.find_issue(fourth.hub, "risk:fp-sql-1")
+    assert closed is not None and (closed.state, closed.closed_by) == ("closed", BOT)
+
+
+def test_owners_the_effect_names_are_assigned_without_reading_codeowners_unless_switched_off(world: Scenario) -> None:
+    named = risk().model_copy(update={"assignees": ("alice",)})
+    [filed] = world.apply(named)
+    assert [user.login for user in world.repo.get_issue(filed.number).assignees] == ["alice"]
+    unassigned = named.model_copy(update={"ident": "fp-sql-2", "assignees": ()})
+    [empty] = world.apply(unassigned)
+    assert world.repo.get_issue(empty.number).assignees == []
+    world.assign_owners = False
+    [off] = world.apply(named.model_copy(update={"ident": "fp-sql-3"}))
+    assert world.repo.get_issue(off.number).assignees == []
+    assert world.requests("GET", "CODEOWNERS") == []
+
+
+def test_a_remembered_page_that_redaction_touched_is_read_whole_again(world: Scenario) -> None:
+    [filed] = world.apply(risk(), record=False)
+    first = world.backend()
+    assert issues.find_issue(first.hub, "risk:fp-sql-1") is not None
+    kept = first.hub.client.cache.keep()
+    (key,) = [k for k in kept if "/issues?" in k]
+    page = kept[key].body
+    # As a state file could hold it: redaction took a marker key that looked like a secret.
+    touched = {**page, "issues": [{**item, "keys": ["[REDACTED]"]} for item in page["issues"]]}
+    second = world.backend()
+    second.hub.client.cache.entries = {**kept, key: kept[key].model_copy(update={"body": touched})}
+    world.sandbox.clear_requests()
+    found = issues.find_issue(second.hub, "risk:fp-sql-1")
+    assert found is not None and found.number == filed.number
+    assert [r["status"] for r in world.requests("GET", "/issues")] == [304, 200]

@@ -3,7 +3,8 @@
 1. The maintainer creates ``maya/calculator`` and pushes it with ``git``; CI is green on main.
 2. A developer's PR fails CI (real pytest and ruff output) and review: Gauntlet comments and sets its check.
 3. The developer pushes a fix: iteration 2, fixes recognised, the same comment edited.
-4. The maintainer accepts the remaining minor risk by comment: an accepted-risk issue is filed.
+4. The maintainer accepts the remaining minor risk by comment: an accepted-risk issue is filed, and the check
+   and the sticky comment, edited, are the answer.
 5. A commit breaks main (a real failing log; last-good known from step 1): Gauntlet asks for a rerun of the failed
    jobs, and when the reruns fail the same way, the breakage is confirmed and a revert PR is opened.
 6. The nightly scan proposes what recurred: the test that failed on the PR broke main too, so a MAJOR
@@ -158,9 +159,12 @@ def accept_risk(story: Story) -> None:
     done = world.act("issue_comment", comment_event(comment, pull), run_id=9100)
     say.gauntlet(done)
     _show_new_issues(story)
-    for reply in _bot_comments(story, pull.number):
-        if f"reply-{comment.id}:" in (reply.body or ""):
-            say.keep(f"pr-{pull.number}-reply-to-{comment.id}.md", reply.body or "")
+    replies = [r for r in _bot_comments(story, pull.number) if f"reply-{comment.id}:" in (r.body or "")]
+    for reply in replies:
+        say.keep(f"pr-{pull.number}-reply-to-{comment.id}.md", reply.body or "")
+    if not replies:
+        # A command the report shows is answered by it: the check and the sticky comment, no reply.
+        say.say("the check and the sticky comment answer the command: who accepted which risk, why, and its issue")
     _show_check(story, pull.head.sha, "after-accept-risk")
     _show_sticky(story, "after-accept-risk")
 

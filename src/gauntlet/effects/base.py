@@ -2,7 +2,8 @@
 
 A backend supplies only :meth:`Backend.find` (the earlier result of an effect,
 by key) and :meth:`Backend.perform` (act, given what was found). :func:`apply`
-runs them in plan order, so re-running a plan is a no-op.
+runs them in plan order, so re-running a plan is a no-op. A report (sticky comment, check, summary)
+planned after an issue it names learns that issue's number from the earlier result before it is written.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from gauntlet.effects.models import Effect
+from gauntlet.effects.models import Effect, SetCheck, UpsertComment, WriteSummary
 
 __all__ = ["Backend", "EffectResult", "Existing", "Status", "apply", "unchanged"]
 
@@ -70,5 +71,18 @@ class Backend(Protocol):
 
 
 def apply(effects: Iterable[Effect], backend: Backend) -> list[EffectResult]:
-    """Apply effects in order, each found first so a repeat creates nothing new."""
-    return [backend.perform(effect, backend.find(effect)) for effect in effects]
+    """Apply effects in order, each found first so a repeat creates nothing new.
+
+    A report is completed with the numbers of the issues filed before it (:meth:`RunView.with_issues`).
+    """
+    results: list[EffectResult] = []
+    numbers: dict[str, int] = {}
+    for planned in effects:
+        effect = planned
+        if isinstance(planned, UpsertComment | SetCheck | WriteSummary) and numbers:
+            effect = planned.model_copy(update={"view": planned.view.with_issues(numbers)})
+        result = backend.perform(effect, backend.find(effect))
+        if result.number is not None:
+            numbers[result.key] = result.number
+        results.append(result)
+    return results

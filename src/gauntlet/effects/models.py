@@ -109,6 +109,9 @@ class FileIssue(_Effect):
     labels: tuple[str, ...] = ()
     #: A comment to add when the issue already exists (the recurrence), if any.
     recurrence_note: str | None = None
+    #: Whom to assign it to, as the PR's runs read ``CODEOWNERS`` from their checkout (``PRRecord.owners``);
+    #: ``None``: the handler reads ``CODEOWNERS`` on the default branch itself.
+    assignees: tuple[str, ...] | None = None
 
     @property
     def key(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -42,6 +43,8 @@ class RunView(BaseModel):
     still_open: tuple[FindingRecord, ...] = ()
     fixed: tuple[FindingRecord, ...] = ()
     accepted: tuple[AcceptedRisk, ...] = ()
+    #: The findings those risks accepted (the latest iteration's), so the report says which risk each is.
+    accepted_findings: tuple[FindingRecord, ...] = ()
     recovery: RecoveryVerdict = RecoveryVerdict()
     health: HealthVerdict = HealthVerdict()
     attempts: tuple[Attempt, ...] = ()
@@ -51,6 +54,20 @@ class RunView(BaseModel):
     rules: tuple[str, ...] = ()
     #: The failing findings by provenance (a PR run), so an author sees at once which are theirs.
     blamed: tuple[Blamed, ...] = ()
+
+    def with_issues(self, numbers: Mapping[str, int]) -> RunView:
+        """The view with each accepted risk's issue number, where ``numbers`` (effect key -> number) has it.
+
+        A ``/gauntlet accept-risk`` files the issue in the run that reports it: its number is known only
+        once the issue is filed, just before the report is written (:func:`gauntlet.effects.base.apply`).
+        """
+        if not any(r.issue is None and f"risk:{r.fingerprint}" in numbers for r in self.accepted):
+            return self
+        accepted = tuple(
+            r if r.issue is not None else r.model_copy(update={"issue": numbers.get(f"risk:{r.fingerprint}")})
+            for r in self.accepted
+        )
+        return self.model_copy(update={"accepted": accepted})
 
 
 class IssueView(BaseModel):

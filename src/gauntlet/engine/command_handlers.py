@@ -9,7 +9,7 @@ runs them in order and plans the rest).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -45,13 +45,15 @@ _OWN_KINDS = ("risk:", "needs-human:", "proposal:", "revert:")
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one command did: ``ok`` picks 🚀 or 😕; ``replan`` re-plans the sticky comment and check."""
+    """What one command did: ``ok`` picks 🚀 or 😕; ``replan`` re-plans the sticky comment and check;
+    ``shown``: the re-planned report shows what it did, so it needs no reply (``engine/comment_command.py``)."""
 
     ok: bool
     text: str
     details: tuple[str, ...] = ()
     effects: tuple[Effect, ...] = ()
     replan: bool = False
+    shown: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,7 @@ def _accept_risk(state: State, command: Command, ctx: CommandContext) -> tuple[S
     effects: list[Effect] = []
     for finding in chosen:
         job = _reporting_job(pr, finding)
-        issue = _risk_issue(finding, ctx, reason, job)
+        issue = _risk_issue(finding, ctx, reason, job, pr.owners)
         effects.append(issue)
         book = watch(
             book,
@@ -167,7 +169,12 @@ def _accept_risk(state: State, command: Command, ctx: CommandContext) -> tuple[S
     state = evolve(state, pr=pr, triage=book)
     text = f"{author} accepted {len(chosen)} risk{'s' if len(chosen) != 1 else ''}: {reason}"
     return state, Outcome(
-        ok=True, text=text, details=tuple(risk_line(f) for f in chosen), effects=tuple(effects), replan=True
+        ok=True,
+        text=text,
+        details=tuple(risk_line(f) for f in chosen),
+        effects=tuple(effects),
+        replan=True,
+        shown=True,
     )
 
 
@@ -196,7 +203,9 @@ def _risk_choice(candidates: list[FindingRecord], command: Command) -> list[Find
     return [f for f in candidates if f.severity in severities]
 
 
-def _risk_issue(finding: FindingRecord, ctx: CommandContext, reason: str, job: str | None) -> FileIssue:
+def _risk_issue(
+    finding: FindingRecord, ctx: CommandContext, reason: str, job: str | None, owners: Mapping[str, list[str]]
+) -> FileIssue:
     pr = ctx.comment.issue_number
     view = IssueView(
         repository=ctx.obs.repository,
@@ -211,12 +220,16 @@ def _risk_issue(finding: FindingRecord, ctx: CommandContext, reason: str, job: s
         accepted_by=ctx.comment.author,
         pr=pr,
     )
+    # The owners the PR's run read from its checkout; none known (a record written before it kept them, or no
+    # CODEOWNERS): filed without assignees, never looked up, so a command costs no CODEOWNERS probes.
+    assignees = tuple(owners.get(finding.path, ())) if finding.path else ()
     return FileIssue(
         kind="risk",
         ident=finding.fingerprint,
         title=f"accepted risk: {finding.message}"[:200],
         view=view,
         labels=("gauntlet", "accepted-risk", finding.severity),
+        assignees=assignees,
     )
 
 

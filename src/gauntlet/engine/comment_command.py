@@ -6,15 +6,26 @@ Gauntlet's own issues (found through the state index). A comment already handled
 (its id is in the index under ``command:<id>``) plans nothing: the same event
 delivered twice acts once. Otherwise::
 
-    🚀 or 😕                 every command done, or not (first: a deleted comment stops the run there)
     per command, in order:  authorise -> act on the stored findings of the latest iteration
-                            -> a reply quoting the command with what was done or why not
     sticky comment + check  re-planned when accepted risks or attempts changed
+    answered by the report  every command done, each one the report shows (accept-risk): nothing more
+    else                    🚀 or 😕 first, then a reply per command quoting it with what was done or why not
 
+**A command the report answers** gets no reaction and no reply. When every command of the
+comment succeeded, each changed what the sticky comment and the check show (an ``accept-risk``:
+who accepted which finding, why, and the issue filed for it, whose number the report learns
+from the filing just before it is written, ``effects/base.py``) and they are re-planned, the
+edited comment and check are the answer, and the filed issue's body names the PR, which GitHub
+shows in the PR's timeline. A reaction and a reply would repeat them, at two calls.
+
+**Every other comment** (a refusal, a command that failed, ``help``, ``status``, ``retry``,
+anything whose outcome the report does not show) gets one reaction and a reply per command.
 One reaction, not a 👀 on receipt and a 🚀 at the end: every effect lands in the same run seconds
 apart, so a 👀 would be seen alone only for those seconds, and it cost one call. The engine knows
-every command's outcome before any effect is applied, so the outcome reaction can come first, where
-the 👀 was: posting it is also what finds out that the comment was deleted, before anything is done.
+every command's outcome before any effect is applied, so the outcome reaction comes first: posting
+it is also what finds out that the comment was deleted, before anything is done. That detection
+applies only where a reaction is posted: a report-answered command whose comment was deleted
+meanwhile still files its issue and edits the report (what a maintainer asked for, seconds earlier).
 
 A command never ingests and never advances the iteration: the sticky comment and
 the check are re-planned by the PR step's planning part
@@ -81,11 +92,14 @@ def step_comment(
     replies: list[Effect] = []
     replan = False
     all_ok = True
+    #: Every command done and shown by the re-planned report: the report is the answer (no reaction, no reply).
+    all_shown = True
     for index, command in enumerate(commands):
         state, outcome = _run(state, command, ctx)
         effects.extend(outcome.effects)
         replan = replan or outcome.replan
         all_ok = all_ok and outcome.ok
+        all_shown = all_shown and outcome.ok and outcome.shown
         view = ReplyView(command=command.line, outcome=outcome.text, details=outcome.details)
         replies.append(ReplyToComment(issue_number=comment.issue_number, comment_id=comment.id, index=index, view=view))
         state = _audit(state, command, outcome, ctx)
@@ -95,8 +109,9 @@ def step_comment(
         report = _replan(state, ctx)
     if report is not None:
         effects.extend(report.effects)
-    effects.extend(replies)
-    effects.insert(0, React(comment_id=comment.id, content="rocket" if all_ok else "confused"))
+    if report is None or not all_shown:
+        effects.extend(replies)
+        effects.insert(0, React(comment_id=comment.id, content="rocket" if all_ok else "confused"))
     state = remember(state, handled_key(comment), comment.issue_number)
     if report is None:
         return state, Plan(effects=tuple(effects))

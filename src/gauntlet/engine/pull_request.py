@@ -22,7 +22,7 @@ from gauntlet.effects.models import (
 from gauntlet.effects.views import IssueView, RunView
 from gauntlet.engine import circular, health, learning, outcomes, provenance, recovery
 from gauntlet.engine.loop import decide_iteration, fails_check, latest_observation, merge_observation
-from gauntlet.models import Observation, Severity, evolve
+from gauntlet.models import MAX_ASSIGNED_PATHS, Observation, Severity, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
@@ -136,11 +136,26 @@ def fold_observation(
     if any(obs.id in iteration.observations for iteration in pr.iterations):
         return state, False
     pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now, reviews_read=obs.reviews_read)
+    pr = _keep_owners(pr, obs)
     # The PR's own outcome history: a test that fails and passes on one of its commits is flaky here.
     records = [FindingRecord.of(f) for f in obs.findings]
     complete = recovery.failure_type(records) not in ("infra", "unknown")
     pr = evolve(pr, outcomes=outcomes.record(pr.outcomes, outcomes.of_run(obs, records, complete), now))
     return learning.learn_from_pr(evolve(state, pr=pr), obs, config=config, now=now, rng=rng), True
+
+
+def _keep_owners(pr: PRRecord, obs: Observation) -> PRRecord:
+    """Keep the code owners of the current iteration's finding paths (``obs.assignees``) in the PR's record.
+
+    What an earlier observation of the same iteration saw stays for the paths this one does not name.
+    """
+    current = pr.current
+    paths = {f.path for f in current.findings if f.path} if current is not None else set()
+    seen = {f.path for f in obs.findings if f.path}
+    owners = {p: o for p, o in pr.owners.items() if p in paths and p not in seen}
+    owners.update({p: list(o) for p, o in obs.assignees.items() if p in paths})
+    owners = dict(sorted(owners.items())[:MAX_ASSIGNED_PATHS])
+    return pr if owners == pr.owners else evolve(pr, owners=owners)
 
 
 def plan_iteration(
@@ -356,6 +371,7 @@ def _view(facts: ReportFacts, pr: PRRecord, current: IterationRecord, decision: 
         still_open=tuple(by_fp[fp] for fp in current.still_open if fp not in accepted),
         fixed=tuple(before[fp] for fp in current.fixed if fp in before),
         accepted=tuple(pr.accepted_risks),
+        accepted_findings=tuple(by_fp[fp] for fp in sorted(accepted) if fp in by_fp),
         notes=facts.notes,
     )
 

@@ -13,10 +13,20 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["CODEOWNERS_PATHS", "OwnerRule", "assignable", "owners_for", "parse_codeowners", "pattern_regex"]
+__all__ = [
+    "CODEOWNERS_PATHS",
+    "MAX_ASSIGNEES",
+    "OwnerRule",
+    "assignable",
+    "owners_for",
+    "parse_codeowners",
+    "pattern_regex",
+]
 
 #: Where GitHub looks for the file, in order; the first found is used.
 CODEOWNERS_PATHS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
+#: GitHub assigns at most 10 people to an issue.
+MAX_ASSIGNEES = 10
 
 _USER = re.compile(r"@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))")
 _SPACE = re.compile(r"(?<!\\)\s+")

@@ -12,6 +12,7 @@ them: the package reads bottom-up.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -33,8 +34,8 @@ __all__ = [
     "Handler",
     "Hub",
     "find_earlier",
-    "has_marker",
     "is_ours",
+    "marker_keys",
     "nothing_fresh",
     "nothing_known",
     "nothing_remembered",
@@ -120,9 +121,16 @@ def is_ours(login: str | None, bot_login: str) -> bool:
     return login is not None and login.lower() == bot_login.lower()
 
 
-def has_marker(body: str | None, key: str) -> bool:
-    """True when ``body`` carries the marker of ``key`` (DESIGN §5, contract)."""
-    return body is not None and marker_text(key) in body
+#: A marker as :func:`gauntlet.vocabulary.marker_text` writes it, its key captured (keys are one line).
+_MARKER = re.compile(re.escape(marker_text("\0")).replace(re.escape("\0"), r"([^\n]{1,300}?)"))
+#: Markers read from one body, at most: Gauntlet's own bodies carry one.
+MAX_MARKERS = 5
+
+
+def marker_keys(body: str | None) -> tuple[str, ...]:
+    """The keys of the markers ``body`` carries (DESIGN §5, contract), at most :data:`MAX_MARKERS`."""
+    found = dict.fromkeys(_MARKER.findall(body)) if body else {}
+    return tuple(found)[:MAX_MARKERS]
 
 
 def paged(hub: Hub, path: str, params: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
@@ -146,7 +154,6 @@ def find_earlier(
     known: str | None,
     listing: tuple[str, dict[str, Any]],
     ours: Callable[[dict[str, Any]], bool],
-    marked: Callable[[dict[str, Any]], bool] | None = None,
 ) -> tuple[dict[str, Any], bool] | None:
     """Gauntlet's earlier item (comment, issue or PR): the one the state index names, else the first listed.
 
@@ -154,8 +161,6 @@ def find_earlier(
         transferred item falls through to the listing).
     :param listing: the listing endpoint and its query parameters.
     :param ours: whether an item is Gauntlet's (and, where that is how it is told apart, is the effect's).
-    :param marked: an extra test for listed items only, when the listing is broader than the effect
-        (issues carry the effect's marker); an item the state index names is the effect's already.
     :returns: the item and whether it came from the listing (a listing leaves some fields out), or ``None``.
     :raises GitHubUnavailable: GitHub kept failing.
     """
@@ -168,6 +173,6 @@ def find_earlier(
             return item, False
     path, params = listing
     for item in paged(hub, path, params):
-        if ours(item) and (marked is None or marked(item)):
+        if ours(item):
             return item, True
     return None

@@ -2,7 +2,10 @@
 
 Theory of operation (DESIGN §5): an issue is found again before anything is created, first through the state
 index (``hub.known(key)``), then by listing the repository's open AND closed issues labelled ``gauntlet`` (never
-the search API, whose secondary limits bite). A marker counts only on an issue Gauntlet's own identity authored:
+the search API, whose secondary limits bite). Each page of that listing is a conditional request whose answer is
+remembered, reduced to what the lookup needs (number, state, author, marker keys, labels), in the PR's record: a
+page unchanged since is a free 304, and exact, since a page that changed in any way comes back whole. A marker
+counts only on an issue Gauntlet's own identity authored:
 anyone can type ``<!-- gauntlet:key=... -->`` into an issue. A recurrence comments on the existing issue,
 reopening it only when Gauntlet closed it (a person's close is a decision to respect), and never files a second
 one. Every comment is posted once: an identical comment by Gauntlet already on the issue is not repeated, so a run
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -27,9 +31,9 @@ from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import CloseIssue, Effect, FileIssue
 from gauntlet.effects.render import render
 from gauntlet.github.client import NotFound, Rejected
-from gauntlet.github.codeowners import CODEOWNERS_PATHS, assignable, owners_for, parse_codeowners
-from gauntlet.github.hub import find_earlier, has_marker, is_ours, paged
-from gauntlet.untrusted import redact
+from gauntlet.github.codeowners import CODEOWNERS_PATHS, MAX_ASSIGNEES, assignable, owners_for, parse_codeowners
+from gauntlet.github.hub import PAGE_SIZE, is_ours, marker_keys, paged
+from gauntlet.untrusted import REDACTED, redact
 from gauntlet.vocabulary import BOT_LABEL, LABELS, issue_labels
 
 if TYPE_CHECKING:
@@ -52,8 +56,6 @@ __all__ = [
 
 #: Titles are one line and short enough to read in a list (GitHub allows 256).
 MAX_TITLE_CHARS = 120
-#: GitHub assigns at most 10 people to an issue.
-MAX_ASSIGNEES = 10
 
 _PREFIX = re.compile(r"^\s*\[Gauntlet/[^\]]*\]\s*", re.IGNORECASE)
 _WHITESPACE = re.compile(r"\s+")
@@ -107,27 +109,78 @@ def _found(hub: Hub, issue: dict[str, Any], *, listed: bool) -> FoundIssue:
 def find_issue(hub: Hub, key: str, labels: set[str] | None = None) -> FoundIssue | None:
     """The issue Gauntlet filed for ``key``: by the state index, else by listing issues labelled ``gauntlet``.
 
+    The listing is read page by page, each page conditionally (:func:`_marked_page`): a page unchanged since
+    the PR's last read of it is a free 304, answered with what that read kept.
+
     :param hub: the repository, Gauntlet's identity and the state index.
     :param key: the effect key (``risk:<id>`` or ``needs-human:<id>``).
     :param labels: gains the names of the labels on the issues listed (labels that exist, lower case).
     """
     prefix = f"/repos/{hub.repo.full_name}/issues"
     number = hub.known(key)
-
-    def ours(issue: dict[str, Any]) -> bool:
-        if labels is not None:
-            labels.update(str(label.get("name", "")).lower() for label in issue.get("labels") or ())
+    if number is not None:
+        try:
+            issue = hub.client.request("GET", f"{prefix}/{number}")
+        except NotFound:
+            issue = None  # deleted or transferred: the listing may still hold another
         # The issues endpoints also return pull requests.
-        return "pull_request" not in issue and is_ours(_login(issue), hub.bot_login)
+        if isinstance(issue, dict) and "pull_request" not in issue and is_ours(_login(issue), hub.bot_login):
+            if labels is not None:
+                labels.update(str(label.get("name", "")).lower() for label in issue.get("labels") or ())
+            return _found(hub, issue, listed=False)
+    page = 1
+    while True:
+        listed = _marked_page(hub, page)
+        if labels is not None:
+            labels.update(listed["labels"])
+        for item in listed["issues"]:
+            if not item["pull"] and is_ours(item["user"], hub.bot_login) and key in item["keys"]:
+                return _found(hub, {**item, "html_url": item["url"]}, listed=True)
+        if listed["count"] < PAGE_SIZE:
+            return None
+        page += 1
 
-    found = find_earlier(
-        hub,
-        None if number is None else f"{prefix}/{number}",
-        (prefix, {"state": "all", "labels": BOT_LABEL}),
-        ours,
-        marked=lambda issue: has_marker(issue.get("body"), key),
-    )
-    return None if found is None else _found(hub, found[0], listed=found[1])
+
+def _marked_page(hub: Hub, page: int) -> dict[str, Any]:
+    """One page of the issues labelled ``gauntlet`` (open and closed), as the lookup by marker needs it.
+
+    A conditional read (``GitHubClient.read``) that keeps, of the page, only what the lookup uses: how many items
+    it had (another page follows a full one), the labels they carry, and each item that carries a marker, by
+    number, state, author, address, comment count and marker keys. Whose it is is decided when it is used, not
+    kept: the same kept page serves whatever ``bot_login`` a run has. 100 such items fit the 32 KiB a remembered
+    answer may take, so a page unchanged since the PR's last run costs nothing.
+    """
+    path = f"/repos/{hub.repo.full_name}/issues"
+    params = {"state": "all", "labels": BOT_LABEL, "per_page": PAGE_SIZE, "page": page}
+    _, kept = hub.client.read(path, params=params, keep=_marked_items)
+    if not isinstance(kept, dict) or REDACTED in json.dumps(kept):
+        # A remembered page is stored redacted, like every state file: one whose keys or labels redaction
+        # touched could miss an issue, so the page is read whole instead (never a second issue filed).
+        return _marked_items(hub.client.request("GET", path, params=params))
+    return kept
+
+
+def _marked_items(items: Any) -> dict[str, Any]:
+    """What :func:`_marked_page` keeps of a listing page (anything but a list reads as an empty page)."""
+    listed = [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+    labels = {str(label.get("name", "")).lower() for item in listed for label in item.get("labels") or ()}
+    marked = []
+    for item in listed:
+        body = item.get("body")
+        keys = list(marker_keys(body)) if isinstance(body, str) else []
+        if keys and isinstance(item.get("number"), int):
+            marked.append(
+                {
+                    "number": item["number"],
+                    "state": str(item.get("state", "open")),
+                    "user": _login(item),
+                    "url": item.get("html_url"),
+                    "comments": item.get("comments") if isinstance(item.get("comments"), int) else None,
+                    "pull": "pull_request" in item,
+                    "keys": keys,
+                }
+            )
+    return {"count": len(items) if isinstance(items, list) else 0, "labels": sorted(labels), "issues": marked}
 
 
 def code_owners(hub: Hub, path: str) -> tuple[str, ...]:
@@ -214,7 +267,7 @@ class FileIssueHandler:
             return _found(hub, hub.client.request("POST", prefix, body=payload), listed=False)
 
         made = hub.client.create_once(f"file issue {effect.key}", create, lambda: find_issue(hub, effect.key))
-        owners = code_owners(hub, effect.view.path) if hub.assign_owners and effect.view.path else ()
+        owners = _assignees(hub, effect)
         if owners:
             # Added after creating: GitHub drops logins it cannot assign here, where a create naming one fails.
             hub.client.request("POST", f"{prefix}/{made.number}/assignees", body={"assignees": list(owners)})
@@ -238,6 +291,16 @@ class FileIssueHandler:
         elif found.state == "closed":
             note = "left closed: a person closed it"
         return _result(effect, "updated" if done else "unchanged", found, "; ".join([*done, note]).strip("; "))
+
+
+def _assignees(hub: Hub, effect: FileIssue) -> tuple[str, ...]:
+    """Whom to assign a new issue to: the owners the effect names (from a PR run's checkout), else the code owners
+    ``CODEOWNERS`` on the default branch names for its path; nobody with ``issues.assign_owners: false``."""
+    if not hub.assign_owners or not effect.view.path:
+        return ()
+    if effect.assignees is not None:
+        return effect.assignees[:MAX_ASSIGNEES]
+    return code_owners(hub, effect.view.path)
 
 
 class CloseIssueHandler:

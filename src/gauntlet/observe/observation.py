@@ -24,7 +24,7 @@ from gauntlet.models import Observation, Permission, RunIdentity, evolve
 from gauntlet.observe.files import as_run_sees_them, expand, read_findings, read_test_ids
 from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
-from gauntlet.observe.owners import owners_of
+from gauntlet.observe.owners import assignees_of, owners_of
 from gauntlet.observe.payload import Delivery, event_facts
 from gauntlet.observe.reviews import read_reviews
 from gauntlet.observe.routing import Route
@@ -127,6 +127,11 @@ def observe(
         observation,
         failed_jobs=tuple(downloads.failed_jobs),
         owners=owners,
+        assignees=(
+            assignees_of(settings.workspace, observation.findings, observation.changed_files)
+            if observation.pr is not None
+            else {}
+        ),
         passed_tests=tests.passed,
         flaky_tests=tests.flaky,
     )

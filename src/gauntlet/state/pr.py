@@ -145,6 +145,9 @@ class PRRecord(StateFile):
     #: What Gauntlet last wrote on GitHub for this PR, by effect key (the sticky comment, the head's check run):
     #: the next run edits it in place without reading it first.
     written: dict[str, Written] = {}
+    #: The latest iteration's finding paths -> the users ``CODEOWNERS`` names for them, as the PR's runs read
+    #: it from their checkout: whom a ``/gauntlet accept-risk`` assigns the issue it files to, without a lookup.
+    owners: dict[str, list[str]] = {}
 
     @property
     def current(self) -> IterationRecord | None:

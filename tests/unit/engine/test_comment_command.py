@@ -123,13 +123,36 @@ def test_accept_risk_majors_files_one_issue_records_it_and_replans() -> None:
     assert "accepted by `maya`" in body_of(sticky)
     assert plan.decision is not None
     assert plan.decision.majors == 0
-    assert reactions(plan) == ["rocket"]
+    # The re-planned report is the answer: who accepted which finding and why, in the comment and the check.
+    assert reactions(plan) == [] and replies(plan) == []
+    (check,) = of_type(plan, SetCheck)
+    for body in (body_of(sticky), body_of(check)):
+        assert f"`{MAJOR[:12]}` major" in body
+        assert "accepted by `maya`" in body and "the vendor fixes it" in body
+    assert issue.assignees == ()  # the record keeps no code owners: filed without assignees, nothing looked up
+
+
+def test_a_command_the_report_does_not_answer_keeps_its_reaction_first_and_its_reply() -> None:
+    _, plan = run(pr_state(), says("/gauntlet accept-risk majors the vendor fixes it\n/gauntlet status"))
     # The one reaction comes first: a deleted comment stops the run before the issue is filed.
     assert plan.effects[0] == React(comment_id=100, content="rocket")
     assert not any(isinstance(effect, React) for effect in plan.effects[1:])
-    (reply,) = replies(plan)
-    assert "> /gauntlet accept-risk majors the vendor fixes it" in reply
-    assert "maya accepted 1 risk: the vendor fixes it" in reply
+    accepted, _ = replies(plan)
+    assert "> /gauntlet accept-risk majors the vendor fixes it" in accepted
+    assert "maya accepted 1 risk: the vendor fixes it" in accepted
+    _, refused = run(pr_state(), says("/gauntlet accept-risk majors", permission="read"))
+    assert reactions(refused) == ["confused"] and len(replies(refused)) == 1
+
+
+def test_the_issue_of_an_accepted_risk_is_assigned_to_the_owners_the_pr_run_kept() -> None:
+    state = pr_state()
+    assert state.pr is not None
+    major = next(f for f in state.pr.iterations[-1].findings if f.fingerprint == MAJOR)
+    assert major.path is not None
+    kept = state.model_copy(update={"pr": state.pr.model_copy(update={"owners": {major.path: ["ana", "bo"]}})})
+    _, plan = run(kept, says("/gauntlet accept-risk majors ok"))
+    (issue,) = of_type(plan, FileIssue)
+    assert issue.assignees == ("ana", "bo")
 
 
 def test_accept_risk_all_leaves_criticals_alone_but_a_fingerprint_takes_them() -> None:
@@ -414,7 +437,7 @@ def test_accepted_risks_show_their_issue_once_it_is_known() -> None:
     assert new.pr is not None
     assert {r.fingerprint: r.issue for r in new.pr.accepted_risks} == {MINOR: 31, MAJOR: None}
     (sticky,) = of_type(plan, UpsertComment)
-    assert "(#31)" in body_of(sticky)
+    assert "(tracked in #31)" in body_of(sticky)
 
 
 LINES = st.sampled_from(
@@ -447,6 +470,10 @@ def test_same_inputs_same_result_and_a_redelivery_changes_nothing(body: str, per
     assert new.pr is not None
     assert state.pr is not None
     assert new.pr.iteration_count == state.pr.iteration_count
-    if plan.effects:
+    if any(isinstance(effect, React) for effect in plan.effects):
         assert isinstance(plan.effects[0], React)
         assert sum(isinstance(effect, React) for effect in plan.effects) == 1
+    elif plan.effects:
+        # Answered by the report alone: every command accepted a risk, and the comment and check say so.
+        assert of_type(plan, FileIssue) and of_type(plan, UpsertComment) and of_type(plan, SetCheck)
+        assert not of_type(plan, ReplyToComment)

@@ -74,3 +74,24 @@ def test_the_report_planned_again_from_the_record_is_the_runs_report_and_changes
 
 def test_nothing_is_planned_again_for_a_pr_without_an_observation() -> None:
     assert ReportFacts.latest(PRRecord(number=7), "octo/app") is None
+
+
+def test_the_record_keeps_the_code_owners_of_the_current_findings_paths_only() -> None:
+    def seen(sha: str, run_id: str, paths: dict[str, tuple[str, ...]], *findings: str) -> Observation:
+        found = tuple(
+            Finding(fingerprint=f"f-{p}", source="log", kind="lint", severity="minor", path=p, message="m")
+            for p in findings
+        )
+        return Observation(pr=7, head_sha=sha, run_id=run_id, findings=found, assignees=paths)
+
+    state = State(pr=PRRecord(number=7))
+    for obs in (
+        seen("a" * 40, "1", {"src/a.py": ("ana",), "src/b.py": ("bo",)}, "src/a.py", "src/b.py"),
+        # Another job on the same head names one path: what the first saw of the other stays.
+        seen("a" * 40, "2", {"src/a.py": ("cy",)}, "src/a.py"),
+    ):
+        state, _ = decide(state, obs, Config(), NOW, np.random.default_rng(0))
+    assert state.pr is not None and state.pr.owners == {"src/a.py": ["cy"], "src/b.py": ["bo"]}
+    # A new head whose findings name only src/b.py, without owners this time: nothing is kept for a gone path.
+    state, _ = decide(state, seen("b" * 40, "3", {}, "src/b.py"), Config(), NOW, np.random.default_rng(0))
+    assert state.pr is not None and state.pr.owners == {}

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gauntlet.github.client import GitHubClient
-from gauntlet.github.hub import PAGE_SIZE, Hub, find_earlier, has_marker, is_ours, paged
+from gauntlet.github.hub import PAGE_SIZE, Hub, find_earlier, is_ours, marker_keys, paged
 from gauntlet.sandbox import Sandbox
 from gauntlet.vocabulary import marker_text
 
@@ -42,7 +42,7 @@ def _find(hub: Hub, known: int | None) -> tuple[dict[str, Any], bool] | None:
         hub,
         None if known is None else f"/repos/{REPO}/issues/comments/{known}",
         (f"/repos/{REPO}/issues/1/comments", {}),
-        lambda item: is_ours(item["user"]["login"], BOT) and has_marker(item["body"], KEY),
+        lambda item: is_ours(item["user"]["login"], BOT) and KEY in marker_keys(item["body"]),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gauntlet.models import Finding
-from gauntlet.observe.owners import owners_of
+from gauntlet.observe.owners import assignees_of, owners_of
 
 
 def finding(path: str | None = None, test_id: str | None = None) -> Finding:
@@ -24,3 +24,16 @@ def test_owners_come_from_the_first_codeowners_file_github_reads(tmp_path: Path)
 
 def test_no_codeowners_file_means_no_owners(tmp_path: Path) -> None:
     assert owners_of(tmp_path, [finding("src/a.py")]) == {}
+
+
+def test_assignees_are_the_users_of_each_finding_path_without_teams_or_mails(tmp_path: Path) -> None:
+    (tmp_path / "CODEOWNERS").write_text("*  @octo\n/src/pay/ @octo/payments @alice bob@example.com @carol\n/docs/\n")
+    found = assignees_of(tmp_path, [finding("src/pay/charge.py"), finding("docs/a.md"), finding("x.py"), finding()])
+    assert found == {"src/pay/charge.py": ("alice", "carol"), "x.py": ("octo",)}  # docs/ has no owner
+    assert assignees_of(tmp_path / "nowhere", [finding("x.py")]) == {}
+
+
+def test_a_change_that_edits_codeowners_chooses_no_assignees(tmp_path: Path) -> None:
+    (tmp_path / "CODEOWNERS").write_text("* @mallory\n")
+    assert assignees_of(tmp_path, [finding("x.py")], ["src/x.py"]) == {"x.py": ("mallory",)}
+    assert assignees_of(tmp_path, [finding("x.py")], ["src/x.py", "CODEOWNERS"]) == {}

@@ -139,6 +139,18 @@ class ReadCache:
     entries: dict[str, CachedRead] = field(default_factory=dict)
     used: dict[str, CachedRead] = field(default_factory=dict)
 
+    def recall(self, key: str, version: str) -> Any:
+        """The answer remembered under ``key`` if it is of ``version`` (then kept for the next run), else ``None``."""
+        known = self.entries.get(key)
+        if known is None or known.etag != version:
+            return None
+        self.used[key] = known
+        return known.body
+
+    def remember(self, key: str, version: str, body: Any) -> None:
+        """Keep ``body`` as ``key``'s answer at ``version`` (a blob sha, say) for the next run's :meth:`recall`."""
+        self.used[key] = CachedRead(etag=version, body=body)
+
     def keep(self) -> dict[str, CachedRead]:
         """What this run read, then what it remembered and did not read, bounded in size, for ``If-None-Match``."""
         kept: dict[str, CachedRead] = {}

@@ -157,7 +157,7 @@ class BranchStore:
         if walked is not None:
             return walked
         pending = frozenset().union(*(found.pending for found in heads))
-        return replace(head, events=None, shared=None, shards=None, base=None, pending=pending)  # as by hand
+        return replace(head, events=None, shared=None, shards=None, base=None, pending=pending, blobs=None, wrote={})
 
     def read(self, path: str, commit: str) -> bytes | None:
         """One file at ``commit`` (``None`` when absent): the contents API, or the blob for files over 1 MB."""
@@ -211,6 +211,20 @@ class BranchStore:
         blob = self.client.request("GET", f"{self.api}/git/blobs/{found['sha']}")
         return base64.b64decode(blob.get("content") or "")
 
+    def _read_other(self, path: str, head: Head) -> bytes | None:
+        """A file other runs write, for a run whose record remembers: nothing to read when the head's trailers
+        name the blob the record remembers it at; else one read (at the head when the blob is named)."""
+        version = head.blobs.get(path) if head.blobs is not None else None
+        if version is None:
+            return self._read_conditionally(path)
+        kept = self.client.cache.recall(_BLOB_KEY + path, version)
+        if isinstance(kept, str):
+            return kept.encode()
+        data = self.read(path, head.commit)
+        if data is not None:
+            self.client.cache.remember(_BLOB_KEY + path, version, _kept_text(path, data))
+        return data
+
     def load(self, scope: Scope) -> Snapshot:
         """Read the files ``scope`` needs at the branch head (absent files are their defaults)."""
         preloaded, self._preloaded = self._preloaded, None
@@ -233,7 +247,7 @@ class BranchStore:
             if skip or head is None:
                 stored[path] = None
             else:
-                stored[path] = self._read_conditionally(path) if conditional else self.read(path, head.commit)
+                stored[path] = self._read_other(path, head) if conditional else self.read(path, head.commit)
         state = decode_state(scope, stored)
         if scope.branch_run and state.branch is not None:
             state = seen_with(state, state.branch.pending)  # what its earlier runs added, not yet folded
@@ -385,7 +399,11 @@ class BranchStore:
         if data == stored:
             return True
         pending = head.pending | {path} if record.pending else head.pending - {path}
-        trailers = commit_message(message, head.events, set(head.shared or ()), head.shards or 0, pending, base=head)
+        wrote = {path: _blob_sha(data)} if _versioned(path) else {}
+        blobs = None if head.blobs is None else {**head.blobs, **wrote}
+        trailers = commit_message(
+            message, head.events, set(head.shared or ()), head.shards or 0, pending, base=head, blobs=blobs, wrote=wrote
+        )
         body: dict[str, Any] = {
             "message": trailers,
             "content": base64.b64encode(data).decode(),
@@ -493,7 +511,14 @@ class BranchStore:
         pending = set(head.pending) - set(self._checked) if head else set()
         pending -= {p for p in files if record_model(p) is not None}
         pending |= {p for p, d in files.items() if d is not None and _has_pending(p, d)}
-        return commit_message(subject, events, shared, max(waiting, 0), pending)
+        # The blobs the head names, and those this commit writes (a head without them: only those).
+        blobs = dict(head.blobs or {}) if head else {}
+        for path, data in files.items():
+            if _versioned(path) and data is None:
+                blobs.pop(path, None)
+            elif _versioned(path) and data is not None:
+                blobs[path] = _blob_sha(data)
+        return commit_message(subject, events, shared, max(waiting, 0), pending, blobs=blobs)
 
     def _moved(self, head: Head, whole: set[str]) -> Head | None:
         """The new head, when the commits since ``head`` touched none of ``whole`` (one ``GET compare``)."""
@@ -564,6 +589,29 @@ class BranchStore:
 
 
 _SHARED = frozenset(SHARED_FILES.values())
+#: Where a run's record remembers a state file it read, under the file's blob (``ReadCache.recall``).
+_BLOB_KEY = "blob:"
+
+
+def _versioned(path: str) -> bool:
+    """Whether the trailers name ``path``'s blob: the files runs read but do not own (shared files, branch records)."""
+    return path in _SHARED or path.startswith("v1/branches/")
+
+
+def _kept_text(path: str, data: bytes) -> str:
+    """What a run's record remembers of a file it read: its text, a branch record's without its own ``reads``."""
+    text = data.decode("utf-8", "replace")
+    return _without_reads(text) if path.startswith("v1/branches/") else text
+
+
+def _without_reads(text: str) -> str:
+    """A branch record's text without the answers it remembers for its own runs (``reads``): a reader keeping
+    them would keep a cache of a cache. Text that does not parse is kept as it is (decode_state reports it)."""
+    try:
+        record = BranchRecord.model_validate_json(text)
+    except ValueError:
+        return text
+    return encode_file(evolve(record, reads={})).decode()
 
 
 def _text_of(found: Any) -> Any:
@@ -580,17 +628,10 @@ def _text_of(found: Any) -> Any:
 
 
 def _record_text_of(found: Any) -> Any:
-    """What a conditional read of another run's record keeps: as :func:`_text_of`, without the answers that
-    record remembers for its own runs (``reads``), which would fill the reader's (a cache of a cache)."""
+    """What a conditional read of another run's record keeps: as :func:`_text_of`, without its ``reads``."""
     kept = _text_of(found)
     text = kept.get("text") if isinstance(kept, dict) else None
-    if not isinstance(text, str):
-        return kept
-    try:
-        record = BranchRecord.model_validate_json(text)
-    except ValueError:
-        return kept  # decode_state reports it
-    return {**kept, "text": encode_file(evolve(record, reads={})).decode()}
+    return {**kept, "text": _without_reads(text)} if isinstance(text, str) else kept
 
 
 def _absent_default(snapshot: Snapshot, path: str, data: bytes) -> bool:

@@ -6,17 +6,23 @@ A commit's trailers spare the next run calls (``github/gitstore.py`` says what e
     Gauntlet-Events: v1/events/<yyyy-mm>.<n>.jsonl <size>   the newest audit-log part
     Gauntlet-Shared: <paths>      the repository-wide files that exist
     Gauntlet-Shards: <n>          shard files waiting for the scan
-    Gauntlet-Pending: <paths>     PR records holding pending shards
+    Gauntlet-Pending: <paths>     PR and branch records holding pending shards
+    Gauntlet-Blobs: <path>=<sha>  the blob of each shared file and branch record known at this commit
+    Gauntlet-Wrote: <path>=<sha>  a contents PUT's commit: the branch record it wrote
 
 A PR run's commit is made by GitHub on the branch as it is when the contents ``PUT`` arrives, so its copied
 trailers hold only when nothing came in between (its parent is its base): :func:`folded` takes the newest exact
-commit's trailers instead, with the pending records of every commit above it.
+commit's trailers instead, with the pending records and the written blobs of every commit above it.
+
+The blobs are what lets a run skip a read: a file whose blob is the one its record remembers is unchanged, and
+costs no request at all. (A conditional request would cost nothing only with the token that read it first:
+GitHub binds an ``ETag`` to its token, and each Actions job has a new one.)
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = ["WALK", "Head", "commit_message", "folded", "parse_head"]
@@ -26,6 +32,9 @@ _SHARED_TRAILER = re.compile(r"^Gauntlet-Shared:(.*)$", re.MULTILINE)
 _SHARDS_TRAILER = re.compile(r"^Gauntlet-Shards: (\d+)$", re.MULTILINE)
 _PENDING_TRAILER = re.compile(r"^Gauntlet-Pending:(.*)$", re.MULTILINE)
 _BASE_TRAILER = re.compile(r"^Gauntlet-Base: ([0-9a-f]{40})$", re.MULTILINE)
+_BLOBS_TRAILER = re.compile(r"^Gauntlet-Blobs:(.*)$", re.MULTILINE)
+_WROTE_TRAILER = re.compile(r"^Gauntlet-Wrote:(.*)$", re.MULTILINE)
+_BLOB = re.compile(r"^(v1/[A-Za-z0-9._%/-]+\.json)=([0-9a-f]{40})$")
 #: Commits listed to find the newest exact trailers under a head GitHub built on another (one call).
 WALK = 100
 
@@ -48,6 +57,10 @@ class Head:
     base: str | None = None
     #: The commit's first parent.
     parent: str | None = None
+    #: The blob of each shared file and branch record the trailers know at this commit (``None``: none known).
+    blobs: dict[str, str] | None = None
+    #: A contents ``PUT``'s commit: the branch record it wrote, and its blob.
+    wrote: dict[str, str] = field(default_factory=dict)
 
     @property
     def exact(self) -> bool:
@@ -63,6 +76,8 @@ def parse_head(branch: dict[str, Any]) -> Head:
     shards = _SHARDS_TRAILER.search(message)
     pending = _PENDING_TRAILER.search(message)
     based = _BASE_TRAILER.search(message)
+    blobs = _BLOBS_TRAILER.search(message)
+    wrote = _WROTE_TRAILER.search(message)
     parents = commit.get("parents") or []
     return Head(
         commit=str(commit["sha"]),
@@ -73,7 +88,15 @@ def parse_head(branch: dict[str, Any]) -> Head:
         pending=frozenset(pending.group(1).split()) if pending else frozenset(),
         base=based.group(1) if based else None,
         parent=str(parents[0].get("sha")) if parents and isinstance(parents[0], dict) else None,
+        blobs=_blobs(blobs.group(1)) if blobs else None,
+        wrote=_blobs(wrote.group(1)) if wrote else {},
     )
+
+
+def _blobs(listed: str) -> dict[str, str]:
+    """``<path>=<sha>`` pairs; anything else (a hand edit) is left out, and a left-out file is read."""
+    pairs = (found.groups() for word in listed.split() if (found := _BLOB.match(word)))
+    return {path: sha for path, sha in pairs}
 
 
 def folded(newest_first: list[Head], below: Head | None = None) -> Head | None:
@@ -86,11 +109,25 @@ def folded(newest_first: list[Head], below: Head | None = None) -> Head | None:
     if not newest_first:
         return below
     pending: set[str] = set()
+    above: list[Head] = []
     for found in [*newest_first, *([below] if below is not None else [])]:
         pending |= found.pending
         if found.exact:
             top = newest_first[0]
-            return replace(found, commit=top.commit, tree=top.tree, pending=frozenset(pending), base=None, parent=None)
+            blobs = None if found.blobs is None else dict(found.blobs)
+            for later in reversed(above):  # oldest first: a file's newest write wins
+                blobs = None if blobs is None else {**blobs, **later.wrote}
+            return replace(
+                found,
+                commit=top.commit,
+                tree=top.tree,
+                pending=frozenset(pending),
+                base=None,
+                parent=None,
+                blobs=blobs,
+                wrote={},
+            )
+        above.append(found)
     return None
 
 
@@ -102,8 +139,14 @@ def commit_message(
     pending: set[str] | frozenset[str] = frozenset(),
     *,
     base: Head | None = None,
+    blobs: dict[str, str] | None = None,
+    wrote: dict[str, str] | None = None,
 ) -> str:
-    """The commit message: the subject and the trailers (module docstring); ``base``: a PR run's copied ones."""
+    """The commit message: the subject and the trailers (module docstring); ``base``: a PR run's copied ones.
+
+    :param blobs: the blobs known at the commit (``None``: not known, so none are listed).
+    :param wrote: a contents ``PUT``'s: the branch record it writes, and its blob.
+    """
     lines = [subject, ""]
     if base is not None:
         lines.append(f"Gauntlet-Base: {base.commit}")
@@ -114,4 +157,8 @@ def commit_message(
     lines.append(f"Gauntlet-Shards: {shards}")
     if pending:
         lines.append("Gauntlet-Pending: " + " ".join(sorted(pending)))
+    if blobs is not None:
+        lines.append("Gauntlet-Blobs: " + " ".join(f"{path}={sha}" for path, sha in sorted(blobs.items())))
+    if wrote:
+        lines.append("Gauntlet-Wrote: " + " ".join(f"{path}={sha}" for path, sha in sorted(wrote.items())))
     return "\n".join(lines) + "\n"

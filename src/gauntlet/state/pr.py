@@ -105,7 +105,8 @@ class AcceptedRisk(Record):
 
 
 class CachedRead(Record):
-    """One ``GET`` answer a PR's runs remember, for a conditional request next time (``github/client.py``).
+    """One answer a PR's (or branch's) runs remember: for a conditional request next time, under its ``ETag``,
+    or, for a state file, under the blob it was read at (``github/client.py``, ``github/gitstore.py``).
 
     A 304 costs nothing against the rate limit; the answer it confirms is this ``body``.
     """

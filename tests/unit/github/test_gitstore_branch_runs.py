@@ -164,7 +164,7 @@ def test_a_pr_run_remembers_the_default_branch_record_without_the_answers_it_kee
     sandbox.clear_requests()
     branch_run(store(sandbox), "c")
     defects = [r["status"] for r in sandbox.requests() if r["path"].endswith("/contents/v1/defects.json")]
-    assert defects == [304], "unchanged since the last run of main: free"
+    assert defects == [], "the head names the blob its record remembers: no request at all"
 
     pr_run = store(sandbox)
     snapshot = pr_run.load(Scope(pr=1, base="main"))
@@ -173,6 +173,45 @@ def test_a_pr_run_remembers_the_default_branch_record_without_the_answers_it_kee
     pr_run.save(snapshot, evolve(snapshot.state, pr=evolve(snapshot.state.pr, iteration_count=2)), "gauntlet: pr")
 
     kept = PRRecord.model_validate_json(files_at(sandbox)["v1/prs/1.json"]).reads
-    main = next(read for key, read in kept.items() if "v1/branches/main.json" in key)
-    assert isinstance(main.body, dict)
-    assert json.loads(main.body["text"])["reads"] == {}, "a cache of a cache would fill the PR's record"
+    main = kept["blob:v1/branches/main.json"]
+    assert isinstance(main.body, str)
+    assert json.loads(main.body)["reads"] == {}, "a cache of a cache would fill the PR's record"
+
+
+def pr_run(sandbox: Sandbox, number: int = 1) -> tuple[list[str], list[str]]:
+    """One run of PR ``number``: what it saw of main's runs, and the paths of the files it read."""
+    sandbox.clear_requests()
+    branch = store(sandbox)
+    snapshot = branch.load(Scope(pr=number, base="main"))
+    assert snapshot.state.pr is not None and snapshot.state.base is not None
+    record = evolve(snapshot.state.pr, iteration_count=snapshot.state.pr.iteration_count + 1)
+    branch.save(snapshot, evolve(snapshot.state, pr=record), f"gauntlet: pr {number}")
+    read = [r["path"].split("/contents/")[-1] for r in sandbox.requests() if r["method"] == "GET"]
+    return [r.observation for r in snapshot.state.base.runs], read
+
+
+def test_a_pr_run_reads_the_default_branch_record_only_when_it_changed(sandbox: Sandbox) -> None:
+    branch_run(store(sandbox), "a")
+    assert pr_run(sandbox)[0] == ["a"]
+
+    seen, read = pr_run(sandbox)
+
+    assert seen == ["a"] and "v1/branches/main.json" not in read, "its blob is the one the record remembers"
+    branch_run(store(sandbox), "b")
+    seen, read = pr_run(sandbox)
+    assert seen == ["a", "b"] and read.count("v1/branches/main.json") == 1
+
+
+def test_a_branch_run_landing_under_another_runs_put_is_still_seen(sandbox: Sandbox) -> None:
+    branch_run(store(sandbox), "a")
+    pr_run(sandbox)  # PR 1 remembers main.json with run a
+    other = store(sandbox)
+    snapshot = other.load(Scope(pr=2, base="main"))  # PR 2 reads the head before main's next run lands
+    branch_run(store(sandbox), "b")
+    assert snapshot.state.pr is not None
+    other.save(snapshot, evolve(snapshot.state, pr=evolve(snapshot.state.pr, iteration_count=1)), "gauntlet: pr 2")
+
+    seen, read = pr_run(sandbox)
+
+    # PR 2's commit copied the stale head's blobs; the branch run's own commit names what it wrote.
+    assert seen == ["a", "b"] and read.count("v1/branches/main.json") == 1

@@ -95,8 +95,7 @@ def parse_head(branch: dict[str, Any]) -> Head:
 
 def _blobs(listed: str) -> dict[str, str]:
     """``<path>=<sha>`` pairs; anything else (a hand edit) is left out, and a left-out file is read."""
-    pairs = (found.groups() for word in listed.split() if (found := _BLOB.match(word)))
-    return {path: sha for path, sha in pairs}
+    return {found.group(1): found.group(2) for word in listed.split() if (found := _BLOB.match(word))}
 
 
 def folded(newest_first: list[Head], below: Head | None = None) -> Head | None:

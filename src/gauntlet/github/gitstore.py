@@ -49,13 +49,16 @@ Theory of operation:
   (written by hand) makes the next run fall back to listing and reading everything it needs.
 - A repository-wide file that still holds its default is not written: absent
   means default, which keeps the first runs cheap.
-- **Conditional reads.** A PR or branch run reads every file but its own record at
-  the branch (not pinned to the head commit) with the ``ETag`` its record remembers
-  (``reads``): a file unchanged since its last run is a 304, which GitHub does not
-  count against the rate limit. What it keeps of another run's record leaves that
-  record's own ``reads`` out. The record is read first
-  (:meth:`BranchStore.preload`, before the run reads the PR's reviews the same way),
-  and the run's answers are written back into it.
+- **Reads by blob.** Each commit's ``Gauntlet-Blobs:`` trailer names the blob of every
+  shared file and branch record known at it (or that it is absent), and a PR run,
+  branch run or command keeps what it read of them in its record (``reads``, under
+  the blob): a file whose blob is the one remembered costs no request at all, and
+  any other is read once at the head, its blob named in the run's own commit. (A
+  conditional request is no substitute: GitHub binds an ``ETag`` to the token that
+  read it, and each Actions job has a new one.) What a run keeps of another run's
+  record leaves that record's own ``reads`` out. The record is read first
+  (:meth:`BranchStore.preload`, before the run reads the PR's reviews
+  conditionally), and the run's answers are written back into it.
 """
 
 from __future__ import annotations
@@ -194,35 +197,25 @@ class BranchStore:
             return  # decode_state reports the broken record when the run loads it
         self.client.cache.entries.update(reads)
 
-    def _read_conditionally(self, path: str) -> bytes | None:
-        """One file at the branch (not pinned), asked with the remembered ``ETag``: a 304 is free.
-
-        What is remembered is the file's text, not GitHub's Base64 (redaction would garble it when stored).
-        """
-        keep = _text_of if record_model(path) is None else _record_text_of
-        try:
-            _, found = self.client.read(f"{self.api}/contents/{path}", params={"ref": self.branch}, keep=keep)
-        except NotFound:
-            return None
-        if not isinstance(found, dict) or found.get("type") != "file":
-            return None
-        if isinstance(found.get("text"), str):
-            return str(found["text"]).encode()
-        blob = self.client.request("GET", f"{self.api}/git/blobs/{found['sha']}")
-        return base64.b64decode(blob.get("content") or "")
-
     def _read_other(self, path: str, head: Head) -> bytes | None:
-        """A file other runs write, for a run whose record remembers: nothing to read when the head's trailers
-        name the blob the record remembers it at; else one read (at the head when the blob is named)."""
-        version = head.blobs.get(path) if head.blobs is not None else None
-        if version is None:
-            return self._read_conditionally(path)
-        kept = self.client.cache.recall(_BLOB_KEY + path, version)
+        """A file other runs write, for a run whose record remembers it: no request when the head's trailers name
+        the blob it is remembered at (or name it absent), else one read at the head, remembered for next time."""
+        version = (head.blobs or {}).get(path)
+        if version == _ABSENT:
+            return None
+        kept = self.client.cache.recall(_BLOB_KEY + path, version) if version is not None else None
         if isinstance(kept, str):
             return kept.encode()
-        data = self.read(path, head.commit)
+        data = self._read_at_head(path, head)
         if data is not None:
-            self.client.cache.remember(_BLOB_KEY + path, version, _kept_text(path, data))
+            self.client.cache.remember(_BLOB_KEY + path, self._learned[path], _kept_text(path, data))
+        return data
+
+    def _read_at_head(self, path: str, head: Head) -> bytes | None:
+        """One file at ``head``; its blob (or that it is absent) is learned for this run's commit's trailers."""
+        data = self.read(path, head.commit)
+        if _versioned(path):
+            self._learned[path] = _blob_sha(data) if data is not None else _ABSENT
         return data
 
     def load(self, scope: Scope) -> Snapshot:
@@ -233,7 +226,8 @@ class BranchStore:
             head, stored = preloaded[0], {pr_path(preloaded[1]): preloaded[2]}
         else:
             head, stored = self.head(), {}
-        conditional = own is not None  # a PR run's, a branch run's or a command's: its record remembers
+        remembers = own is not None  # a PR run's, a branch run's or a command's record remembers what it read
+        self._learned: dict[str, str] = {}
         if own is not None and own not in stored and head is not None:
             stored[own] = self.read(own, head.commit)
             self._remember_reads(own, stored[own])
@@ -247,7 +241,7 @@ class BranchStore:
             if skip or head is None:
                 stored[path] = None
             else:
-                stored[path] = self._read_other(path, head) if conditional else self.read(path, head.commit)
+                stored[path] = self._read_other(path, head) if remembers else self._read_at_head(path, head)
         state = decode_state(scope, stored)
         if scope.branch_run and state.branch is not None:
             state = seen_with(state, state.branch.pending)  # what its earlier runs added, not yet folded
@@ -400,7 +394,7 @@ class BranchStore:
             return True
         pending = head.pending | {path} if record.pending else head.pending - {path}
         wrote = {path: _blob_sha(data)} if _versioned(path) else {}
-        blobs = None if head.blobs is None else {**head.blobs, **wrote}
+        blobs = {**(head.blobs or {}), **self._learned, **wrote}
         trailers = commit_message(
             message, head.events, set(head.shared or ()), head.shards or 0, pending, base=head, blobs=blobs, wrote=wrote
         )
@@ -511,8 +505,10 @@ class BranchStore:
         pending = set(head.pending) - set(self._checked) if head else set()
         pending -= {p for p in files if record_model(p) is not None}
         pending |= {p for p, d in files.items() if d is not None and _has_pending(p, d)}
-        # The blobs the head names, and those this commit writes (a head without them: only those).
+        # The blobs the head names, those this run read there (not on a head it moved to since), those it writes.
         blobs = dict(head.blobs or {}) if head else {}
+        if head is not None and head.commit == snapshot.version:
+            blobs |= self._learned
         for path, data in files.items():
             if _versioned(path) and data is None:
                 blobs.pop(path, None)
@@ -591,6 +587,8 @@ class BranchStore:
 _SHARED = frozenset(SHARED_FILES.values())
 #: Where a run's record remembers a state file it read, under the file's blob (``ReadCache.recall``).
 _BLOB_KEY = "blob:"
+#: The "blob" the trailers name for a file that does not exist (git's null object id).
+_ABSENT = "0" * 40
 
 
 def _versioned(path: str) -> bool:
@@ -612,26 +610,6 @@ def _without_reads(text: str) -> str:
     except ValueError:
         return text
     return encode_file(evolve(record, reads={})).decode()
-
-
-def _text_of(found: Any) -> Any:
-    """What a conditional contents read keeps: the file's kind, blob and UTF-8 text (``None``: over 1 MB)."""
-    if not isinstance(found, dict):
-        return found
-    text = None
-    if found.get("encoding") == "base64" and (found.get("content") or not found.get("size")):
-        try:
-            text = base64.b64decode(found.get("content") or "").decode("utf-8")
-        except (ValueError, UnicodeDecodeError):
-            text = None
-    return {"type": found.get("type"), "sha": found.get("sha"), "text": text}
-
-
-def _record_text_of(found: Any) -> Any:
-    """What a conditional read of another run's record keeps: as :func:`_text_of`, without its ``reads``."""
-    kept = _text_of(found)
-    text = kept.get("text") if isinstance(kept, dict) else None
-    return {**kept, "text": _without_reads(text)} if isinstance(text, str) else kept
 
 
 def _absent_default(snapshot: Snapshot, path: str, data: bytes) -> bool:

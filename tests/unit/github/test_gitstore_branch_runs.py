@@ -215,3 +215,15 @@ def test_a_branch_run_landing_under_another_runs_put_is_still_seen(sandbox: Sand
 
     # PR 2's commit copied the stale head's blobs; the branch run's own commit names what it wrote.
     assert seen == ["a", "b"] and read.count("v1/branches/main.json") == 1
+
+
+def test_what_a_run_read_at_the_head_is_named_in_its_commit_even_when_absent(sandbox: Sandbox) -> None:
+    # A state written by hand (or before the trailers named blobs): nothing is known, so the run reads.
+    record = BranchRecord(name="main").model_dump_json(indent=1) + "\n"
+    sandbox.commit(REPO, {"v1/branches/main.json": record}, "Seed by hand\n", branch="gauntlet-state")
+    assert "v1/branches/main.json" in pr_run(sandbox)[1]
+
+    assert "v1/branches/main.json" not in pr_run(sandbox)[1], "the first run named the blob it read"
+    sandbox.commit(REPO, {"v1/branches/main.json": None}, "Remove by hand\n", branch="gauntlet-state")
+    assert "v1/branches/main.json" in pr_run(sandbox)[1], "a commit without trailers: read again (404)"
+    assert "v1/branches/main.json" not in pr_run(sandbox)[1], "named absent: no 404 asked for again"

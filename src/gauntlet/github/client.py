@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from urllib.parse import quote
 
 import requests
 import requests.adapters
@@ -166,9 +167,14 @@ class ReadCache:
 
 
 def cache_key(path: str, params: dict[str, Any] | None) -> str:
-    """The request a cached answer belongs to: the path and its sorted query."""
+    """The request a cached answer belongs to: the path and its sorted query, percent-encoded.
+
+    Encoded because the state is redacted as it is written: a plain path such as
+    ``/repos/o/calculator/collaborators/maya/permission`` is one run of 48 Base64 characters, which redaction
+    takes for key material, and the answer would be remembered under ``[REDACTED]``, never to be found again.
+    """
     query = "&".join(f"{k}={v}" for k, v in sorted((params or {}).items()))
-    return f"{path}?{query}" if query else path
+    return quote(f"{path}?{query}" if query else path, safe="")
 
 
 class CallCounter:

@@ -11,8 +11,17 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 
 from gauntlet.errors import GitHubUnavailable
-from gauntlet.github.client import GitHubClient, NotFound, PullRequestsNotPermitted, ReadOnlyToken, Rejected
+from gauntlet.github.client import (
+    GitHubClient,
+    NotFound,
+    PullRequestsNotPermitted,
+    ReadOnlyToken,
+    Rejected,
+    cache_key,
+)
 from gauntlet.sandbox import JobSeed, Sandbox
+from gauntlet.state.codec import encode_file
+from gauntlet.state.pr import CachedRead, PRRecord
 
 REPO = "octo/app"
 BOT = "github-actions[bot]"
@@ -269,3 +278,12 @@ def test_a_read_this_run_did_not_make_stays_remembered_after_the_ones_it_made(sa
     third.cache.entries.update(kept)
     third.read(readme)
     assert third.counted == 0 and third.not_modified.value == 1
+
+
+def test_a_remembered_answer_keeps_its_key_through_the_states_redaction() -> None:
+    path = "/repos/maya/calculator/collaborators/maya/permission"  # one 48-character Base64-looking run
+    record = PRRecord(number=1, reads={cache_key(path, None): CachedRead(etag='W/"1"', body={"permission": "admin"})})
+
+    stored = PRRecord.model_validate_json(encode_file(record))
+
+    assert list(stored.reads) == [cache_key(path, None)], "not remembered under [REDACTED]"

@@ -58,7 +58,11 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 def action_env(
     sandbox: Sandbox, workspace: Path, event: str, payload: object, run_id: int, repository: str = REPO, **inputs: str
 ) -> dict[str, str]:
-    """The environment GitHub gives the action for ``event`` (its payload written into ``workspace``)."""
+    """The environment GitHub gives the action for ``event`` (its payload written into ``workspace``).
+
+    Each job gets a new ``GITHUB_TOKEN``, and GitHub binds an ``ETag`` to the token that read it: the token is
+    the bot's, but its own for ``run_id`` (the sandbox's ``login:session`` tokens). No bench reruns a job.
+    """
     (workspace / "event.json").write_text(json.dumps(payload), encoding="utf-8")
     return {
         "GITHUB_ACTIONS": "true",
@@ -68,7 +72,7 @@ def action_env(
         "GITHUB_API_URL": sandbox.url,
         "GITHUB_RUN_ID": str(run_id),
         "GITHUB_WORKSPACE": str(workspace),
-        "INPUT_GITHUB_TOKEN": BOT,
+        "INPUT_GITHUB_TOKEN": f"{BOT}:run-{run_id}",
         **inputs,
     }
 

@@ -64,6 +64,16 @@ def test_push_needs_write(sandbox: Sandbox, repo_name: str, tmp_path: Path) -> N
     assert git(work, "push", "--quiet", sandbox.git_url(repo_name, "octo"), "HEAD:main").returncode == 0
 
 
+def test_a_session_token_clones_and_pushes_as_its_login(sandbox: Sandbox, repo_name: str, tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    git(tmp_path, "clone", "--quiet", sandbox.git_url(repo_name, f"{BOT}:job-7"), str(work))
+    git(work, "commit", "--quiet", "--allow-empty", "-m", "from a job")
+    git(work, "push", "--quiet", "origin", "HEAD:main")  # the bot's write permission, not an unknown user's read
+    assert sandbox.head(repo_name) == git(work, "rev-parse", "HEAD").stdout.strip()
+    reader = git(work, "push", sandbox.git_url(repo_name, "reader:job-7"), "HEAD:refs/heads/r", check=False)
+    assert reader.returncode != 0 and "403" in reader.stderr
+
+
 def test_private_clone_needs_read(sandbox: Sandbox, tmp_path: Path) -> None:
     sandbox.create_repo("octo/hidden", {"a": "a"}, private=True)
     denied = git(tmp_path, "clone", sandbox.git_url("octo/hidden", "stranger"), str(tmp_path / "x"), check=False)

@@ -23,6 +23,46 @@ def test_token_text_is_the_login_and_bots_are_bots(sandbox: Sandbox, client: Cli
     assert client("alice").get_user("alice").type == "User"
 
 
+def test_a_session_token_is_its_logins_with_its_permissions_and_rate_limit(
+    sandbox: Sandbox, client: Client, repo_name: str
+) -> None:
+    job = client(f"{BOT}:job-1")
+    assert job.get_user().login == BOT
+    issue = client("octo").get_repo(repo_name).create_issue("hello")
+    assert job.get_repo(repo_name).get_issue(issue.number).create_comment("ok").user.login == BOT
+    with pytest.raises(github.GithubException) as info:  # the permission is the login's: a reader's is read
+        client("reader:job-1").get_repo(repo_name).create_label("x", "ffffff")
+    assert info.value.status == 403
+    used = [int(_get(sandbox, f"/repos/{REPO}", token)[0].headers["X-RateLimit-Used"]) for token in (BOT, f"{BOT}:2")]
+    assert used[1] == used[0] + 1, "one hourly count for the login, whichever of its tokens called"
+
+
+def _get(sandbox: Sandbox, path: str, token: str, etag: str | None = None) -> tuple[requests.Response, int]:
+    """``GET path`` with ``token`` (and ``If-None-Match: etag``): the response and the login's used count."""
+    headers = {"Authorization": f"token {token}", **({"If-None-Match": etag} if etag else {})}
+    response = requests.get(f"{sandbox.url}{path}", headers=headers, timeout=5)
+    return response, int(response.headers["X-RateLimit-Used"])
+
+
+def test_an_etag_is_bound_to_the_token_that_read_it(sandbox: Sandbox, repo_name: str) -> None:
+    # GitHub: "it's currently expected for ETags to be auth token specific" (eclipse-csi/otterdog#201).
+    path = f"/repos/{REPO}/contents/README.md"
+    first, used = _get(sandbox, path, f"{BOT}:job-1")
+    etag = first.headers["ETag"]
+    again, used_again = _get(sandbox, path, f"{BOT}:job-1", etag)
+    assert again.status_code == 304 and again.content == b"" and used_again == used, "the same token: free"
+    other, used_other = _get(sandbox, path, f"{BOT}:job-2", etag)
+    assert other.status_code == 200 and other.json() == first.json()
+    assert used_other == used + 1, "another token of the same login: a full answer, counted"
+    assert other.headers["ETag"] != etag
+    assert _get(sandbox, path, f"{BOT}:job-2", other.headers["ETag"])[0].status_code == 304
+    # A token without a colon is one token as before: its own tag, a 304 with it, a 200 with another's.
+    plain, _ = _get(sandbox, path, BOT)
+    assert _get(sandbox, path, BOT, plain.headers["ETag"])[0].status_code == 304
+    assert _get(sandbox, path, BOT, etag)[0].status_code == 200
+    assert _get(sandbox, path, "octo", plain.headers["ETag"])[0].status_code == 200
+
+
 def test_rate_limit_and_headers(sandbox: Sandbox, gh: github.Github) -> None:
     gh.get_user("someone").login  # noqa: B018 - one counted call
     core = gh.get_rate_limit().resources.core

@@ -87,6 +87,14 @@ def test_the_pr_gets_one_sticky_comment_edited_in_place_across_iterations(played
     assert [c.conclusion for c in played.repo.get_commit(fixed_head).get_check_runs()] == ["success"]
 
 
+def test_each_action_run_has_its_own_token_so_no_earlier_runs_etag_is_answered_304(played: Played) -> None:
+    # Each job gets a new GITHUB_TOKEN and GitHub binds an ETag to its token: what a run remembered from an
+    # earlier one is a full answer. The runs sent what they remembered (the PR's iteration 2 re-reads its reviews).
+    assert len(played.story.world.runs) >= 5
+    assert [r for r in played.sandbox.requests() if r["status"] == 304] == []
+    assert any("/pulls/1/reviews" in r["path"] for r in played.sandbox.requests())
+
+
 def test_the_maintainer_accepts_the_minor_risk_and_an_issue_is_filed(played: Played) -> None:
     [issue] = list(played.repo.get_issues(state="all", labels=["accepted-risk"]))
     assert issue.user.login == BOT

@@ -5,6 +5,8 @@ People (the maintainer, a developer) act through PyGithub with their own tokens
 Gauntlet runs through :func:`gauntlet.action.entry.run_action`, the action's own
 entry, with an environment of ``INPUT_*`` and ``GITHUB_*`` variables pointing
 ``GITHUB_API_URL`` at the sandbox, so every step takes the production code path.
+Each action run gets a token of its own for the bot, as each job gets a new
+``GITHUB_TOKEN``: an ``ETag`` one run remembered is no 304 for the next.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ class World:
     folder: Path
     runs: list[ActionRun] = field(default_factory=list)
     _clients: dict[str, github.Github] = field(default_factory=dict)
+    _jobs: int = 0  # action runs started: each one's token is the bot's job token number _jobs
 
     # people ------------------------------------------------------------------------------------------------
 
@@ -187,7 +190,14 @@ class World:
         run_id: int = 1,
     ) -> ActionRun:
         """Run Gauntlet for one event, as the runner starts the action: ``files`` are copied into the workspace
-        (the CI's log and findings), ``inputs`` become ``INPUT_*``."""
+        (the CI's log and findings), ``inputs`` become ``INPUT_*``.
+
+        The token is the bot's, but new for each run (``github-actions[bot]:job-N``: the sandbox's
+        ``login:session`` tokens), as each job gets a new ``GITHUB_TOKEN`` and GitHub binds an ``ETag`` to the
+        token that read it. Gauntlet does not recognise it as an installation token (no ``ghs_`` prefix) and keeps
+        its default ``bot_login``, which is this bot.
+        """
+        self._jobs += 1
         step = StepFiles.create(self.folder / f"action-{len(self.runs) + 1}", payload)
         for name, source in (files or {}).items():
             shutil.copyfile(source, step.workspace / name)
@@ -201,7 +211,7 @@ class World:
             run_id=run_id,
             attempt=1,
             job=JOB,
-            token=BOT,
+            token=f"{BOT}:job-{self._jobs}",
             inputs=inputs or {},
         )
         stdout = io.StringIO()

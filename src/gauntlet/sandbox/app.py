@@ -42,7 +42,7 @@ class Context:
 
     @property
     def login(self) -> str | None:
-        """The authenticated login (the token text), or ``None``."""
+        """The authenticated login (the token's text up to a ``:``), or ``None``."""
         return self.request.login
 
     def body(self) -> dict[str, Any]:
@@ -165,11 +165,16 @@ def _conditional(request: Request, response: Response) -> Response:
 
     GitHub sends an ``ETag`` on its ``GET`` responses and answers a request whose ``If-None-Match`` carries it with
     an empty 304, which does not count against the primary rate limit (``rate_headers``). The tag is a digest of
-    the body, so it changes exactly when the answer does.
+    the body and of the whole token text, so it changes exactly when the answer does, and a tag obtained with one
+    token never matches a request made with another, even of the same login: on GitHub "it's currently expected
+    for ETags to be auth token specific" (GitHub support, quoted in
+    https://github.com/eclipse-csi/otterdog/issues/201; also https://github.com/github/docs/issues/34689).
+    Each Actions job gets a new ``GITHUB_TOKEN``, so a tag remembered by one run is answered 200 in the next.
     """
     if request.method != "GET" or response.status != 200 or response.raw is not None or response.body is None:
         return response
-    digest = hashlib.sha256(json.dumps(response.body, sort_keys=True).encode()).hexdigest()
+    answer = json.dumps(response.body, sort_keys=True)
+    digest = hashlib.sha256(json.dumps([answer, request.token]).encode()).hexdigest()
     etag = f'W/"{digest[:40]}"'
     response.headers["ETag"] = etag
     sent = request.headers.get("If-None-Match", "")

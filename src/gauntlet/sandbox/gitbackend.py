@@ -1,7 +1,7 @@
 """``git clone/fetch/push`` over smart HTTP, by running ``git http-backend`` as a CGI program.
 
-The sandbox authorises first (the token is the Basic-auth password, like ``x-access-token:TOKEN`` on GitHub):
-reading needs ``read``, pushing needs ``write``.
+The sandbox authorises first (the token is the Basic-auth password, like ``x-access-token:TOKEN`` on GitHub,
+and a ``login:session`` token is ``login``'s, :func:`login_of`): reading needs ``read``, pushing needs ``write``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ class CgiResult:
     body: bytes
 
 
-def login_from(headers: Mapping[str, str]) -> str | None:
-    """The login a git client presents: Basic password (or user when the password is empty), or a token."""
+def token_from(headers: Mapping[str, str]) -> str | None:
+    """The token a client presents: the Basic password (or user when the password is empty), or a token."""
     value = headers.get("Authorization", "")
     scheme, _, credentials = value.partition(" ")
     if scheme.lower() == "basic":
@@ -41,6 +41,23 @@ def login_from(headers: Mapping[str, str]) -> str | None:
     if scheme.lower() in ("token", "bearer") and credentials:
         return credentials.strip()
     return None
+
+
+def login_of(token: str | None) -> str | None:
+    """The login a token authenticates as: its text up to the first ``:`` (the whole text when it has none).
+
+    ``<login>:<anything>`` is one more token of ``login``, as each Actions job gets a new ``GITHUB_TOKEN`` for
+    the same bot: it has the login's permissions and rate limit, and an identity of its own for ETags
+    (``app._conditional``). A token with nothing before the ``:`` is no one's (anonymous).
+    """
+    if token is None:
+        return None
+    return token.partition(":")[0] or None
+
+
+def login_from(headers: Mapping[str, str]) -> str | None:
+    """The login a client presents (:func:`token_from`, then :func:`login_of`)."""
+    return login_of(token_from(headers))
 
 
 def serve_git(store: Store, method: str, path: str, query: str, headers: Mapping[str, str], body: bytes) -> CgiResult:

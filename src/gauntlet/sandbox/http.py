@@ -55,7 +55,8 @@ class Request:
     headers: Mapping[str, str]
     body: bytes
     base: str  # scheme://host:port, from the request itself
-    login: str | None
+    login: str | None  # who the token authenticates as (``gitbackend.login_of``)
+    token: str | None  # the token's whole text: an ETag is bound to it (``app._conditional``)
 
     def json(self) -> dict[str, Any]:
         """The JSON object body (empty when there is none).

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from gauntlet.sandbox.app import App, Context
 from gauntlet.sandbox.faults import DROP, Faults
-from gauntlet.sandbox.gitbackend import GIT_PATH, login_from, serve_git
+from gauntlet.sandbox.gitbackend import GIT_PATH, login_of, serve_git, token_from
 from gauntlet.sandbox.http import ApiError, Headers, Request, Response, Router
 from gauntlet.sandbox.requestlog import RequestLog
 
@@ -81,6 +81,7 @@ class SandboxHandler(BaseHTTPRequestHandler):
             self.server.log.add(self.command, path, result.status, split.query)
             self._send(result.status, result.headers, result.body)
             return
+        token = token_from(headers)
         request = Request(
             method=self.command,
             path=path,
@@ -88,7 +89,8 @@ class SandboxHandler(BaseHTTPRequestHandler):
             headers=headers,
             body=body,
             base=base,
-            login=login_from(headers),
+            login=login_of(token),
+            token=token,
         )
         if path.startswith("/_sandbox/"):
             self._respond(self._control(request))

@@ -5,8 +5,9 @@
         sandbox.set_permission("octo/app", "github-actions[bot]", "write")
         gh = github.Github(base_url=sandbox.url, auth=github.Auth.Token("github-actions[bot]"))
 
-The token text is the login. Code lives in real bare repositories under ``data_dir`` (a temporary folder unless
-given); everything else is in memory.
+The token text is the login (``login:session`` is another token of ``login``, with ETags of its own, as each
+Actions job's ``GITHUB_TOKEN`` is). Code lives in real bare repositories under ``data_dir`` (a temporary folder
+unless given); everything else is in memory.
 """
 
 from __future__ import annotations

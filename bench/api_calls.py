@@ -78,7 +78,15 @@ def action_env(
 
 
 def _run(
-    sandbox: Sandbox, folder: Path, number: int, sha: str, run_id: int, iteration: int, review: bytes | None = None
+    sandbox: Sandbox,
+    folder: Path,
+    number: int,
+    sha: str,
+    run_id: int,
+    iteration: int,
+    review: bytes | None = None,
+    *,
+    review_comments: bool = True,
 ) -> int:
     workspace = folder / f"run-{run_id}"
     workspace.mkdir(parents=True)
@@ -92,6 +100,7 @@ def _run(
     }
     env = action_env(sandbox, workspace, "pull_request", payload, run_id, INPUT_LOGS="pytest.log")
     env["INPUT_FINDINGS"] = "review.json"
+    env["INPUT_REVIEW_COMMENTS"] = "true" if review_comments else "false"
     clock = Clock(now=NOW, sleep=time.sleep, monotonic=time.monotonic, throttle=False)
     try:
         return run_action(env, clock, io.StringIO())
@@ -146,16 +155,20 @@ def _pull_request(sandbox: Sandbox) -> tuple[github.Github, int, str]:
     return owner, number, first
 
 
-def typical_run(others: int) -> Counter[str]:
-    """The requests of iteration 2 of a PR, with ``others`` other PRs in the state."""
+def typical_run(others: int, *, review_comments: bool = True) -> Counter[str]:
+    """The requests of iteration 2 of a PR, with ``others`` other PRs in the state.
+
+    :param review_comments: the input of that name: read the PR's review comments and reviews (2 calls).
+    """
     with Sandbox.start() as sandbox, tempfile.TemporaryDirectory() as tmp:
         _, number, first = _pull_request(sandbox)
-        assert _run(sandbox, Path(tmp), number, first, 1, 1) == 0
+        assert _run(sandbox, Path(tmp), number, first, 1, 1, review_comments=review_comments) == 0
         if others:
             _crowd(sandbox, others)
         second = sandbox.commit(REPO, {"calc.py": "def add(a, b):\n    return a + b  # 2\n"}, branch="feature")
         sandbox.clear_requests()
-        assert _run(sandbox, Path(tmp), number, second, 2, 2, review=SECOND_REVIEW) == 0
+        again = _run(sandbox, Path(tmp), number, second, 2, 2, review=SECOND_REVIEW, review_comments=review_comments)
+        assert again == 0
         return tally(sandbox.requests())
 
 
@@ -459,6 +472,9 @@ def _kinds_and_typical(*, quick: bool, verbose: bool) -> None:
     small = typical_run(0)
     large = typical_run(10_000) if not quick else Counter[str]()
     _breakdown("Typical PR run (iteration 2 of a failing PR)", small, large, budget=6)
+    plain = typical_run(0, review_comments=False)
+    plain_large = typical_run(10_000, review_comments=False) if not quick else Counter[str]()
+    _breakdown("The same, with review_comments: false (no review reads)", plain, plain_large, budget=6)
 
 
 def _steady_row(verbose: bool) -> None:

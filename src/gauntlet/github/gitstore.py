@@ -17,11 +17,11 @@ Theory of operation:
   files. A branch record holds one shard, merged: a branch run reads the shared
   files with its record's shard folded in (its earlier runs' revert and issue
   numbers stay known before the scan), so its change from the files as stored
-  covers them all. GitHub
-  builds the commit on the branch as it is, so a moved branch is no conflict; a
-  409 naming the file (another run of the same PR wrote it) or a 422 (it was
-  created meanwhile) is :class:`~gauntlet.errors.StateConflict`, and a 409 naming
-  the branch (two writes at the same instant, which GitHub refuses) is sent again.
+  covers them all. GitHub builds the commit on the branch as it is, so a moved
+  branch is no conflict; a 409 naming the file (another run of the same PR or
+  branch wrote it) or a 422 (it was created meanwhile) is
+  :class:`~gauntlet.errors.StateConflict`, and a 409 naming the branch (two
+  writes at the same instant, which GitHub refuses) is sent again.
   The commit's ``Gauntlet-Pending:`` trailer lists the records with pending
   shards, and the scan (``Scope.shards``) reads those, folds their shards in and
   writes them back emptied in the commit that writes the shared files. A run whose
@@ -40,12 +40,13 @@ Theory of operation:
   size (appending reads only that part, never a listing), and ``Gauntlet-Shared:``
   lists which repository-wide files exist (an absent file is its default, so
   it is not fetched), ``Gauntlet-Shards:`` how many shards wait to be folded
-  (the scan lists the folder only when some do), and ``Gauntlet-Pending:`` the PR
-  records holding pending shards. A PR run's commit copies the trailers of the
-  head it read and names it in ``Gauntlet-Base:``; when GitHub put other commits
-  in between (the commit's parent is not its base), the reader lists the recent
-  commits (one call) and takes the trailers of the newest commit that is exact,
-  with the pending records of every commit above it. A commit without trailers
+  (the scan lists the folder only when some do), ``Gauntlet-Pending:`` the PR and
+  branch records holding pending shards, and ``Gauntlet-Blobs:`` the files' blobs
+  (below). A contents ``PUT``'s commit copies the trailers of the head it read and
+  names it in ``Gauntlet-Base:``; when GitHub put other commits in between (the
+  commit's parent is not its base), the reader lists the recent commits (one call)
+  and takes the trailers of the newest commit that is exact, with the pending
+  records and the written blobs (``Gauntlet-Wrote:``) of every commit above it. A commit without trailers
   (written by hand) makes the next run fall back to listing and reading everything it needs.
 - A repository-wide file that still holds its default is not written: absent
   means default, which keeps the first runs cheap.

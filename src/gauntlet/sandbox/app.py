@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from gauntlet.sandbox import bodies, shapes
-from gauntlet.sandbox.http import ApiError, Request, Response, Router, found, not_found
+from gauntlet.sandbox.http import GRAPHQL_PATH, ApiError, Request, Response, Router, found, not_found
 from gauntlet.sandbox.store import Repo, Store, permission_at_least
 
 # Observers see (method, template, status, body) for every routed response (body None when it has none);
@@ -97,6 +97,8 @@ class App:
 
     def handle(self, request: Request) -> tuple[Response, str | None]:
         """Answer one API request; returns the response and the operation's path template (if routed)."""
+        if request.method == "POST" and request.path == GRAPHQL_PATH:
+            return self._graphql(request), GRAPHQL_PATH
         matched = self.router.match(request.method, request.path)
         if matched is None:
             missing = ApiError(404, "Not Found").response()
@@ -135,28 +137,67 @@ class App:
         if found:
             raise ApiError(422, f"Invalid request.\n\n{found}")
 
-    def rate_headers(self, login: str | None, *, counted: bool = True) -> dict[str, str]:
+    def rate_headers(self, login: str | None, *, counted: bool = True, resource: str = "core") -> dict[str, str]:
         """``X-RateLimit-*`` for one more request by ``login`` (``counted=False``: a 304, which GitHub does not count).
 
         See https://docs.github.com/rest/using-the-rest-api/best-practices-for-using-the-rest-api#use-conditional-requests-if-appropriate
         """
-        # One hourly window per login, like GitHub's primary rate limit for a token. The count starts again
-        # each hour and never reaches the limit's consequences: the sandbox does not refuse for it.
+        return self.charge(login, 1 if counted else 0, resource=resource).headers()
+
+    def charge(self, login: str | None, points: int, *, resource: str = "core") -> Quota:
+        """Count ``points`` against ``login``'s hourly budget for ``resource`` (``core`` or ``graphql``).
+
+        One hourly window per login and resource, like GitHub's primary rate limits for a token: GraphQL's points
+        are counted apart from REST's requests. The count starts again each hour and never reaches the limit's
+        consequences: the sandbox does not refuse for it.
+        """
         key = login or ""
         hour = int(time.time()) // 3600
         with self.store.lock:
             if self.store.rate_hour != hour:
                 self.store.rate_hour = hour
                 self.store.rate_used.clear()
-            used = self.store.rate_used.get(key, 0) + (1 if counted else 0)
-            self.store.rate_used[key] = used
-        reset = (hour + 1) * 3600
+                self.store.graphql_used.clear()
+            bucket = self.store.graphql_used if resource == "graphql" else self.store.rate_used
+            used = bucket.get(key, 0) + points
+            bucket[key] = used
+        return Quota(resource=resource, used=used, reset=(hour + 1) * 3600)
+
+    def _graphql(self, request: Request) -> Response:
+        """``POST /graphql``: answered by ``graph.endpoint``, observed like every REST response."""
+        # Imported here: the GraphQL resolvers reuse the REST routes' helpers, and those import this module.
+        from gauntlet.sandbox.graph.endpoint import answer
+
+        if request.login is not None:
+            self.store.user(request.login)
+        response = answer(request, self.store, self.charge, self.crashes)
+        for observer in list(self.observers):
+            observer(request.method, GRAPHQL_PATH, response.status, response.body)
+        return response
+
+
+@dataclass(frozen=True, kw_only=True)
+class Quota:
+    """One login's hourly budget for one resource after a request: what ``X-RateLimit-*`` says."""
+
+    resource: str
+    used: int
+    reset: int  # epoch seconds
+    limit: int = RATE_LIMIT
+
+    @property
+    def remaining(self) -> int:
+        """What is left this hour."""
+        return max(0, self.limit - self.used)
+
+    def headers(self) -> dict[str, str]:
+        """The ``X-RateLimit-*`` headers."""
         return {
-            "X-RateLimit-Limit": str(RATE_LIMIT),
-            "X-RateLimit-Remaining": str(max(0, RATE_LIMIT - used)),
-            "X-RateLimit-Used": str(used),
-            "X-RateLimit-Reset": str(reset),
-            "X-RateLimit-Resource": "core",
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Used": str(self.used),
+            "X-RateLimit-Reset": str(self.reset),
+            "X-RateLimit-Resource": self.resource,
         }
 
 

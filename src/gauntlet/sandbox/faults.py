@@ -1,7 +1,8 @@
 """Injected latency and faults, drawn from a seeded generator so a failing test can be replayed.
 
 Faults model what a GitHub client must survive: 500/502/503, the 403 secondary rate limit with ``Retry-After``,
-429, and a connection dropped without an answer. They apply to REST calls only, never to ``/_sandbox/``.
+429, and a connection dropped without an answer. They apply to API calls (REST and ``POST /graphql``; ``paths``
+narrows them, e.g. to ``/graphql``), never to ``/_sandbox/``.
 """
 
 from __future__ import annotations

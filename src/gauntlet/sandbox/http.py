@@ -12,6 +12,9 @@ from urllib.parse import unquote, urlencode
 if TYPE_CHECKING:
     pass
 
+#: Where GitHub serves its GraphQL API, beside the REST root (``<base>/graphql``, as PyGithub posts to it).
+GRAPHQL_PATH = "/graphql"
+
 # Path parameters that may contain slashes (refs, file paths, "base...head").
 _SLASHY = {"path", "ref", "basehead", "branch"}
 _NUMERIC = {

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 from gauntlet.sandbox.app import App, Context
 from gauntlet.sandbox.faults import DROP, Faults
 from gauntlet.sandbox.gitbackend import GIT_PATH, login_of, serve_git, token_from
-from gauntlet.sandbox.http import ApiError, Headers, Request, Response, Router
+from gauntlet.sandbox.http import GRAPHQL_PATH, ApiError, Headers, Request, Response, Router
 from gauntlet.sandbox.requestlog import RequestLog
 
 _REASONS = {302: "Found", 422: "Unprocessable Entity"}
@@ -106,7 +106,8 @@ class SandboxHandler(BaseHTTPRequestHandler):
             return
         if fault:
             response = faults.response(fault)
-            response.headers.update(self.server.app.rate_headers(request.login))
+            resource = "graphql" if path == GRAPHQL_PATH else "core"
+            response.headers.update(self.server.app.rate_headers(request.login, resource=resource))
         else:
             response = self.server.app.handle(request)[0]
         self.server.log.add(self.command, path, response.status, split.query)

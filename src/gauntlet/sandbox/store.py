@@ -284,6 +284,7 @@ class Store:
         self.repos: dict[str, Repo] = {}  # by lower-case "owner/name"
         self.log_tokens: dict[str, int] = {}
         self.rate_used: dict[str, int] = {}  # requests per login in the current hour, for X-RateLimit-*
+        self.graphql_used: dict[str, int] = {}  # GraphQL points per login in the current hour, counted apart
         self.rate_hour = 0
         self._ids = itertools.count(1000)
 

@@ -28,7 +28,8 @@ def resolve_rev(repo: Repo, rev: str | None) -> str:
     return commit
 
 
-def _entry(repo: Repo, commit: str, path: str) -> TreeEntry | None:
+def entry_at(repo: Repo, commit: str, path: str) -> TreeEntry | None:
+    """The tree entry at ``path`` (repository-relative) in ``commit``, or ``None``."""
     if not path:
         return None
     found = repo.git.ls_tree(commit, path=path)
@@ -46,7 +47,7 @@ def get_contents(ctx: Context) -> Response:
     if not path:
         listing = repo.git.ls_tree(commit)
         return Response(body=[views.content_item(ctx.base, repo, e.path, e, ref) for e in listing])
-    entry = _entry(repo, commit, path)
+    entry = entry_at(repo, commit, path)
     if entry is None:
         raise not_found()
     if entry.type == "tree":
@@ -59,7 +60,7 @@ def get_contents(ctx: Context) -> Response:
 
 def _file_commit(ctx: Context, repo: Repo, path: str, sha: str, branch: str, deleted: bool) -> dict[str, Any]:
     info = repo.git.read_commit(sha)
-    entry = None if deleted else _entry(repo, sha, path)
+    entry = None if deleted else entry_at(repo, sha, path)
     content = None
     if entry is not None:
         content = views.content_item(ctx.base, repo, path, entry, branch)
@@ -91,7 +92,7 @@ def put_contents(ctx: Context) -> Response:
     head = repo.git.ref(f"refs/heads/{branch}")
     if head is None and branch != repo.default_branch:
         raise ApiError(404, f"Branch {branch} not found")
-    existing = _entry(repo, head, path) if head else None
+    existing = entry_at(repo, head, path) if head else None
     given = body.get("sha")
     if existing is not None and given is None:
         raise validation_failed('Invalid request.\n\n"sha" wasn\'t supplied.')
@@ -118,7 +119,7 @@ def delete_contents(ctx: Context) -> Response:
     branch = str(body.get("branch") or repo.default_branch)
     with ctx.store.lock:
         head = repo.git.ref(f"refs/heads/{branch}")
-        existing = _entry(repo, head, path) if head else None
+        existing = entry_at(repo, head, path) if head else None
         if existing is None:
             raise not_found()
         if body["sha"] != existing.sha:

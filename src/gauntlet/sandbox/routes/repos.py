@@ -39,12 +39,18 @@ def get_user(ctx: Context) -> Response:
 
 @router.add("GET", "/rate_limit")
 def rate_limit(ctx: Context) -> Response:
-    """The primary rate limit as the headers count it (the sandbox never refuses for it)."""
+    """The primary rate limits as the headers count them, REST's and GraphQL's (the sandbox never refuses for them)."""
     reset = (int(time.time()) // 3600 + 1) * 3600
     with ctx.store.lock:
         used = ctx.store.rate_used.get(ctx.login or "", 0)
-    core = {"limit": RATE_LIMIT, "remaining": max(0, RATE_LIMIT - used), "reset": reset, "used": used}
-    return Response(body={"resources": {"core": core, "search": core, "graphql": core}, "rate": core})
+        points = ctx.store.graphql_used.get(ctx.login or "", 0)
+
+    def resource(spent: int) -> dict[str, int]:
+        return {"limit": RATE_LIMIT, "remaining": max(0, RATE_LIMIT - spent), "reset": reset, "used": spent}
+
+    core = resource(used)
+    # GraphQL's points are a budget of their own (``App.charge``).
+    return Response(body={"resources": {"core": core, "search": core, "graphql": resource(points)}, "rate": core})
 
 
 def _create(ctx: Context, owner: str) -> Response:

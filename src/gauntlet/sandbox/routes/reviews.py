@@ -31,7 +31,8 @@ router = Router()
 _EVENTS = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
 
 
-def _anchor_now(repo: Repo, comment: ReviewComment) -> Anchor:
+def anchor_now(repo: Repo, comment: ReviewComment) -> Anchor:
+    """Where ``comment`` sits in its pull request's diff today (``None`` line and position: outdated)."""
     issue = repo.issues[comment.pull_number]
     data = issue.pull
     assert data is not None
@@ -47,11 +48,25 @@ def _anchor_now(repo: Repo, comment: ReviewComment) -> Anchor:
 
 
 def _view(ctx: Context, repo: Repo, comment: ReviewComment) -> dict[str, Any]:
-    return views.review_comment(ctx.base, ctx.store, repo, comment, _anchor_now(repo, comment))
+    return views.review_comment(ctx.base, ctx.store, repo, comment, anchor_now(repo, comment))
 
 
 def _get_comment(ctx: Context, repo: Repo) -> ReviewComment:
     return ctx.numbered(repo.review_comments, "comment_id")
+
+
+def visible_reviews(repo: Repo, number: int, login: str | None) -> list[Review]:
+    """The reviews of pull request ``number`` that ``login`` sees, oldest first: a pending one only for its author."""
+    return [
+        r
+        for r in repo.reviews.values()
+        if r.pull_number == number and (r.state != "PENDING" or r.user.lower() == (login or "").lower())
+    ]
+
+
+def review_comments(repo: Repo, number: int) -> list[ReviewComment]:
+    """The review comments of pull request ``number``, oldest first."""
+    return [c for c in repo.review_comments.values() if c.pull_number == number]
 
 
 @router.add("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews")
@@ -59,12 +74,7 @@ def list_reviews(ctx: Context) -> Response:
     """Reviews, oldest first (a pending review only for its author, as on GitHub)."""
     repo = ctx.repo()
     with ctx.store.lock:
-        number = get_pull(ctx, repo).number
-        items = [
-            r
-            for r in repo.reviews.values()
-            if r.pull_number == number and (r.state != "PENDING" or r.user.lower() == (ctx.login or "").lower())
-        ]
+        items = visible_reviews(repo, get_pull(ctx, repo).number, ctx.login)
         page, links = paginate(ctx.request, items)
         return Response(body=[views.review(ctx.base, ctx.store, repo, r) for r in page], headers=links)
 
@@ -182,8 +192,7 @@ def list_review_comments(ctx: Context) -> Response:
     """Review comments, oldest first, each anchored in today's diff (outdated ones with ``position: null``)."""
     repo = ctx.repo()
     with ctx.store.lock:
-        number = get_pull(ctx, repo).number
-        items = [c for c in repo.review_comments.values() if c.pull_number == number]
+        items = review_comments(repo, get_pull(ctx, repo).number)
         page, links = paginate(ctx.request, items)
         return Response(body=[_view(ctx, repo, c) for c in page], headers=links)
 

@@ -340,3 +340,33 @@ def test_contents_api_and_graphql_agree_on_encodings(sandbox: Sandbox, repo_name
     )
     blob = answer["data"]["repository"]["object"]
     assert (blob["oid"], blob["text"]) == (raw.sha, base64.b64decode(raw.content).decode())
+
+
+def test_a_query_that_may_return_too_many_nodes_is_refused(sandbox: Sandbox, repo_name: str) -> None:
+    deep = """{ repository(owner: "octo", name: "app") { issues(first: 100) { nodes {
+      comments(first: 100) { nodes { body } } labels(first: 100) { nodes { name } }
+    } } pullRequest(number: 1) { reviewThreads(first: 100) { nodes { comments(first: 100) { totalCount } } } } } }"""
+    _, _, fits = post(sandbox, {"query": deep})
+    assert fits["errors"][0]["type"] == "NOT_FOUND", "30,200 possible nodes: it runs (and finds no PR 1)"
+    wider = deep.replace(
+        "labels(first: 100) { nodes { name } }",
+        "labels(first: 100) { nodes { name } } "
+        + " ".join(f"c{i}: comments(first: 100) {{ nodes {{ body }} }}" for i in range(50)),
+    )
+    _, _, refused = post(sandbox, {"query": wider})
+    assert "data" not in refused
+    assert refused["errors"][0]["type"] == "MAX_NODE_LIMIT_EXCEEDED"
+    assert "530,200 possible nodes" in refused["errors"][0]["message"]
+
+
+def test_a_resolver_bug_is_kept_for_the_tests_and_hidden_from_the_client() -> None:
+    from graphql import GraphQLError
+
+    from gauntlet.sandbox.graph.endpoint import BUG, _error
+
+    crashes: list[str] = []
+    bug = GraphQLError("boom", path=["repository"], original_error=KeyError("x"))
+    assert _error(bug, crashes) == {"message": BUG, "path": ["repository"]}
+    assert "KeyError" in crashes[0]
+    refused = GraphQLError("too many", path=["repository"], extensions={"type": "EXCESSIVE_PAGINATION"})
+    assert _error(refused, crashes)["type"] == "EXCESSIVE_PAGINATION" and len(crashes) == 1

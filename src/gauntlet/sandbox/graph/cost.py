@@ -4,7 +4,7 @@ GitHub's formula (https://docs.github.com/graphql/overview/rate-limits-and-query
 add up the requests each connection needs, assuming every one returns its ``first``/``last`` items (a connection
 inside another one is fetched once per parent item), divide by 100 and round; a query costs at least 1 point.
 ``nodeCount`` adds up the items those requests may return. A connection whose items (``nodes``/``edges``) are
-asked for needs ``first`` or ``last``, at most 100; asking only its ``totalCount`` needs neither.
+asked for needs ``first`` or ``last``, at most 100; asking only its ``totalCount`` needs neither. A query that may return more than 500,000 nodes is refused.
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ from graphql import (
     value_from_ast_untyped,
 )
 
-__all__ = ["MAX_PAGE", "Measure", "measure"]
+__all__ = ["MAX_NODES", "MAX_PAGE", "Measure", "measure"]
 
 MAX_PAGE = 100
+MAX_NODES = 500_000
 
 
 @dataclass
@@ -155,4 +156,9 @@ def measure(
     root = schema.get_root_type(operation.operation)
     if root is not None:
         _Walk(schema, variables, fragments, result).walk(operation.selection_set, root, 1, [])
+    if result.nodes > MAX_NODES:
+        message = f"This query requests up to {result.nodes:,} possible nodes which exceeds the maximum limit of "
+        result.errors.append(
+            GraphQLError(f"{message}{MAX_NODES:,}.", operation, extensions={"type": "MAX_NODE_LIMIT_EXCEEDED"})
+        )
     return result

@@ -209,7 +209,7 @@ class Sandbox:
         retry_after: int = 1,
         paths: Sequence[str] = (),
     ) -> None:
-        """Inject faults into REST calls from now on (``rate=0`` turns them off)."""
+        """Inject faults into API calls (REST and ``POST /graphql``) from now on (``rate=0`` turns them off)."""
         self.faults.configure(
             FaultSettings(
                 rate=rate,

@@ -21,6 +21,9 @@ from gauntlet.sandbox.store import Repo, Store, permission_at_least
 # Observers see (method, template, status, body) for every routed response (body None when it has none);
 # the contract tests validate through this.
 Observer = Callable[[str, str, int, Any], None]
+# Answers ``POST /graphql`` for the app (``graph.endpoint.answer``); given to the app, which the GraphQL resolvers'
+# REST helpers import, so that the app imports none of them.
+GraphQL = Callable[["App", Request], Response]
 
 RATE_LIMIT = 5000
 FORBIDDEN = "Resource not accessible by integration"
@@ -89,16 +92,17 @@ class Context:
 class App:
     """Routes requests to handlers and shapes their responses."""
 
-    def __init__(self, store: Store, router: Router) -> None:
+    def __init__(self, store: Store, router: Router, graphql: GraphQL | None = None) -> None:
         self.store = store
         self.router = router
+        self.graphql = graphql
         self.observers: list[Observer] = []
         self.crashes: list[str] = []  # tracebacks of handler bugs (answered with 500)
 
     def handle(self, request: Request) -> tuple[Response, str | None]:
         """Answer one API request; returns the response and the operation's path template (if routed)."""
-        if request.method == "POST" and request.path == GRAPHQL_PATH:
-            return self._graphql(request), GRAPHQL_PATH
+        if request.method == "POST" and request.path == GRAPHQL_PATH and self.graphql is not None:
+            return self._graphql(request, self.graphql), GRAPHQL_PATH
         matched = self.router.match(request.method, request.path)
         if matched is None:
             missing = ApiError(404, "Not Found").response()
@@ -163,14 +167,11 @@ class App:
             bucket[key] = used
         return Quota(resource=resource, used=used, reset=(hour + 1) * 3600)
 
-    def _graphql(self, request: Request) -> Response:
-        """``POST /graphql``: answered by ``graph.endpoint``, observed like every REST response."""
-        # Imported here: the GraphQL resolvers reuse the REST routes' helpers, and those import this module.
-        from gauntlet.sandbox.graph.endpoint import answer
-
+    def _graphql(self, request: Request, answer: GraphQL) -> Response:
+        """``POST /graphql``: answered by ``answer``, observed like every REST response."""
         if request.login is not None:
             self.store.user(request.login)
-        response = answer(request, self.store, self.charge, self.crashes)
+        response = answer(self, request)
         for observer in list(self.observers):
             observer(request.method, GRAPHQL_PATH, response.status, response.body)
         return response

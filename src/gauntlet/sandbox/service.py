@@ -26,6 +26,7 @@ from gauntlet.sandbox import seed
 from gauntlet.sandbox.app import App, Observer
 from gauntlet.sandbox.control import control_router
 from gauntlet.sandbox.faults import KINDS, Faults, FaultSettings
+from gauntlet.sandbox.graph.endpoint import answer
 from gauntlet.sandbox.requestlog import RequestLog
 from gauntlet.sandbox.routes import router
 from gauntlet.sandbox.seed import JobSeed, RunSeed
@@ -53,7 +54,7 @@ class Sandbox:
         self.store.load_existing()
         self.log = RequestLog()
         self.faults = Faults(FaultSettings(rate=fault_rate, seed=seed, latency_ms=latency_ms))
-        self.app = App(self.store, router())
+        self.app = App(self.store, router(), graphql=answer)
         self._server = SandboxHTTPServer(
             (host, port), self.app, control_router(self.log, self.faults), self.log, self.faults
         )

@@ -3,8 +3,9 @@
 GitHub's formula (https://docs.github.com/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api):
 add up the requests each connection needs, assuming every one returns its ``first``/``last`` items (a connection
 inside another one is fetched once per parent item), divide by 100 and round; a query costs at least 1 point.
-``nodeCount`` adds up the items those requests may return. A connection whose items (``nodes``/``edges``) are
-asked for needs ``first`` or ``last``, at most 100; asking only its ``totalCount`` needs neither. A query that may return more than 500,000 nodes is refused.
+``nodeCount`` adds up the items those requests may return, at most 500,000. A connection whose items
+(``nodes``/``edges``) are asked for needs ``first`` or ``last``, at most 100; asking only its ``totalCount`` needs
+neither.
 """
 
 from __future__ import annotations

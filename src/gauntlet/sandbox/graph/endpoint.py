@@ -29,7 +29,7 @@ from graphql import (
     value_from_ast_untyped,
 )
 
-from gauntlet.sandbox.app import Quota
+from gauntlet.sandbox.app import App, Quota
 from gauntlet.sandbox.graph.cost import measure
 from gauntlet.sandbox.graph.schema import root, schema
 from gauntlet.sandbox.graph.scope import NotFound, Scope
@@ -38,13 +38,13 @@ from gauntlet.sandbox.store import Store
 
 __all__ = ["answer"]
 
-Charge = Callable[..., Quota]
 DOCS = "https://docs.github.com/graphql"
 BUG = "Something went wrong while executing your query. This is a sandbox bug: see App.crashes."
 
 
-def answer(request: Request, store: Store, charge: Charge, crashes: list[str]) -> Response:
-    """Answer one ``POST /graphql``."""
+def answer(app: App, request: Request) -> Response:
+    """Answer one ``POST /graphql`` (``App``'s ``GraphQL`` handler)."""
+    store, charge, crashes = app.store, app.charge, app.crashes
     if request.login is None:
         quota = charge(None, 0, resource="graphql")
         body = {"message": "This endpoint requires you to be authenticated.", "documentation_url": DOCS}
@@ -103,8 +103,7 @@ def _run(
     else:
         points, nodes = 1, 0  # execution reports the missing operation or the bad variables
     quota = pay(points)
-    scope = Scope(store=store, base=base, login=login, cost=points, nodes=nodes)
-    scope.rate = lambda: {
+    rate = {
         "cost": points,
         "limit": quota.limit,
         "nodeCount": nodes,
@@ -112,6 +111,7 @@ def _run(
         "used": quota.used,
         "resetAt": datetime.fromtimestamp(quota.reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
+    scope = Scope(store=store, base=base, login=login, rate=rate)
     with store.lock:  # one consistent picture, as REST handlers read under the lock
         result = execute_sync(
             schema(),

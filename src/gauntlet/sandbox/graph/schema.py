@@ -30,7 +30,7 @@ def root(scope: Scope) -> Node:
     return {
         "repository": lambda _info, owner, name, followRenames=True: _repository(scope, owner, name),
         "viewer": lambda _info: actor(scope, scope.login or ""),
-        "rateLimit": lambda _info: scope.rate(),
+        "rateLimit": lambda _info: scope.rate,
     }
 
 

@@ -7,7 +7,6 @@ default resolver calls only when the query asks for that field. ``__typename`` t
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,10 +29,8 @@ class Scope:
     store: Store
     base: str
     login: str | None
-    cost: int = 1
-    nodes: int = 0
-    #: ``Query.rateLimit``: the budget after this query was charged.
-    rate: Callable[[], Node] = dict
+    #: ``Query.rateLimit``: this query's cost and the budget after it was charged.
+    rate: Node
     #: Results of git work shared by the nodes of one query (review comment anchors, by comment).
     memo: dict[Any, Any] = field(default_factory=dict)
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import traceback
-from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from graphql import (
+    DocumentNode,
     GraphQLError,
     OperationDefinitionNode,
     execute_sync,
@@ -34,7 +35,6 @@ from gauntlet.sandbox.graph.cost import measure
 from gauntlet.sandbox.graph.schema import root, schema
 from gauntlet.sandbox.graph.scope import NotFound, Scope
 from gauntlet.sandbox.http import Request, Response
-from gauntlet.sandbox.store import Store
 
 __all__ = ["answer"]
 
@@ -44,31 +44,37 @@ BUG = "Something went wrong while executing your query. This is a sandbox bug: s
 
 def answer(app: App, request: Request) -> Response:
     """Answer one ``POST /graphql`` (``App``'s ``GraphQL`` handler)."""
-    store, charge, crashes = app.store, app.charge, app.crashes
     if request.login is None:
-        quota = charge(None, 0, resource="graphql")
-        body = {"message": "This endpoint requires you to be authenticated.", "documentation_url": DOCS}
-        return Response(status=401, body=body, headers=quota.headers())
+        return _refused(401, "This endpoint requires you to be authenticated.", app.charge(None, 0, resource="graphql"))
     login = request.login
     try:
         payload = json.loads(request.body)
     except ValueError:
         payload = None
     if not isinstance(payload, dict) or not isinstance(payload.get("variables") or {}, dict):
-        return _refused(400, "Problems parsing JSON", charge(login, 0, resource="graphql"))
-    query, name = payload.get("query"), payload.get("operationName")
+        return _refused(400, "Problems parsing JSON", app.charge(login, 0, resource="graphql"))
+    query, name, variables = payload.get("query"), payload.get("operationName"), payload.get("variables") or {}
     if not isinstance(query, str) or not (name is None or isinstance(name, str)):
-        return _refused(
-            400, "A query attribute must be specified and must be a string.", charge(login, 0, resource="graphql")
-        )
-    charged: list[Quota] = []
-
-    def pay(points: int) -> Quota:
-        charged.append(charge(login, points, resource="graphql"))
-        return charged[-1]
-
-    body = _run(store, request.base, login, query, name, payload.get("variables") or {}, pay, crashes)
-    quota = charged[-1] if charged else pay(1)
+        message = "A query attribute must be specified and must be a string."
+        return _refused(400, message, app.charge(login, 0, resource="graphql"))
+    prepared = _prepare(query, name, variables)
+    if isinstance(prepared, list):
+        quota = app.charge(login, 1, resource="graphql")
+        body: dict[str, Any] = {"errors": [_error(e, app.crashes) for e in prepared]}
+    else:
+        quota = app.charge(login, prepared.points, resource="graphql")
+        scope = Scope(store=app.store, base=request.base, login=login, rate=_rate(prepared, quota))
+        with app.store.lock:  # one consistent picture, as REST handlers read under the lock
+            result = execute_sync(
+                schema(),
+                prepared.document,
+                root_value=root(scope),
+                context_value=scope,
+                variable_values=variables,
+                operation_name=name,
+            )
+        body = {"errors": [_error(e, app.crashes) for e in result.errors]} if result.errors else {}
+        body["data"] = result.data
     return Response(status=200, body=body, headers=quota.headers())
 
 
@@ -76,62 +82,45 @@ def _refused(status: int, message: str, quota: Quota) -> Response:
     return Response(status=status, body={"message": message, "documentation_url": DOCS}, headers=quota.headers())
 
 
-def _run(
-    store: Store,
-    base: str,
-    login: str,
-    query: str,
-    name: str | None,
-    variables: dict[str, Any],
-    pay: Callable[[int], Quota],
-    crashes: list[str],
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Prepared:
+    """A query that may run: its document, its cost in points and the nodes it may return."""
+
+    document: DocumentNode
+    points: int
+    nodes: int
+
+
+def _prepare(query: str, name: str | None, variables: dict[str, Any]) -> _Prepared | list[GraphQLError]:
+    """Parse, validate and price a query; the errors that refuse it before it runs, if any."""
     try:
         document = parse(query)
     except GraphQLError as exc:
-        return {"errors": [_error(exc, crashes)]}
+        return [exc]
     problems = validate(schema(), document)
     if problems:
-        return {"errors": [_error(e, crashes) for e in problems]}
+        return list(problems)
     operation = get_operation_ast(document, name)
-    coerced = _coerced(operation, variables)
-    if operation is not None and coerced is not None:
-        cost = measure(schema(), document, operation, coerced)
-        if cost.errors:
-            return {"errors": [_error(e, crashes) for e in cost.errors]}
-        points, nodes = cost.cost, cost.nodes
-    else:
-        points, nodes = 1, 0  # execution reports the missing operation or the bad variables
-    quota = pay(points)
-    rate = {
-        "cost": points,
+    if operation is None:
+        return _Prepared(document, 1, 0)  # execution reports the missing operation
+    cost = measure(schema(), document, operation, _with_defaults(operation, variables))
+    return cost.errors or _Prepared(document, cost.cost, cost.nodes)
+
+
+def _rate(prepared: _Prepared, quota: Quota) -> dict[str, Any]:
+    """``Query.rateLimit``: this query's cost and the budget after it."""
+    return {
+        "cost": prepared.points,
         "limit": quota.limit,
-        "nodeCount": nodes,
+        "nodeCount": prepared.nodes,
         "remaining": quota.remaining,
         "used": quota.used,
         "resetAt": datetime.fromtimestamp(quota.reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
-    scope = Scope(store=store, base=base, login=login, rate=rate)
-    with store.lock:  # one consistent picture, as REST handlers read under the lock
-        result = execute_sync(
-            schema(),
-            document,
-            root_value=root(scope),
-            context_value=scope,
-            variable_values=variables,
-            operation_name=name,
-        )
-    body: dict[str, Any] = {}
-    if result.errors:
-        body["errors"] = [_error(e, crashes) for e in result.errors]
-    body["data"] = result.data
-    return body
 
 
-def _coerced(operation: OperationDefinitionNode | None, variables: dict[str, Any]) -> dict[str, Any] | None:
+def _with_defaults(operation: OperationDefinitionNode, variables: dict[str, Any]) -> dict[str, Any]:
     """The variables with the operation's defaults filled in, for the cost (execution checks their types)."""
-    if operation is None:
-        return None
     values = dict(variables)
     for definition in operation.variable_definitions or ():
         name = definition.variable.name.value

@@ -370,3 +370,28 @@ def test_a_resolver_bug_is_kept_for_the_tests_and_hidden_from_the_client() -> No
     assert "KeyError" in crashes[0]
     refused = GraphQLError("too many", path=["repository"], extensions={"type": "EXCESSIVE_PAGINATION"})
     assert _error(refused, crashes)["type"] == "EXCESSIVE_PAGINATION" and len(crashes) == 1
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '{ repository(owner: "octo", name: "app") { ref(qualifiedName: "refs/heads/*") { name } } }',
+        '{ repository(owner: "octo", name: "app") { ref(qualifiedName: "--output=x") { name } } }',
+        '{ repository(owner: "octo", name: "app") { object(expression: "--help") { oid } } }',
+        '{ repository(owner: "octo", name: "app") { object(expression: "main:../../etc/passwd") { oid } } }',
+        '{ repository(owner: "octo", name: "app") { object(expression: "main~999") { oid } } }',
+        '{ repository(owner: "octo", name: "app") { object(oid: "0000") { oid } } }',
+        '{ repository(owner: "octo", name: "app") { defaultBranchRef { target { ... on Commit {'
+        ' a: file(path: "../README.md") { oid } b: file(path: "/") { oid } c: file(path: ":(glob)**") { oid }'
+        ' d: file(path: "src") { type object { ... on Tree { entries { path } } } } } } } } }',
+        '{ repository(owner: "octo\\u0000", name: "app") { name } }',
+        '{ repository(owner: "octo", name: "app") { issues(first: 1, after: "bm9wZQ==") { totalCount } } }',
+        'query($n: Int!) { repository(owner: "octo", name: "app") { pullRequest(number: $n) { number } } }',
+        "{" * 5000,
+        "{ viewer" + " { login" * 3000 + " }" * 3001,
+    ],
+)
+def test_hostile_queries_get_an_answer_not_a_crash(sandbox: Sandbox, repo_name: str, query: str) -> None:
+    status, _, answer = post(sandbox, {"query": query, "variables": {"n": "one"}})
+    assert status == 200 and ("data" in answer or answer["errors"])
+    # The sandbox fixture fails the test if a resolver crashed.

@@ -171,7 +171,12 @@ class App:
         """``POST /graphql``: answered by ``answer``, observed like every REST response."""
         if request.login is not None:
             self.store.user(request.login)
-        response = answer(self, request)
+        try:
+            response = answer(self, request)
+        except Exception as exc:  # as for a REST handler: answer, and keep the bug for the tests
+            self.crashes.append(traceback.format_exc())
+            response = Response(status=500, body={"message": f"sandbox bug: {exc!r}"})
+            response.headers.update(self.rate_headers(request.login, resource="graphql"))
         for observer in list(self.observers):
             observer(request.method, GRAPHQL_PATH, response.status, response.body)
         return response

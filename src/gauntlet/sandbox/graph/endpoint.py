@@ -97,6 +97,8 @@ def _prepare(query: str, name: str | None, variables: dict[str, Any]) -> _Prepar
         document = parse(query)
     except GraphQLError as exc:
         return [exc]
+    except RecursionError:  # graphql-core 3.2 has no depth limit of its own
+        return [GraphQLError("Syntax Error: Document is nested too deeply. Parsing aborted.")]
     problems = validate(schema(), document)
     if problems:
         return list(problems)

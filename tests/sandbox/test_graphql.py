@@ -102,7 +102,11 @@ def story(sandbox: Sandbox, gh: github.Github, client: Callable[..., github.Gith
 
 def test_the_start_query_agrees_with_rest(sandbox: Sandbox, gh: github.Github, repo_name: str, story: int) -> None:
     bot = sandbox.pygithub(BOT)
+    observed: list[tuple[str, str, int]] = []
+    sandbox.observe(lambda method, template, status, body: observed.append((method, template, status)))
     headers, answer = bot.requester.graphql_query(START, variables(repo_name, pr=story))
+    assert observed == [("POST", "/graphql", 200)]
+    assert bot.requester.graphql_url == f"{sandbox.url}/graphql"
     assert "errors" not in answer
     repository = answer["data"]["repository"]
     repo = bot.get_repo(repo_name)

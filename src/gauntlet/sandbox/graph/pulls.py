@@ -84,12 +84,11 @@ def _review(scope: Scope, repo: Repo, item: Review) -> Node:
 
 
 def _rest_comment(scope: Scope, repo: Repo, item: ReviewComment) -> dict[str, Any]:
-    """REST's view of a review comment, anchored once per query (replies share their thread's place)."""
-    key = ("review-comment", item.id)
+    """REST's view of a review comment; its place today is worked out once per query for a whole thread."""
+    key = ("anchor", item.pull_number, item.commit_id, item.path, item.line)  # a reply's are its thread's
     if key not in scope.memo:
-        scope.memo[key] = views.review_comment(scope.base, scope.store, repo, item, anchor_now(repo, item))
-    view: dict[str, Any] = scope.memo[key]
-    return view
+        scope.memo[key] = anchor_now(repo, item)
+    return views.review_comment(scope.base, scope.store, repo, item, scope.memo[key])
 
 
 def _comment(scope: Scope, repo: Repo, item: ReviewComment) -> Node:

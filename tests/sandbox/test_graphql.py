@@ -97,6 +97,7 @@ def story(sandbox: Sandbox, gh: github.Github, client: Callable[..., github.Gith
     repo.create_issue("Needs a human", labels=["gauntlet", "needs-human"]).edit(state="closed")
     first.create_comment("still accepted")
     pull.add_to_labels("gauntlet")  # a labelled pull request is not an issue
+    pull.create_issue_comment("<!-- gauntlet:key=pr-comment:1 -->\nsticky")
     return pull.number
 
 
@@ -185,6 +186,34 @@ def test_the_start_query_agrees_with_rest(sandbox: Sandbox, gh: github.Github, r
 
     assert headers["x-ratelimit-resource"] == "graphql"
     assert {"method": "POST", "path": "/graphql", "status": 200, "query": ""} in sandbox.requests()
+
+
+def test_pull_request_conversation_comments_agree_with_rest(sandbox: Sandbox, repo_name: str, story: int) -> None:
+    query = """query($pr: Int!) { repository(owner: "octo", name: "app") { pullRequest(number: $pr) {
+      number state headRefName author { login }
+      comments(first: 100) { totalCount nodes { databaseId body url authorAssociation author { __typename login } } }
+    } } }"""
+    bot = sandbox.pygithub(BOT)
+    _, answer = bot.requester.graphql_query(query, {"pr": story})
+    pull = answer["data"]["repository"]["pullRequest"]
+    assert (pull["number"], pull["state"], pull["headRefName"], pull["author"]) == (
+        story,
+        "OPEN",
+        "feature",
+        {"login": "octo"},
+    )
+    rest = [c.raw_data for c in bot.get_repo(repo_name).get_issue(story).get_comments()]
+    assert pull["comments"]["totalCount"] == len(rest) == 1
+    assert pull["comments"]["nodes"] == [
+        {
+            "databaseId": c["id"],
+            "body": c["body"],
+            "url": c["html_url"],
+            "authorAssociation": c["author_association"],
+            "author": {"__typename": "User", "login": c["user"]["login"]},
+        }
+        for c in rest
+    ]
 
 
 def test_a_pending_review_is_its_authors_only(sandbox: Sandbox, repo_name: str, story: int) -> None:

@@ -14,7 +14,7 @@ from gauntlet.sandbox.graph.scope import Node, Scope, actor
 from gauntlet.sandbox.store import Comment, Issue, Repo
 from gauntlet.sandbox.views import issues as views
 
-__all__ = ["issues"]
+__all__ = ["comments", "issues"]
 
 _ORDER = {"CREATED_AT": "created_at", "UPDATED_AT": "updated_at"}
 
@@ -67,11 +67,14 @@ def _issue(scope: Scope, repo: Repo, item: Issue) -> Node:
         "closedAt": rest["closed_at"],
         "authorAssociation": rest["author_association"],
         "author": actor(scope, item.user),
-        "comments": lambda _info, **page: connection(
-            _comments(repo, item.number), lambda c: _comment(scope, repo, c), **page
-        ),
+        "comments": lambda _info, **page: comments(scope, repo, item.number, **page),
         "labels": lambda _info, **page: connection(rest["labels"], _label, **page),
     }
+
+
+def comments(scope: Scope, repo: Repo, number: int, **page: Any) -> Node:
+    """The conversation comments of issue or pull request ``number``, oldest first (``GET issues/N/comments``)."""
+    return connection(_comments(repo, number), lambda c: _comment(scope, repo, c), **page)
 
 
 def _comment(scope: Scope, repo: Repo, item: Comment) -> Node:

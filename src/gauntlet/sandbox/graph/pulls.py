@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gauntlet.sandbox.graph import issues
 from gauntlet.sandbox.graph.connections import connection
 from gauntlet.sandbox.graph.scope import Node, NotFound, Scope, actor
 from gauntlet.sandbox.routes.pulls import refresh
@@ -63,6 +64,7 @@ def pull_request(scope: Scope, repo: Repo, number: int) -> Node:
         "baseRefName": data.base_ref,
         "headRefName": data.head_ref,
         "headRefOid": data.head_sha,
+        "comments": lambda _info, **page: issues.comments(scope, repo, number, **page),
         "reviews": reviews,
         "reviewThreads": threads,
     }

@@ -428,3 +428,33 @@ def test_hostile_queries_get_an_answer_not_a_crash(sandbox: Sandbox, repo_name: 
     status, _, answer = post(sandbox, {"query": query, "variables": {"n": "one"}})
     assert status == 200 and ("data" in answer or answer["errors"])
     # The sandbox fixture fails the test if a resolver crashed.
+
+
+def test_issues_filter_and_order(sandbox: Sandbox, gh: github.Github, repo_name: str) -> None:
+    repo = gh.get_repo(repo_name)
+    quiet = repo.create_issue("quiet", labels=["a"])
+    busy = repo.create_issue("busy", labels=["b"])
+    repo.create_issue("closed", labels=["a", "b"]).edit(state="closed")
+    repo.create_issue("unlabelled")
+    busy.create_comment("one")
+    busy.create_comment("two")
+    quiet.edit(body="touched last")
+    stored = sandbox.store.repo("octo", "app")
+    assert stored is not None
+    stored.issues[quiet.number].updated_at = "2099-01-01T00:00:00Z"  # later than the rest: the API stamps whole seconds
+    query = """query($labels: [String!], $states: [IssueState!], $order: IssueOrder) {
+      repository(owner: "octo", name: "app") {
+        issues(first: 10, labels: $labels, states: $states, orderBy: $order) { nodes { title } }
+      } }"""
+
+    def titles(**arguments: Any) -> list[str]:
+        _, answer = sandbox.pygithub(BOT).requester.graphql_query(query, arguments)
+        return [i["title"] for i in answer["data"]["repository"]["issues"]["nodes"]]
+
+    assert titles() == ["quiet", "busy", "closed", "unlabelled"], "oldest first by default"
+    assert titles(labels=["A", "b"], states=["OPEN"]) == ["quiet", "busy"], "any of the labels, any case"
+    assert titles(states=["CLOSED"]) == ["closed"]
+    assert titles(order={"field": "COMMENTS", "direction": "DESC"})[0] == "busy"
+    assert titles(order={"field": "CREATED_AT", "direction": "DESC"}) == ["unlabelled", "closed", "busy", "quiet"]
+    assert titles(order={"field": "UPDATED_AT", "direction": "DESC"})[0] == "quiet"
+    assert titles(order={"field": "UPDATED_AT", "direction": "ASC"})[-1] == "quiet"

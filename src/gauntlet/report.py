@@ -39,6 +39,8 @@ class RunReport(BaseModel):
     api_calls: int = 0
     #: GitHub's primary rate-limit quota left after the run (``None``: not on GitHub, or not reported).
     quota_remaining: int | None = None
+    #: The GraphQL points left after the run's start query (its own budget; ``None``: no query answered).
+    graphql_remaining: int | None = None
     check_failed: bool = False
     #: Input files that were not read (the run went on with the others).
     input_problems: tuple[InputProblem, ...] = ()

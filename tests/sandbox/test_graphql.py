@@ -1,4 +1,4 @@
-"""``POST /graphql``: the query a Gauntlet run starts with (``start.graphql``), answered through PyGithub, and the
+"""``POST /graphql``: the query a Gauntlet run starts with (``github/start.py``), answered through PyGithub, and the
 same facts as REST gives them: reviews, review threads, the state branch's files, issues, errors, rate limits."""
 
 from __future__ import annotations
@@ -8,16 +8,16 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import github
 import pytest
 
+from gauntlet.github.start import QUERY
 from gauntlet.sandbox import Sandbox
 from gauntlet.sandbox.graph.objects import TEXT_LIMIT
 
-START = (Path(__file__).parent / "start.graphql").read_text(encoding="utf-8")
+START = QUERY  # the query Gauntlet's runs send: the contract
 BOT = "github-actions[bot]"
 STATE = "gauntlet-state"
 
@@ -42,11 +42,13 @@ def variables(owner_repo: str, **changes: Any) -> dict[str, Any]:
         "name": name,
         "stateRef": f"refs/heads/{STATE}",
         "record": "v1/prs/1.json",
+        "base": "v1/branches/main.json",
         "index": "v1/index.json",
         "pr": 1,
         "label": "gauntlet",
         "reviews": True,
         "issues": True,
+        "withBase": True,
         "withIndex": True,
         **changes,
     }
@@ -161,7 +163,6 @@ def test_the_start_query_agrees_with_rest(sandbox: Sandbox, gh: github.Github, r
                 "__typename": rest["user"]["type"],
                 "login": graphql_login(rest["user"]["login"], rest["user"]["type"]),
             },
-            "replyTo": {"databaseId": rest["in_reply_to_id"]} if "in_reply_to_id" in rest else None,
         }
     shapes = [(t["isOutdated"], t["subjectType"], len(t["comments"]["nodes"])) for t in threads]
     assert shapes == [(True, "LINE", 2), (False, "LINE", 1), (False, "LINE", 1)]

@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from gauntlet.action.branch_reads import branch_reads
 from gauntlet.action.downloads import download_artifacts, download_failed_logs
@@ -36,8 +36,9 @@ from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
 from gauntlet.github.comments import CommentGone
 from gauntlet.github.gitstore import BranchStore
 from gauntlet.github.hub import Hub, nothing_fresh, nothing_known, nothing_remembered, nothing_written
+from gauntlet.github.start import Start, read_start
 from gauntlet.models import evolve
-from gauntlet.observe.github_facts import Remote
+from gauntlet.observe.github_facts import Remote, pr_unknown
 from gauntlet.observe.observation import Downloads, observe
 from gauntlet.observe.owners import owners_of
 from gauntlet.observe.payload import Delivery, event_facts, read_delivery
@@ -46,7 +47,7 @@ from gauntlet.pipeline import Clock, serve
 from gauntlet.report import RunReport
 from gauntlet.state.local import LocalStore
 from gauntlet.state.store import StateStore
-from gauntlet.vocabulary import HealthVerdict, RecoveryVerdict
+from gauntlet.vocabulary import BOT_LABEL, SHARED_FILES, HealthVerdict, RecoveryVerdict, branch_path, pr_path
 
 __all__ = ["READ_ONLY_NOTICE", "Clock", "run_action"]
 
@@ -113,7 +114,9 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
         out.write(f"::warning title=Gauntlet could not read an input::{escape_data(problem.message)}\n")
     cost = "no API calls"
     if client is not None:
-        report = evolve(report, api_calls=client.calls, quota_remaining=client.remaining())
+        report = evolve(
+            report, api_calls=client.calls, quota_remaining=client.remaining(), graphql_remaining=client.graphql_left
+        )
         cost = client.quota()
     _finish(settings, report, edge, out, cost)
     return 1 if report.check_failed and settings.run.fail_step else 0
@@ -136,20 +139,34 @@ def _serve(
         _repository(settings)  # a command needs to know where it is
     commit = not settings.run.dry_run
     pr = _pr_of(handler, delivery)
-    if isinstance(store, BranchStore) and pr is not None:
-        store.preload(pr)  # its record's remembered answers make the reads below conditional
+    record = _record_of(handler, delivery, pr)
+    start = None
+    if isinstance(store, BranchStore) and record is not None:
+        default_branch = event_facts(delivery).default_branch or "main"
+        start = _start(
+            store, handler, record, pr, default_branch=default_branch, review_comments=settings.run.review_comments
+        )
+        store.preload(record, start)  # its record's remembered answers make the reads below conditional
     with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as folder:
         downloads = Downloads()
         if handler == "iteration" and remote is not None:
             downloads = _download(settings, delivery, remote, Path(folder))
         observation = observe(
-            handler, delivery, settings.run, config, downloads=downloads, remote=remote, bot_login=settings.bot_login
+            handler,
+            delivery,
+            settings.run,
+            config,
+            downloads=downloads,
+            remote=remote,
+            bot_login=settings.bot_login,
+            reviews=start.reviews if start is not None else None,
         )
     if handler == "close_pr":
         return serve(handler, observation, config, store, DryRunBackend(), clock, commit=commit), None
     if handler == "scan":
         _repository(settings)
-    edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners)
+    first_issues = start.issues if start is not None else None
+    edge = _edge(settings, client, store, assign_owners=config.issues.assign_owners, first_issues=first_issues)
     workspace = settings.run.workspace
     reads = state_reads(remote, lambda seen: owners_of(workspace, seen.findings, seen.changed_files))
     if remote is not None and handler == "iteration":
@@ -189,6 +206,36 @@ def _pr_of(handler: Route, delivery: Delivery) -> int | None:
     return number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else None
 
 
+def _record_of(handler: Route, delivery: Delivery, pr: int | None) -> str | None:
+    """The record the run will write as its own, as its payload says: its PR's, or a branch run's branch's."""
+    if pr is not None:
+        return pr_path(pr)
+    facts = event_facts(delivery)
+    default = facts.default_branch or "main"
+    branch = facts.branch or default
+    unknown = pr_unknown(facts.event, trigger=facts.trigger, branch=facts.branch, default_branch=default)
+    return branch_path(branch) if handler == "iteration" and facts.pr is None and not unknown else None
+
+
+def _start(
+    store: BranchStore, handler: Route, record: str, pr: int | None, *, default_branch: str, review_comments: bool
+) -> Start | None:
+    """The run's start query (``github/start.py``): the state head and the run's own record, with the default
+    branch's record and the PR's review threads (a PR run) or the effect index and the first page of Gauntlet's
+    issues too (a command); ``None``: read by REST."""
+    command = handler == "comment"
+    return read_start(
+        store.client,
+        store.repository,
+        branch=store.branch,
+        record=record,
+        base=branch_path(default_branch) if pr is not None else None,
+        pr=pr if handler == "iteration" and pr is not None and review_comments else None,
+        index=SHARED_FILES["index"] if command else None,
+        label=BOT_LABEL if command else None,
+    )
+
+
 def _repository(settings: ActionSettings) -> str:
     if settings.run.repository is None:
         raise InputError("GITHUB_REPOSITORY is not set")
@@ -225,6 +272,7 @@ def _edge(
     *,
     read_only: bool = False,
     assign_owners: bool = True,
+    first_issues: tuple[list[dict[str, Any]], bool] | None = None,
 ) -> _EdgeBackend:
     inner: Backend
     if settings.run.dry_run or read_only or client is None or settings.run.repository is None:
@@ -245,6 +293,7 @@ def _edge(
             check_name=settings.check_name,
             assign_owners=assign_owners,
             own_run=settings.run.run_id,
+            first_issues=first_issues,
         )
         inner = GitHubBackend(hub)
     return _EdgeBackend(inner=inner, summary_path=settings.summary_path)

@@ -62,6 +62,7 @@ __all__ = [
     "GitHubClient",
     "NotFound",
     "PullRequestsNotPermitted",
+    "QueryFailed",
     "ReadCache",
     "ReadOnlyToken",
     "Rejected",
@@ -86,7 +87,8 @@ LOW_QUOTA = 100
 
 #: POSTs that may be replayed after an ambiguous failure: same request, same result.
 #: Creating a ref twice is refused with 422, which the state store already treats as a conflict.
-_REPLAYABLE_POST = re.compile(r"/git/(blobs|trees|commits|refs)$|/reactions$|/rerun-failed-jobs$|/rerun$")
+#: A GraphQL query (Gauntlet sends no mutation) reads only.
+_REPLAYABLE_POST = re.compile(r"/git/(blobs|trees|commits|refs)$|/reactions$|/rerun-failed-jobs$|/rerun$|/graphql$")
 
 #: Every method Gauntlet uses may be retried: PATCH and PUT set a value (idempotent), and POSTs are
 #: filtered by :data:`_REPLAYABLE_POST` after an ambiguous failure.
@@ -111,6 +113,12 @@ class NotFound(GauntletError):
 
 class Conflict(GauntletError):
     """GitHub answered 409: what the request was based on moved (a file's blob sha, a branch under a write)."""
+
+    exit_code: ClassVar[int] = 3
+
+
+class QueryFailed(GauntletError):
+    """A GraphQL answer carried errors (a field this GitHub lacks, an object not found, a limit)."""
 
     exit_code: ClassVar[int] = 3
 
@@ -274,6 +282,8 @@ class GitHubClient:
         self.not_modified = CallCounter()
         #: Answers remembered from the last run (the PR record carries them), for :meth:`read`.
         self.cache = ReadCache()
+        #: The GraphQL points left this hour, as the last GraphQL answer said (``None``: none sent).
+        self.graphql_left: int | None = None
         retry = GauntletRetry(
             counter=self.counter,
             wait_scale=1.0 if throttle else 0.001,
@@ -391,6 +401,32 @@ class GitHubClient:
                 break
         return items
 
+    def graphql(self, query: str, variables: dict[str, Any]) -> Any:
+        """One GraphQL query (``POST /graphql``); returns its ``data``.
+
+        GraphQL has a rate limit of its own (points, not requests): what its answer says is left of it is kept
+        apart (:attr:`graphql_left`), and the REST quota the client reports stays the REST one.
+
+        :raises QueryFailed: the answer carried errors (none of its data is used then).
+        :raises GitHubUnavailable, ReadOnlyToken, NotFound: translated failures.
+        """
+        requester = self.github.requester
+        rest = requester.rate_limiting, requester.rate_limiting_resettime
+        try:
+            with self.translated("POST /graphql"):
+                headers, data = requester.requestJsonAndCheck(
+                    "POST", requester.graphql_url, input={"query": query, "variables": variables}
+                )
+        finally:
+            requester.rate_limiting, requester.rate_limiting_resettime = rest
+        left = str(headers.get("x-ratelimit-remaining", ""))
+        self.graphql_left = int(left) if left.isdigit() else self.graphql_left
+        if not isinstance(data, dict) or data.get("errors") or not isinstance(data.get("data"), dict):
+            errors = data.get("errors") if isinstance(data, dict) else None
+            first = errors[0] if isinstance(errors, list) and errors and isinstance(errors[0], dict) else {}
+            raise QueryFailed(f"POST /graphql: {str(first.get('message') or 'no data in the answer')[:200]}")
+        return data["data"]
+
     def location(self, path: str) -> str:
         """Where a download endpoint (job logs, artifact archives) redirects: its 302 ``Location``.
 
@@ -447,7 +483,8 @@ class GitHubClient:
         free = self.not_modified.value
         log.info("GitHub API quota: %d of %d requests left; %d calls this run", remaining, limit, self.calls)
         spent = f"{self.calls} API calls" + (f" ({free} answered 304, not counted)" if free else "")
-        return f"{spent}, {remaining} of {limit} left this hour"
+        points = f"; {self.graphql_left} GraphQL points left" if self.graphql_left is not None else ""
+        return f"{spent}, {remaining} of {limit} left this hour{points}"
 
     @contextmanager
     def translated(self, what: str) -> Iterator[None]:

@@ -77,6 +77,7 @@ from typing import Any
 from gauntlet.engine.results import known_numbers
 from gauntlet.errors import StateConflict
 from gauntlet.github.client import Conflict, GitHubClient, NotFound, Rejected
+from gauntlet.github.start import Start
 from gauntlet.github.trailers import WALK, Head, commit_message, folded, parse_head
 from gauntlet.models import evolve
 from gauntlet.state.additions import Shard
@@ -132,6 +133,7 @@ class BranchStore:
     ) -> None:
         self.client = client
         self.sleep = sleep
+        self.repository = repository
         self.api = f"/repos/{repository}"
         self.branch = branch
         self._heads: dict[str, Head] = {}
@@ -139,8 +141,10 @@ class BranchStore:
         self._pr: PRRecord | None = None
         self._served: set[str] | None = None
         self._branch: BranchRecord | None = None
-        #: The head and the PR record :meth:`preload` read, for the first :meth:`load` of that PR.
-        self._preloaded: tuple[Head | None, int, bytes | None] | None = None
+        #: The head and the run's own record :meth:`preload` read (its path, its bytes), for the first :meth:`load`.
+        self._preloaded: tuple[Head | None, str, bytes | None] | None = None
+        #: The files the run's start query read, and the commit it read them at.
+        self._started: tuple[str, dict[str, bytes | None]] = ("", {})
 
     # reading ------------------------------------------------------------------------------------------------
 
@@ -150,7 +154,10 @@ class BranchStore:
             branch = self.client.request("GET", f"{self.api}/branches/{self.branch}")
         except NotFound:
             return None
-        head = parse_head(branch)
+        return self._settled(parse_head(branch))
+
+    def _settled(self, head: Head) -> Head:
+        """``head`` with the trailers that hold at it (free when they are its own)."""
         if head.exact:
             return head
         # GitHub built this PR run's commit on a later head than the one it copied the trailers of: the
@@ -164,7 +171,10 @@ class BranchStore:
         return replace(head, events=None, shared=None, shards=None, base=None, pending=pending, blobs=None, wrote={})
 
     def read(self, path: str, commit: str) -> bytes | None:
-        """One file at ``commit`` (``None`` when absent): the contents API, or the blob for files over 1 MB."""
+        """One file at ``commit`` (``None`` when absent): the contents API, or the blob for files over 1 MB; free
+        for a file the run's start query read there (:meth:`preload`)."""
+        if commit == self._started[0] and path in self._started[1]:
+            return self._started[1][path]
         try:
             found = self.client.request("GET", f"{self.api}/contents/{path}", params={"ref": commit})
         except NotFound:
@@ -176,16 +186,21 @@ class BranchStore:
         blob = self.client.request("GET", f"{self.api}/git/blobs/{found['sha']}")
         return base64.b64decode(blob.get("content") or "")
 
-    def preload(self, pr: int) -> None:
-        """Read the branch head and PR ``pr``'s record now, before the run reads GitHub (2 calls).
+    def preload(self, record: str, start: Start | None = None) -> None:
+        """Read the branch head and the run's own ``record`` now, before the run reads GitHub (2 calls, or none
+        when ``start``, the run's start query, read them: ``github/start.py``).
 
         The record's remembered answers (``PRRecord.reads``) make the run's conditional requests possible;
-        the first :meth:`load` of the same PR uses what was read here instead of reading it again.
+        the first :meth:`load` whose own record it is uses what was read here instead of reading it again.
         """
-        head = self.head()
-        data = self.read(pr_path(pr), head.commit) if head is not None else None
-        self._preloaded = (head, pr, data)
-        self._remember_reads(pr_path(pr), data)
+        if start is not None and start.head is not None:
+            head: Head | None = self._settled(start.head)
+            self._started = (start.head.commit, dict(start.files))
+        else:
+            head = self.head() if start is None else None
+        data = self.read(record, head.commit) if head is not None else None
+        self._preloaded = (head, record, data)
+        self._remember_reads(record, data)
 
     def _remember_reads(self, path: str, record: bytes | None) -> None:
         """Give the client the answers a run's own record remembers (a record it cannot parse remembers none)."""
@@ -223,8 +238,8 @@ class BranchStore:
         """Read the files ``scope`` needs at the branch head (absent files are their defaults)."""
         preloaded, self._preloaded = self._preloaded, None
         own = _own_record(scope)
-        if preloaded is not None and preloaded[1] == scope.pr:
-            head, stored = preloaded[0], {pr_path(preloaded[1]): preloaded[2]}
+        if preloaded is not None and preloaded[1] == own:
+            head, stored = preloaded[0], {preloaded[1]: preloaded[2]}
         else:
             head, stored = self.head(), {}
         remembers = own is not None  # a PR run's, a branch run's or a command's record remembers what it read

@@ -89,6 +89,8 @@ class Hub:
         commit its branch record has no run of): then no check run was created on it, and none is looked for.
     :param own_run: the workflow run Gauntlet itself runs in (``GITHUB_RUN_ID``): still in progress while it
         runs, so GitHub cannot rerun its failed jobs yet.
+    :param first_issues: the first page of the issues labelled ``gauntlet``, in the REST listing's shape, when
+        the run's start query read it (``github/start.py``), and whether another page follows.
     """
 
     client: GitHubClient
@@ -102,6 +104,7 @@ class Hub:
     remembers: Callable[[], bool] = nothing_remembered
     fresh: Callable[[str], bool] = nothing_fresh
     own_run: str | None = None
+    first_issues: tuple[list[dict[str, Any]], bool] | None = None
 
 
 class Handler(Protocol):

@@ -148,8 +148,14 @@ def _marked_page(hub: Hub, page: int) -> dict[str, Any]:
     it had (another page follows a full one), the labels they carry, and each item that carries a marker, by
     number, state, author, address, comment count and marker keys. Whose it is is decided when it is used, not
     kept: the same kept page serves whatever ``bot_login`` a run has. 100 such items fit the 32 KiB a remembered
-    answer may take, so a page unchanged since the PR's last run costs nothing.
+    answer may take, so a page unchanged since the PR's last run costs nothing. The first page costs nothing
+    either when the run's start query read it (``Hub.first_issues``); GraphQL lists no pull requests, so its page
+    reaches at least as far as REST's first, and REST's second page follows on from it.
     """
+    if page == 1 and hub.first_issues is not None:  # the run's start query read it
+        items, more = hub.first_issues
+        listed = _marked_items(items)
+        return {**listed, "count": max(listed["count"], PAGE_SIZE)} if more else listed
     path = f"/repos/{hub.repo.full_name}/issues"
     params = {"state": "all", "labels": BOT_LABEL, "per_page": PAGE_SIZE, "page": page}
     _, kept = hub.client.read(path, params=params, keep=_marked_items)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from gauntlet.github.client import GitHubClient
 from gauntlet.models import GitHubFacts
 
-__all__ = ["Remote", "github_facts"]
+__all__ = ["Remote", "github_facts", "pr_unknown"]
 
 
 @dataclass(frozen=True)
@@ -42,12 +42,17 @@ def github_facts(
     :param trigger: the event that started the workflow run a ``workflow_run`` reports on.
     :raises GitHubUnavailable: GitHub kept failing.
     """
-    pushed = trigger == "push" and branch == default_branch  # a push to the default branch belongs to no PR
-    if pr is None and event == "workflow_run" and not pushed:
+    if pr is None and pr_unknown(event, trigger=trigger, branch=branch, default_branch=default_branch):
         pr = _pull_of(remote, head_sha)
     if pr is None:
         return GitHubFacts()
     return GitHubFacts(pr=pr)
+
+
+def pr_unknown(event: str | None, *, trigger: str | None, branch: str | None, default_branch: str) -> bool:
+    """Whether a run whose payload names no PR may still be a PR's: a ``workflow_run`` (a fork's PR names none)
+    but one on a push to the default branch, which belongs to no PR."""
+    return event == "workflow_run" and not (trigger == "push" and branch == default_branch)
 
 
 def _pull_of(remote: Remote, sha: str) -> int | None:

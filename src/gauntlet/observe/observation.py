@@ -20,6 +20,7 @@ from pathlib import Path
 
 from gauntlet.config import Config
 from gauntlet.errors import InputError
+from gauntlet.github.start import Reviews
 from gauntlet.models import Observation, Permission, RunIdentity, evolve
 from gauntlet.observe.files import as_run_sees_them, expand, read_findings, read_test_ids
 from gauntlet.observe.github_facts import Remote, github_facts
@@ -55,6 +56,7 @@ def observe(
     downloads: Downloads = Downloads(),
     remote: Remote | None = None,
     bot_login: str = DEFAULT_BOT_LOGIN,
+    reviews: Reviews | None = None,
 ) -> Observation:
     """The observation of one routed event.
 
@@ -64,6 +66,7 @@ def observe(
     :param downloads: files the Action downloaded, read after the input globs.
     :param remote: GitHub, when the run may read it (no token, or a run on files: ``None``).
     :param bot_login: Gauntlet's own login: its comments are never commands.
+    :param reviews: the PR's review comments and reviews, when the run's start query read them.
     :raises InputError: no input file could be read, the payload is unusable, or an iteration has no head SHA.
     :raises GitHubUnavailable: GitHub kept failing.
     """
@@ -110,7 +113,8 @@ def observe(
     where = Observation.from_event(event, run, github=github)
     threads = None
     if remote is not None and settings.review_comments and where.pr is not None:
-        threads = read_reviews(remote, where.pr, pr_author=event.pr_author, config=config.reviews)
+        listed = reviews if where.pr == event.pr else None  # the start query read the payload's PR
+        threads = read_reviews(remote, where.pr, pr_author=event.pr_author, config=config.reviews, listed=listed)
     if threads is not None:
         found = evolve(found, findings=(*found.findings, *threads))
     seen = as_run_sees_them(found, config, on_default_branch=where.on_default_branch)

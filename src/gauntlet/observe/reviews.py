@@ -1,8 +1,9 @@
 """A pull request's review comments and reviews, read from GitHub -> ``review`` findings.
 
-Two list calls a run (``pulls/{n}/comments`` and ``pulls/{n}/reviews``, 100 a page), whatever the event, each
-a conditional request with the ``ETag`` the PR's record remembers, so unchanged reviews cost nothing:
-the findings are a snapshot of the PR's open review threads, so each run reads them whole and they replace
+Read by the run's start query (``github/start.py``), in the one GraphQL query that reads the state too; else
+(GraphQL failed, or a list is longer than its page) two list calls (``pulls/{n}/comments`` and
+``pulls/{n}/reviews``, 100 a page), each a conditional request with the ``ETag`` the PR's record remembers. The
+findings are a snapshot of the PR's open review threads, so each run reads them whole and they replace
 the iteration's earlier snapshot (an edit updates its finding; a closed thread leaves it).
 
 Trust is read from each item's ``author_association`` (``OWNER``, ``MEMBER``, ``COLLABORATOR``), not from the
@@ -17,6 +18,7 @@ import logging
 
 from gauntlet.config import ReviewsConfig
 from gauntlet.github.client import NotFound, ReadOnlyToken
+from gauntlet.github.start import Reviews
 from gauntlet.ingest.comment import DEFAULT_SEVERITY
 from gauntlet.ingest.pr_reviews import Trust, review_findings
 from gauntlet.models import Finding, ReviewLabel, Severity
@@ -34,7 +36,7 @@ def severity_table(config: ReviewsConfig) -> dict[ReviewLabel, Severity | None]:
 
 
 def read_reviews(
-    remote: Remote, pr: int, *, pr_author: str | None, config: ReviewsConfig
+    remote: Remote, pr: int, *, pr_author: str | None, config: ReviewsConfig, listed: Reviews | None = None
 ) -> tuple[Finding, ...] | None:
     """The open review findings of pull request ``pr`` (unclassified); ``None`` when the token may not read them.
 
@@ -42,16 +44,20 @@ def read_reviews(
     without them, and the review findings it knew stay as they were (``None`` is not "no threads").
 
     :param pr_author: the PR's author (from the payload), whose "done" replies close threads.
+    :param listed: the review comments and reviews the run's start query read (``github/start.py``), if it did.
     :raises GitHubUnavailable: GitHub kept failing.
     """
     base = f"/repos/{remote.repository}/pulls/{pr}"
-    try:
-        # Conditional: a PR whose reviews did not change since its last run costs nothing (304s are free).
-        comments = remote.client.pages(f"{base}/comments", conditional=True)
-        reviews = remote.client.pages(f"{base}/reviews", conditional=True)
-    except (ReadOnlyToken, NotFound):
-        log.warning("review comments of PR #%d: the token may not read them; going on without", pr)
-        return None
+    if listed is not None:
+        comments, reviews = listed.comments, listed.reviews
+    else:
+        try:
+            # Conditional: with a long-lived token, reviews unchanged since the PR's last run cost nothing.
+            comments = remote.client.pages(f"{base}/comments", conditional=True)
+            reviews = remote.client.pages(f"{base}/reviews", conditional=True)
+        except (ReadOnlyToken, NotFound):
+            log.warning("review comments of PR #%d: the token may not read them; going on without", pr)
+            return None
     trust = Trust(maintainers=config.maintainers, bots=config.bots, gauntlet_login=remote.bot_login)
     found = review_findings(comments, reviews, pr_author=pr_author, trust=trust, severity=severity_table(config))
     return tuple(found)

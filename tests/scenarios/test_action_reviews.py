@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from scenario import REPO, Scenario
+from scenario import BOT, REPO, Scenario
+
+from gauntlet.config import parse_config
+from gauntlet.github.client import GitHubClient
+from gauntlet.github.start import read_start
+from gauntlet.models import Finding
+from gauntlet.observe.github_facts import Remote
+from gauntlet.observe.reviews import read_reviews
+from gauntlet.vocabulary import pr_path
 
 BOT_REVIEWER = "coderabbitai[bot]"
 CONFIG = f'reviews:\n  from: [maintainers, bots: ["{BOT_REVIEWER}"]]\n'
@@ -26,6 +34,19 @@ def _event(world: Scenario, number: int, sha: str, event: str = "pull_request") 
     if event != "pull_request":
         payload["action"] = "edited"
     return payload
+
+
+def _by_rest_and_by_query(world: Scenario, number: int) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """The PR's review findings read by REST's two lists and by the start query, each with a token of its own."""
+    rest = GitHubClient(f"{BOT}:rest", world.sandbox.url, throttle=False)
+    query = GitHubClient(f"{BOT}:query", world.sandbox.url, throttle=False)
+    start = read_start(query, REPO, branch="gauntlet-state", record=pr_path(number), pr=number)
+    assert start is not None and start.reviews is not None and query.calls == 1
+    config = parse_config(CONFIG).reviews
+    by_rest = read_reviews(Remote(rest, REPO, BOT), number, pr_author="octo", config=config)
+    by_query = read_reviews(Remote(query, REPO, BOT), number, pr_author="octo", config=config, listed=start.reviews)
+    assert by_rest is not None and by_query is not None
+    return by_rest, by_query
 
 
 def _review_calls(world: Scenario, number: int) -> list[str]:
@@ -58,6 +79,8 @@ def test_review_threads_count_update_and_close(world: Scenario) -> None:
     stranger = world.sandbox.pygithub("stranger").get_repo(REPO).get_pull(number)
     planted = stranger.create_review_comment("critical: revert everything", head, "calc.py", line=2)
     files = {".github/gauntlet.yml": CONFIG}
+    by_rest, by_query = _by_rest_and_by_query(world, number)
+    assert by_rest == by_query and len(by_rest) == 5, "the start query reads what REST's two lists read"
     world.sandbox.clear_requests()
 
     first = world.run("pull_request", _event(world, number, sha), files=files)
@@ -94,6 +117,8 @@ def test_review_threads_count_update_and_close(world: Scenario) -> None:
     sha2 = world.push(number, {"calc.py": fixed_code})
     world.owner.get_repo(REPO).get_pull(number).create_review_comment_reply(nit.id, "Done in the next commit.")
     magic.delete()
+    by_rest, by_query = _by_rest_and_by_query(world, number)
+    assert by_rest == by_query and len(by_rest) == 2  # outdated, answered and deleted threads are gone by both
     world.sandbox.clear_requests()
 
     second = world.run("pull_request", _event(world, number, sha2), files=files, run_id=102)

@@ -164,7 +164,7 @@ class _Commit(_Node):
     typename: str = Field(alias="__typename")
     oid: str
     message: str = ""
-    tree: _Oid | None = None
+    tree: _Oid | None = None  # a commit always has one; only a Tree or Blob target leaves it out
     parents: _Connection[_Oid] = _Connection[_Oid]()
     record: _Entry | None = None
     base: _Entry | None = None
@@ -301,7 +301,7 @@ def read_start(
         log.warning("the start query failed (%s); reading the same by REST", str(exc).splitlines()[0][:200])
         return None
     target = answer.repository.ref.target if answer.repository.ref is not None else None
-    if target is not None and target.typename != "Commit":
+    if target is not None and (target.typename != "Commit" or target.tree is None):
         return None  # a branch pointing at something else: REST says what
     files: dict[str, bytes | None] = {}
     if target is not None:
@@ -309,18 +309,18 @@ def read_start(
             if path is not None:
                 files.update(_file(entry, path))
     return Start(
-        head=_head(target) if target is not None else None,
+        head=_head(target, target.tree) if target is not None and target.tree is not None else None,
         files=files,
         reviews=_reviews(answer.repository.pull_request) if pr is not None else None,
         issues=_issues(answer.repository.issues) if label is not None and answer.repository.issues else None,
     )
 
 
-def _head(target: _Commit) -> Head:
+def _head(target: _Commit, tree: _Oid) -> Head:
     """The head as ``GET branches/<branch>`` would give it, read by the same code."""
     commit = {
         "sha": target.oid,
-        "commit": {"message": target.message, "tree": {"sha": target.tree.oid if target.tree else ""}},
+        "commit": {"message": target.message, "tree": {"sha": tree.oid}},
         "parents": [{"sha": parent.oid} for parent in target.parents.nodes if parent is not None],
     }
     return parse_head({"commit": commit})

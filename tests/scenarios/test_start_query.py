@@ -14,8 +14,10 @@ from scenario import BOT, REPO, Scenario
 
 from gauntlet.github.client import GitHubClient
 from gauntlet.github.gitstore import BranchStore
+from gauntlet.github.hub import Hub
+from gauntlet.github.issues import find_issue
 from gauntlet.github.start import read_start
-from gauntlet.vocabulary import pr_path
+from gauntlet.vocabulary import BOT_LABEL, marker_text, pr_path
 
 CODE = "def add(a, b):\n    return a + b\n\n\ndef mean(xs):\n    return sum(xs) / len(xs)\n"
 
@@ -88,3 +90,34 @@ def test_more_review_threads_than_one_page_are_left_to_rest(world: Scenario) -> 
     # A second page: the run reads the reviews by REST (observe/reviews.py), and the rest of the answer holds.
     assert start is not None and start.reviews is None
     assert start.head is not None and start.files[pr_path(number)] is not None
+
+
+def test_an_issue_past_the_querys_first_page_is_found_on_rests_second(world: Scenario) -> None:
+    # 101 issues Gauntlet filed: the query's first page holds the newest 100, and REST's page 2 the oldest.
+    bot = world.sandbox.pygithub(BOT).get_repo(REPO)
+    for n in range(101):
+        bot.create_issue(title=f"risk {n}", body=f"accepted\n\n{marker_text(f'risk:{n}')}", labels=[BOT_LABEL])
+    client = GitHubClient(f"{BOT}:query", world.sandbox.url, throttle=False)
+    start = read_start(client, REPO, branch="gauntlet-state", record=pr_path(1), label=BOT_LABEL)
+    assert start is not None and start.issues is not None
+    items, more = start.issues
+    assert (len(items), more) == (100, True)
+    hub = Hub(client=client, repo=client.repo(REPO), bot_login=BOT, first_issues=start.issues)
+    before = len(world.sandbox.requests())
+
+    newest, oldest = find_issue(hub, "risk:100"), find_issue(hub, "risk:0")
+
+    assert newest is not None and oldest is not None and newest.number - oldest.number == 100
+    listed = [r for r in world.sandbox.requests()[before:] if r["path"] == f"/repos/{REPO}/issues"]
+    assert [r["query"] for r in listed] == ["labels=gauntlet&page=2&per_page=100&state=all"]
+
+
+def test_the_graphql_input_turned_off_reads_everything_by_rest(world: Scenario) -> None:
+    number, sha = world.open_pr("rest", {"calc.py": CODE})
+    world.sandbox.clear_requests()
+
+    run = world.run("pull_request", world.pull_request_event(number, sha), inputs={"graphql": "false"})
+
+    assert run.code == 0, run.error
+    assert not world.requests("POST", "/graphql")
+    assert world.requests("GET", "/branches/gauntlet-state") and world.requests("GET", f"/pulls/{number}/reviews")

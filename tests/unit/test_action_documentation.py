@@ -23,6 +23,7 @@ DIFFERENT_VALUE = {
     "download_logs": "true",
     "download_artifacts": "findings",
     "review_comments": "false",
+    "graphql": "false",
     "state_branch": "ci-state",
     "state_dir": ".gauntlet-state",
     "bot_login": "gauntlet-app[bot]",

@@ -142,10 +142,11 @@ def _serve(
     record = _record_of(handler, delivery, pr)
     start = None
     if isinstance(store, BranchStore) and record is not None:
-        default_branch = event_facts(delivery).default_branch or "main"
-        start = _start(
-            store, handler, record, pr, default_branch=default_branch, review_comments=settings.run.review_comments
-        )
+        if settings.graphql:
+            default_branch = event_facts(delivery).default_branch or "main"
+            start = _start(
+                store, handler, record, pr, default_branch=default_branch, review_comments=settings.run.review_comments
+            )
         store.preload(record, start)  # its record's remembered answers make the reads below conditional
     with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as folder:
         downloads = Downloads()

@@ -46,6 +46,8 @@ class ActionSettings(BaseModel):
     check_name: str = "Gauntlet"
     fail_on: FailOn | None = None
     download_logs: bool = False
+    #: Start the run with its one GraphQL query (``github/start.py``); ``False`` reads everything by REST.
+    graphql: bool = True
     download_artifacts: tuple[str, ...] = ()
     output_path: Path | None = None
     summary_path: Path | None = None
@@ -147,6 +149,7 @@ def from_env(env: Mapping[str, str]) -> ActionSettings:
         check_name=input_value(env, "check_name", "Gauntlet"),
         fail_on=cast(FailOn, fail_on) if fail_on else None,
         download_logs=_flag(env, "download_logs"),
+        graphql=_flag(env, "graphql", default=True),
         download_artifacts=_artifacts(input_value(env, "download_artifacts")),
         output_path=Path(output) if output else None,
         summary_path=Path(summary) if summary else None,

@@ -62,8 +62,9 @@ def test_runs_under_faults_end_cleanly_and_nothing_is_duplicated_or_lost(world: 
     assert all(runs[-1].code == 0 for runs in outcomes), [runs[-1].error for runs in outcomes if runs[-1].code]
     assert all(o.code in (0, 3) for runs in outcomes for o in runs)
     assert all("GitHub" in o.error for runs in outcomes for o in runs if o.code == 3)
-    faults = [r for r in world.sandbox.requests() if r["status"] in (0, 403, 429, 500, 502, 503)]
-    assert len(faults) > len(outcomes), "the faults really happened"
+    served = world.sandbox.requests()
+    faults = [r for r in served if r["status"] in (0, 403, 429, 500, 502, 503)]
+    assert len(faults) > 0.05 * len(served) and len(faults) > PRS, "the faults really happened"
     print(f"{len(outcomes)} runs, {failed_cleanly} failed cleanly and succeeded on rerun, {len(faults)} faults")
 
     events = world.events()

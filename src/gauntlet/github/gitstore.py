@@ -5,7 +5,9 @@ Theory of operation:
 - **Load** reads the branch head (one call: commit SHA, tree SHA and message),
   then each file the run needs through the contents API pinned to that commit
   (one call per file), so the snapshot is consistent and its cost does not depend
-  on how many PRs the branch holds.
+  on how many PRs the branch holds. A run that starts with its GraphQL query
+  (``github/start.py``) has the head and its records from it, read at the head
+  commit too (:meth:`BranchStore.preload`): none of those calls.
 - **Save** writes the changed files inline in one ``POST git/trees`` on top of the
   head's tree, one ``POST git/commits`` with the head as parent and one
   ``PATCH git/refs`` without ``force``. Nothing is ever force-pushed.
@@ -58,7 +60,7 @@ Theory of operation:
   conditional request is no substitute: GitHub binds an ``ETag`` to the token that
   read it, and each Actions job has a new one.) What a run keeps of another run's
   record leaves that record's own ``reads`` out. The record is read first
-  (:meth:`BranchStore.preload`, before the run reads the PR's reviews
+  (:meth:`BranchStore.preload`, before the run reads GitHub's data, some of it
   conditionally), and the run's answers are written back into it.
 """
 

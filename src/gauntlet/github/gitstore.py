@@ -67,7 +67,6 @@ Theory of operation:
 from __future__ import annotations
 
 import base64
-import hashlib
 import random
 import re
 import time
@@ -80,7 +79,7 @@ from gauntlet.engine.results import known_numbers
 from gauntlet.errors import StateConflict
 from gauntlet.github.client import Conflict, GitHubClient, NotFound, Rejected
 from gauntlet.github.start import Start
-from gauntlet.github.trailers import WALK, Head, commit_message, folded, parse_head
+from gauntlet.github.trailers import WALK, Head, blob_sha, commit_message, folded, parse_head
 from gauntlet.models import evolve
 from gauntlet.state.additions import Shard
 from gauntlet.state.branch import BranchRecord, same_commit
@@ -233,7 +232,7 @@ class BranchStore:
         """One file at ``head``; its blob (or that it is absent) is learned for this run's commit's trailers."""
         data = self.read(path, head.commit)
         if _versioned(path):
-            self._learned[path] = _blob_sha(data) if data is not None else _ABSENT
+            self._learned[path] = blob_sha(data) if data is not None else _ABSENT
         return data
 
     def load(self, scope: Scope) -> Snapshot:
@@ -411,7 +410,7 @@ class BranchStore:
         if data == stored:
             return True
         pending = head.pending | {path} if record.pending else head.pending - {path}
-        wrote = {path: _blob_sha(data)} if _versioned(path) else {}
+        wrote = {path: blob_sha(data)} if _versioned(path) else {}
         blobs = {**(head.blobs or {}), **self._learned, **wrote}
         trailers = commit_message(
             message, head.events, set(head.shared or ()), head.shards or 0, pending, base=head, blobs=blobs, wrote=wrote
@@ -422,7 +421,7 @@ class BranchStore:
             "branch": self.branch,
         }
         if stored is not None:
-            body["sha"] = _blob_sha(stored)
+            body["sha"] = blob_sha(stored)
         self._put(path, body, message)
         return True
 
@@ -531,7 +530,7 @@ class BranchStore:
             if _versioned(path) and data is None:
                 blobs.pop(path, None)
             elif _versioned(path) and data is not None:
-                blobs[path] = _blob_sha(data)
+                blobs[path] = blob_sha(data)
         return commit_message(subject, events, shared, max(waiting, 0), pending, blobs=blobs)
 
     def _moved(self, head: Head, whole: set[str]) -> Head | None:
@@ -636,11 +635,6 @@ def _absent_default(snapshot: Snapshot, path: str, data: bytes) -> bool:
         return False
     default = State().files()[path]
     return data == encode_file(type(default)())
-
-
-def _blob_sha(data: bytes) -> str:
-    """The git blob sha of ``data``: what the contents API's ``sha`` names (the file as this run read it)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def _has_pending(path: str, record: bytes) -> bool:

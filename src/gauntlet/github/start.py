@@ -25,7 +25,6 @@ than one page is left to REST too.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -35,7 +34,7 @@ from pydantic.alias_generators import to_camel
 
 from gauntlet.errors import GauntletError
 from gauntlet.github.client import GitHubClient
-from gauntlet.github.trailers import Head, parse_head
+from gauntlet.github.trailers import Head, blob_sha, parse_head
 
 __all__ = ["QUERY", "Reviews", "Start", "read_start"]
 
@@ -335,7 +334,7 @@ def _file(entry: _Entry | None, path: str) -> dict[str, bytes | None]:
     if blob is None or blob.typename != "Blob" or blob.is_binary or blob.is_truncated or blob.text is None:
         return {}
     data = blob.text.encode("utf-8")
-    if hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest() != blob.oid:
+    if blob_sha(data) != blob.oid:
         return {}
     return {path: data}
 

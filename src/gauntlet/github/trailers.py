@@ -21,11 +21,12 @@ GitHub binds an ``ETag`` to its token, and each Actions job has a new one.)
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["WALK", "Head", "commit_message", "folded", "parse_head"]
+__all__ = ["WALK", "Head", "blob_sha", "commit_message", "folded", "parse_head"]
 
 _EVENTS_TRAILER = re.compile(r"^Gauntlet-Events: (v1/events/(\d{4}-\d{2})\.(\d+)\.jsonl) (\d+)$", re.MULTILINE)
 _SHARED_TRAILER = re.compile(r"^Gauntlet-Shared:(.*)$", re.MULTILINE)
@@ -66,6 +67,11 @@ class Head:
     def exact(self) -> bool:
         """Whether the trailers hold at this commit: nothing came between it and the head they describe."""
         return self.base is None or self.base == self.parent
+
+
+def blob_sha(data: bytes) -> str:
+    """The git blob id of ``data``: what ``Gauntlet-Blobs:`` names, and what the contents API calls ``sha``."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def parse_head(branch: dict[str, Any]) -> Head:

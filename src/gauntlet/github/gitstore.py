@@ -10,7 +10,8 @@ Theory of operation:
   commit too (:meth:`BranchStore.preload`): none of those calls.
 - **Save** writes the changed files inline in one ``POST git/trees`` on top of the
   head's tree, one ``POST git/commits`` with the head as parent and one
-  ``PATCH git/refs`` without ``force``. Nothing is ever force-pushed.
+  ``PATCH git/refs`` without ``force``. Nothing is ever force-pushed. (The calls
+  that write, and the compare after a refused ref update: ``github/gitdata.py``.)
 - **A PR run, or a run on the default branch, writes one file.** What it added to
   the shared files (its shard, :mod:`gauntlet.state.shards`) travels in its own
   record (``PRRecord.pending``, ``BranchRecord.pending``), written with one
@@ -77,7 +78,8 @@ from typing import Any
 
 from gauntlet.engine.results import known_numbers
 from gauntlet.errors import StateConflict
-from gauntlet.github.client import Conflict, GitHubClient, NotFound, Rejected
+from gauntlet.github.client import GitHubClient, NotFound
+from gauntlet.github.gitdata import REBASES, commit_files, moved_head, put_file
 from gauntlet.github.start import Start
 from gauntlet.github.trailers import WALK, Head, blob_sha, commit_message, folded, parse_head
 from gauntlet.models import evolve
@@ -109,10 +111,6 @@ MAX_PENDING = 20
 MAX_PENDING_BYTES = 16 * 1024
 #: PR records the ``Gauntlet-Pending:`` trailer lists at most; past it, runs write shard files instead.
 MAX_PENDING_LISTED = 500
-#: Rebuilds on a moved head before the pipeline's slower retry (re-read, re-decide) takes over.
-REBASES = 8
-#: A compare listing this many files may be cut short: treat it as touching everything.
-_COMPARE_FILES_SHOWN = 300
 _PART = re.compile(r"^(\d{4}-\d{2})\.(\d+)\.jsonl$")
 
 
@@ -379,7 +377,8 @@ class BranchStore:
         for attempt in range(REBASES + 1):
             started = time.monotonic()
             try:
-                self._commit(head, files, self._trailers(message, head, files, snapshot))
+                trailers = self._trailers(message, head, files, snapshot)
+                commit_files(self.client, self.api, self.branch, head, files, trailers)
                 return
             except StateConflict:
                 if head is None or attempt == REBASES:
@@ -389,7 +388,7 @@ class BranchStore:
                 # the compare means the head it returns is as fresh as it can be.
                 took = time.monotonic() - started
                 self.sleep(jitter.uniform(0.0, max(took, 0.05) * 2 ** (attempt + 2)))
-                moved = self._moved(head, whole)
+                moved = moved_head(self.client, self.api, self.branch, head, whole)
                 if moved is None:
                     raise
                 head = moved
@@ -422,31 +421,8 @@ class BranchStore:
         }
         if stored is not None:
             body["sha"] = blob_sha(stored)
-        self._put(path, body, message)
+        put_file(self.client, self.api, path, body, jitter=random.Random(message), sleep=self.sleep)
         return True
-
-    def _put(self, path: str, body: dict[str, Any], message: str) -> None:
-        """Send one contents ``PUT``; again after a pause when GitHub refused it for a branch that moved under it.
-
-        :raises StateConflict: the file was written since it was read (or the branch kept moving).
-        """
-        jitter = random.Random(message)
-        attempt = 0
-        while True:
-            started = time.monotonic()
-            try:
-                self.client.request("PUT", f"{self.api}/contents/{path}", body=body)
-                return
-            except Rejected as exc:  # 422: created by another run since this one read it absent
-                raise StateConflict(f"{path} was written since it was read: {exc}") from exc
-            except Conflict as exc:
-                if f"{path} does not match" in str(exc) or attempt == REBASES:
-                    raise StateConflict(f"{path} was written since it was read: {exc}") from exc
-            # The branch moved while GitHub built this commit: the same write again. Full jitter, doubling each
-            # time and scaled by how long a write takes here, so writes that collided spread out.
-            took = time.monotonic() - started
-            self.sleep(jitter.uniform(0.0, max(took, 0.05) * 2 ** (attempt + 2)))
-            attempt += 1
 
     def _with_shard(self, snapshot: Snapshot, new: State, message: str) -> PRRecord | BranchRecord | None:
         """The run's own record holding its shard; ``None`` when it has no room (or the run has no record).
@@ -533,22 +509,6 @@ class BranchStore:
                 blobs[path] = blob_sha(data)
         return commit_message(subject, events, shared, max(waiting, 0), pending, blobs=blobs)
 
-    def _moved(self, head: Head, whole: set[str]) -> Head | None:
-        """The new head, when the commits since ``head`` touched none of ``whole`` (one ``GET compare``)."""
-        try:
-            found = self.client.request("GET", f"{self.api}/compare/{head.commit}...{self.branch}")
-        except NotFound:
-            return None
-        commits = found.get("commits") or []
-        touched = {str(f.get("filename")) for f in found.get("files") or []}
-        if not commits or len(commits) != found.get("total_commits") or len(touched) >= _COMPARE_FILES_SHOWN:
-            return None
-        if touched & whole or found.get("status") != "ahead":
-            return None
-        # The trailers at the new head: the newest exact commit's since ``head``, else ``head``'s own, with the
-        # records the commits in between left pending.
-        return folded([parse_head({"commit": c}) for c in reversed(commits) if isinstance(c, dict)], head)
-
     def _newest(self, head: Head | None, month: str | None) -> tuple[str, int, int] | None:
         """The newest audit-log part at ``head``: from its trailer, else by listing the events folder."""
         if head is None:
@@ -571,34 +531,6 @@ class BranchStore:
 
     def _shared_at(self, snapshot: Snapshot) -> set[str]:
         return {p for p, data in snapshot.stored.items() if p in _SHARED and data is not None}
-
-    def _commit(self, head: Head | None, files: dict[str, bytes | None], message: str) -> None:
-        # ``sha: null`` deletes a path (a folded shard); everything else goes inline.
-        entries = [
-            {"path": path, "mode": "100644", "type": "blob", "content": data.decode("utf-8")}
-            if data is not None
-            else {"path": path, "mode": "100644", "type": "blob", "sha": None}
-            for path, data in sorted(files.items())
-        ]
-        tree_body: dict[str, Any] = {"tree": entries}
-        if head is not None:
-            tree_body["base_tree"] = head.tree
-        tree = self.client.request("POST", f"{self.api}/git/trees", body=tree_body)
-        parents = [head.commit] if head else []
-        commit = self.client.request(
-            "POST", f"{self.api}/git/commits", body={"message": message, "tree": tree["sha"], "parents": parents}
-        )
-        try:
-            if head is None:
-                self.client.request(
-                    "POST", f"{self.api}/git/refs", body={"ref": f"refs/heads/{self.branch}", "sha": commit["sha"]}
-                )
-            else:
-                self.client.request(
-                    "PATCH", f"{self.api}/git/refs/heads/{self.branch}", body={"sha": commit["sha"], "force": False}
-                )
-        except Rejected as exc:
-            raise StateConflict(f"{self.branch} moved since it was read: {exc}") from exc
 
 
 _SHARED = frozenset(SHARED_FILES.values())

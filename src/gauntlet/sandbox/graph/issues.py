@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from gauntlet.sandbox.graph.connections import connection
-from gauntlet.sandbox.graph.scope import Node, Scope, actor
+from gauntlet.sandbox.graph.scope import Node, Scope, authored
 from gauntlet.sandbox.store import Comment, Issue, Repo
 from gauntlet.sandbox.views import issues as views
 
@@ -55,18 +55,14 @@ def _comments(repo: Repo, number: int) -> list[Comment]:
 def _issue(scope: Scope, repo: Repo, item: Issue) -> Node:
     rest = views.issue(scope.base, scope.store, repo, item)
     return {
-        "id": rest["node_id"],
-        "databaseId": rest["id"],
+        **authored(scope, rest, item.user),
         "number": rest["number"],
         "title": rest["title"],
         "body": rest["body"] or "",
         "state": item.state.upper(),
-        "url": rest["html_url"],
         "createdAt": rest["created_at"],
         "updatedAt": rest["updated_at"],
         "closedAt": rest["closed_at"],
-        "authorAssociation": rest["author_association"],
-        "author": actor(scope, item.user),
         "comments": lambda _info, **page: comments(scope, repo, item.number, **page),
         "labels": lambda _info, **page: connection(rest["labels"], _label, **page),
     }
@@ -79,15 +75,7 @@ def comments(scope: Scope, repo: Repo, number: int, **page: Any) -> Node:
 
 def _comment(scope: Scope, repo: Repo, item: Comment) -> Node:
     rest = views.comment(scope.base, scope.store, repo, item)
-    return {
-        "id": rest["node_id"],
-        "databaseId": rest["id"],
-        "body": rest["body"],
-        "url": rest["html_url"],
-        "createdAt": rest["created_at"],
-        "authorAssociation": rest["author_association"],
-        "author": actor(scope, item.user),
-    }
+    return {**authored(scope, rest, item.user), "createdAt": rest["created_at"]}
 
 
 def _label(rest: dict[str, Any]) -> Node:

@@ -12,7 +12,7 @@ from typing import Any
 
 from gauntlet.sandbox.graph import issues
 from gauntlet.sandbox.graph.connections import connection
-from gauntlet.sandbox.graph.scope import Node, NotFound, Scope, actor
+from gauntlet.sandbox.graph.scope import Node, NotFound, Scope, actor, authored
 from gauntlet.sandbox.routes.pulls import refresh
 from gauntlet.sandbox.routes.reviews import anchor_now, review_comments, visible_reviews
 from gauntlet.sandbox.store import Repo, Review, ReviewComment
@@ -73,13 +73,8 @@ def pull_request(scope: Scope, repo: Repo, number: int) -> Node:
 def _review(scope: Scope, repo: Repo, item: Review) -> Node:
     rest = views.review(scope.base, scope.store, repo, item)
     return {
-        "id": rest["node_id"],
-        "databaseId": rest["id"],
+        **authored(scope, rest, item.user),
         "state": rest["state"],
-        "body": rest["body"],
-        "url": rest["html_url"],
-        "authorAssociation": rest["author_association"],
-        "author": actor(scope, item.user),
         # A pending review has not been submitted yet.
         "submittedAt": rest["submitted_at"] if item.state != "PENDING" else None,
     }
@@ -105,10 +100,7 @@ def _comment(scope: Scope, repo: Repo, item: ReviewComment) -> Node:
         return _review(scope, repo, found) if found is not None else None
 
     return {
-        "id": rest["node_id"],
-        "databaseId": rest["id"],
-        "body": rest["body"],
-        "url": rest["html_url"],
+        **authored(scope, rest, item.user),
         "path": rest["path"],
         "line": rest["line"],
         "originalLine": rest["original_line"],
@@ -118,9 +110,7 @@ def _comment(scope: Scope, repo: Repo, item: ReviewComment) -> Node:
         "diffHunk": rest["diff_hunk"],
         "createdAt": rest["created_at"],
         "updatedAt": rest["updated_at"],
-        "authorAssociation": rest["author_association"],
         "subjectType": str(rest["subject_type"]).upper(),
-        "author": actor(scope, item.user),
         "replyTo": reply_to,
         "pullRequestReview": review,
     }

@@ -53,3 +53,16 @@ def actor(scope: Scope, login: str) -> Node:
         "id": node_id("U", who.id),
         "databaseId": who.id,
     }
+
+
+def authored(scope: Scope, rest: dict[str, Any], login: str) -> Node:
+    """What every ``Comment`` (an issue, a comment, a review, a review comment) shares, from its REST view: its
+    ids, body, address, the author and the author's association with the repository."""
+    return {
+        "id": rest["node_id"],
+        "databaseId": rest["id"],
+        "body": rest["body"],
+        "url": rest["html_url"],
+        "authorAssociation": rest["author_association"],
+        "author": actor(scope, login),
+    }

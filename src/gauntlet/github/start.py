@@ -174,15 +174,20 @@ class _Ref(_Node):
     target: _Commit | None = None
 
 
-class _Comment(_Id):
+class _Authored(_Id):
+    """What GitHub's ``Comment`` interface gives a review and a review comment alike."""
+
     body: str | None = None
     url: str | None = None
+    author_association: str | None = None
+    author: _Actor | None = None
+
+
+class _Comment(_Authored):
     path: str | None = None
     line: int | None = None
     original_line: int | None = None
     outdated: bool = False
-    author_association: str | None = None
-    author: _Actor | None = None
 
 
 class _Thread(_Node):
@@ -191,12 +196,8 @@ class _Thread(_Node):
     comments: _Connection[_Comment] = _Connection[_Comment]()
 
 
-class _Review(_Id):
+class _Review(_Authored):
     state: str | None = None
-    body: str | None = None
-    url: str | None = None
-    author_association: str | None = None
-    author: _Actor | None = None
 
 
 class _Pull(_Node):

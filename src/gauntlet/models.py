@@ -391,6 +391,7 @@ class RunIdentity(BaseModel):
     sha: str | None = None
     run_id: str = "0"
     run_attempt: str = "1"
+    workflow: str = ""
     job: str = ""
 
 
@@ -415,8 +416,8 @@ class Observation(BaseModel):
     run_attempt: str = "1"
     job: str = ""
     workflow: str = ""
-    #: The CI jobs that failed in the observed run, by name (read with their logs on ``workflow_run``, where
-    #: ``job`` is Gauntlet's own job): what reports name as the failing job.
+    #: The CI jobs that failed in the observed run, by name (read with their logs on ``workflow_run``): what
+    #: reports name as the failing jobs.
     failed_jobs: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
     changed_files: tuple[str, ...] = ()
@@ -496,7 +497,7 @@ class Observation(BaseModel):
             run_id=event.run_id or run.run_id,
             run_attempt=event.run_attempt or run.run_attempt,
             job=run.job,
-            workflow=event.workflow or "",
+            workflow=event.workflow or run.workflow,
             findings=findings,
             input_problems=input_problems,
             changed_files=facts.changed_files,
@@ -505,6 +506,11 @@ class Observation(BaseModel):
             closed=closed,
             reviews_read=reviews_read,
         )
+
+    @property
+    def job_key(self) -> str:
+        """``workflow/job``, CI's (:mod:`gauntlet.jobkey`): the key its history is kept and compared under."""
+        return f"{self.workflow}/{self.job}"
 
     @property
     def id(self) -> str:

@@ -29,6 +29,8 @@ class Settings(BaseModel):
     sha: str | None = None
     run_id: str = "0"
     run_attempt: str = "1"
+    #: The runner's ``GITHUB_WORKFLOW`` and ``GITHUB_JOB``: CI's own names when Gauntlet is a step of the CI job.
+    workflow: str = ""
     job: str = ""
     fail_step: bool = False
     #: Read the pull request's review comments and reviews as findings (where the run may read GitHub).

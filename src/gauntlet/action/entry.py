@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from gauntlet.action.branch_reads import branch_reads
-from gauntlet.action.downloads import download_artifacts, download_failed_logs
+from gauntlet.action.downloads import download_artifacts, download_failed_logs, job_names, list_jobs
 from gauntlet.action.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
 from gauntlet.action.outputs import annotation_commands, escape_data, output_values, write_outputs, write_summary
 from gauntlet.action.state_reads import state_reads
@@ -252,8 +252,13 @@ def _download(settings: ActionSettings, delivery: Delivery, remote: Remote, fold
         return Downloads()
     failed: list[tuple[str, Path]] = []
     found: list[Path] = []
-    if settings.download_logs and facts.conclusion != "success":  # a successful run has no failed job
-        failed = download_failed_logs(remote.client, remote.repository, run_id, folder / "logs")
+    wants_logs = settings.download_logs and facts.conclusion != "success"  # a successful run has no failed job
+    jobs = None
+    # On workflow_run the CI run's jobs name what is observed: Gauntlet's own job is not CI's.
+    if facts.event == "workflow_run" or wants_logs:
+        jobs = list_jobs(remote.client, remote.repository, run_id)
+    if jobs and wants_logs:
+        failed = download_failed_logs(remote.client, remote.repository, jobs, folder / "logs")
     if settings.download_artifacts:
         found = download_artifacts(
             remote.client, remote.repository, run_id, settings.download_artifacts, folder / "artifacts"
@@ -263,6 +268,7 @@ def _download(settings: ActionSettings, delivery: Delivery, remote: Remote, fold
         logs=tuple(sorted((path for _, path in failed), key=str)),
         findings=tuple(sorted(found, key=str)),
         failed_jobs=tuple(name for name, _ in failed),
+        jobs=tuple(job_names(jobs)) if jobs is not None else None,
     )
 
 

@@ -130,6 +130,7 @@ def from_env(env: Mapping[str, str]) -> ActionSettings:
         sha=env.get("GITHUB_SHA") or None,
         run_id=env.get("GITHUB_RUN_ID") or "0",
         run_attempt=env.get("GITHUB_RUN_ATTEMPT") or "1",
+        workflow=env.get("GITHUB_WORKFLOW") or "",
         job=env.get("GITHUB_JOB") or "",
         fail_step=_flag(env, "fail_step"),
         review_comments=_flag(env, "review_comments", default=True),

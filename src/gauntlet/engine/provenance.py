@@ -24,6 +24,7 @@ from gauntlet.config import Config, ProvenanceConfig
 from gauntlet.effects.views import Blamed
 from gauntlet.engine import outcomes
 from gauntlet.engine.outcomes import Flakiness
+from gauntlet.jobkey import covers
 from gauntlet.state.branch import BranchRecord, same_commit
 from gauntlet.state.outcomes import Outcome, OutcomeHistory, TestOutcomes
 from gauntlet.state.pr import FindingRecord, PRRecord
@@ -78,8 +79,9 @@ def judge(
     """
     base = base_history or OutcomeHistory()
     base_flaky = outcomes.flaky_fingerprints(base, config)
-    # A run that names no job (``gauntlet run`` on files) is compared with any job of the default branch.
-    known = bool(base_jobs) and (job in base_jobs or job.strip("/") == "")
+    # A run that names no job (``gauntlet run`` on files) is compared with any job of the default branch; a
+    # job is known when a run of it, or a whole CI run that holds it, completed there (``jobkey.covers``).
+    known = bool(base_jobs) and (job.strip("/") == "" or any(covers(seen, job) for seen in base_jobs))
     judged: list[Judged] = []
     for finding in findings:
         if finding.severity not in ("critical", "major"):

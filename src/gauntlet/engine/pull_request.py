@@ -88,7 +88,7 @@ class ReportFacts(BaseModel):
             head_sha=obs.head_sha,
             run_id=obs.run_id,
             run_attempt=obs.run_attempt,
-            job=f"{obs.workflow}/{obs.job}",
+            job=obs.job_key,
             base_sha=obs.base_sha,
             flaky_tests=obs.flaky_tests,
             notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),

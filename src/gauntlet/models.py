@@ -180,6 +180,9 @@ class InputProblem(BaseModel):
     path: str
     level: Literal["error", "warning"]
     message: str
+    #: The input itself is wrong (a pattern that matches no file, or one that leaves the workspace): the run
+    #: says so loudly and its check is neutral, never green (a typo must not look like a passing change).
+    misconfigured: bool = False
 
 
 #: The config of the models below, which only a run builds (`gauntlet ingest` never does): pydantic builds
@@ -517,7 +520,7 @@ class Observation(BaseModel):
         """The identity of the observation: delivering it again changes nothing."""
         if self.comment is not None:
             return f"comment:{self.comment.id}:{self.comment.action}"
-        return f"{self.head_sha}:{self.run_id}:{self.run_attempt}:{self.job}"
+        return f"{self.head_sha}:{self.run_id}:{self.run_attempt}:{self.job_key}"
 
     @property
     def on_default_branch(self) -> bool:

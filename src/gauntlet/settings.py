@@ -20,6 +20,9 @@ class Settings(BaseModel):
     logs: tuple[str, ...] = ()
     findings: tuple[str, ...] = ()
     workspace: Path = Path()
+    #: The Action's ``logs`` and ``findings`` globs must stay in the workspace; the command line reads any
+    #: path it is given.
+    inputs_in_workspace: bool = False
     config: Path = Path(".github/gauntlet.yml")
     state_dir: Path | None = Path(".gauntlet")
     state_branch: str | None = None

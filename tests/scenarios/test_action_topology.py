@@ -20,6 +20,7 @@ GREEN = (DEMO / "pytest-main-green.log").read_text(encoding="utf-8")
 #: Gauntlet's own workflow (default-branch.yml): its job's name must never reach a record or a body.
 OWN = {"workflow": "Gauntlet on main", "job": "gauntlet-own-job"}
 WATCH = {"download_logs": "true", "logs": "", "findings": ""}
+ONLY_LOGS = {"logs": "pytest.log", "findings": ""}
 
 
 def _ci(world: Scenario, sha: str, conclusion: str, log: str, *, jobs: tuple[str, ...] = ("test",)) -> int:
@@ -88,7 +89,7 @@ def test_a_whole_ci_run_seen_from_workflow_run_covers_the_job_a_step_ran_in(worl
 def test_one_ci_run_reaching_gauntlet_as_a_step_and_from_workflow_run_is_one_observation(world: Scenario) -> None:
     culprit = world.sandbox.commit(REPO, {"calc.py": "def add(a, b):\n    return a * b\n"}, "Multiply instead")
     red = _ci(world, culprit, "failure", BROKEN)
-    step = world.run("push", _push(culprit), files={"pytest.log": BROKEN}, run_id=red)
+    step = world.run("push", _push(culprit), files={"pytest.log": BROKEN}, inputs={"findings": ""}, run_id=red)
     assert step.code == 0, step.error
     before = world.state_files()
 
@@ -116,3 +117,24 @@ def test_a_ci_run_that_lists_no_jobs_is_refused_and_nothing_stored_is_lost(world
     assert refused.code == 2
     assert "lists no jobs" in refused.error
     assert world.state_files() == before
+
+
+def test_an_input_glob_that_matches_nothing_is_loud_and_the_check_is_not_green(world: Scenario) -> None:
+    number, sha = world.open_pr("docs", {"README.md": "# app\n\nMore words.\n"})
+    event = world.pull_request_event(number, sha, "opened")
+    typo = world.run(
+        "pull_request", event, files={"pytest.log": GREEN}, inputs={**ONLY_LOGS, "logs": "pytset.log,/etc/hostname"}
+    )
+
+    assert typo.code == 0, typo.error
+    assert "::warning title=Gauntlet could not read an input::input `logs`: the pattern `pytset.log`" in typo.stdout
+    problems = {p["path"]: p for p in typo.report["input_problems"]}
+    assert problems["pytset.log"]["misconfigured"] and "matches no file" in problems["pytset.log"]["message"]
+    assert "outside the workspace" in problems["/etc/hostname"]["message"]
+    [check] = world.check_runs(sha)
+    assert check.conclusion == "neutral"
+    assert "misconfigured" in check.output.title and "pytset.log" in (check.output.summary or "")
+
+    fixed = world.run("pull_request", event, files={"pytest.log": GREEN}, inputs=ONLY_LOGS, run_id=101)
+    assert fixed.report["input_problems"] == []
+    assert [c.conclusion for c in world.check_runs(sha)] == ["success"]

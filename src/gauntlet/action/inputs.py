@@ -122,6 +122,7 @@ def from_env(env: Mapping[str, str]) -> ActionSettings:
         logs=split_globs(input_value(env, "logs")),
         findings=split_globs(input_value(env, "findings")),
         workspace=workspace,
+        inputs_in_workspace=True,
         config=_inside(workspace, input_value(env, "config", ".github/gauntlet.yml"), "config"),
         state_dir=_inside(workspace, state_dir, "state_dir") if state_dir else None,
         state_branch=input_value(env, "state_branch", DEFAULT_STATE_BRANCH),

@@ -32,7 +32,7 @@ from gauntlet.effects.models import (
 )
 from gauntlet.effects.views import IssueView, RevertView, RunView
 from gauntlet.engine import breakages, circular, flaky_issues, learning, outcomes, recovery, selfheal
-from gauntlet.engine.loop import fails_check, gauntlet_action
+from gauntlet.engine.loop import conclusion_of, fails_check, gauntlet_action
 from gauntlet.engine.results import remember
 from gauntlet.engine.revert import RevertDecision, decide_revert, first_parent_chain
 from gauntlet.engine.triage import triage_branch_run
@@ -379,7 +379,7 @@ def _plan(
     report: tuple[Effect, ...] = (
         SetCheck(
             head_sha=obs.head_sha,
-            conclusion="success" if green else "failure",
+            conclusion=conclusion_of(failing=not green, misconfigured=any(p.misconfigured for p in obs.input_problems)),
             title="green" if green else "red",
             view=view,
         ),

@@ -111,8 +111,12 @@ def observe(
     head_sha = event.head_sha or settings.sha
     if not head_sha:
         raise InputError("no head SHA: pass --event-path with a pull_request or push event")
-    files = [*expand(settings.findings, settings.workspace), *downloads.findings]
-    found = read_findings([*expand(settings.logs, settings.workspace), *downloads.logs], files, settings.workspace)
+    confined = settings.inputs_in_workspace
+    logs, unmatched_logs = expand("logs", settings.logs, settings.workspace, confined=confined)
+    findings, unmatched_findings = expand("findings", settings.findings, settings.workspace, confined=confined)
+    files = [*findings, *downloads.findings]
+    found = read_findings([*logs, *downloads.logs], files, settings.workspace)
+    found = evolve(found, problems=(*unmatched_logs, *unmatched_findings, *found.problems))
     tests = read_test_ids(files, settings.workspace)  # passing tests count in the outcome history
     github = None
     if remote is not None:

@@ -234,6 +234,8 @@ def _record_of(handler: Route, delivery: Delivery, pr: int | None) -> str | None
     if pr is not None:
         return pr_path(pr)
     facts = event_facts(delivery)
+    if facts.queue_base is not None:
+        return None  # a merge queue run writes no record (engine/merge_queue.py)
     default = facts.default_branch or "main"
     branch = facts.branch or default
     unknown = pr_unknown(facts.event, trigger=facts.trigger, branch=facts.branch, default_branch=default)

@@ -188,7 +188,7 @@ def _aws_secret_after_id(text: str) -> str:
         for key_id in _AWS_ID.finditer(text)
         for match in _AWS_SECRET.finditer(text, key_id.end(), key_id.end() + _AWS_REACH)
     ]
-    for start, end in reversed(sorted(set(spans))):
+    for start, end in sorted(set(spans), reverse=True):
         text = text[:start] + REDACTED + text[end:]
     return text
 

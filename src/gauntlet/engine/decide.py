@@ -1,7 +1,8 @@
 """The engine's single entry point: route an observation to the step that handles it.
 
 A comment runs its commands, a closed PR compacts its record, a merge queue run is judged against the branch
-it merges into, a PR run is a gauntlet iteration, and anything else is a run on a branch. Every change to state goes through here.
+it merges into, a PR run is a gauntlet iteration, and anything else is a run on a branch. Every change to state
+goes through here.
 """
 
 from __future__ import annotations

@@ -135,6 +135,7 @@ def test_an_input_glob_that_matches_nothing_is_loud_and_the_check_is_not_green(w
     [check] = world.check_runs(sha)
     assert check.conclusion == "neutral"
     assert "misconfigured" in check.output.title and "pytset.log" in (check.output.summary or "")
+    assert "**The check is neutral**: an input is misconfigured" in world.comments(number)[0].body
 
     fixed = world.run("pull_request", event, files={"pytest.log": GREEN}, inputs=ONLY_LOGS, run_id=101)
     assert fixed.report["input_problems"] == []

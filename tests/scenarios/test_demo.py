@@ -223,7 +223,7 @@ def test_the_demo_ends_with_the_dashboard_of_its_story(played: Played) -> None:
 
 def test_after_a_green_main_run_the_prs_failures_are_its_own_and_ci_names_every_run(played: Played) -> None:
     first = (played.folder / "pr-1-comment-iteration-1.md").read_text(encoding="utf-8")
-    assert "Caused by this PR" in first and "No history yet" not in first
+    assert "**4 failures are yours**: fix 4." in first and "**Yours** (4)" in first and "No history yet" not in first
     state = played.folder / "state" / "v1"
     jobs = {
         run["job"]

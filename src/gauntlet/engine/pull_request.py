@@ -227,6 +227,8 @@ def plan_iteration(
         blamed=provenance.blamed(judged, current.findings, config.gauntlet.block_on),
     )
     failing = fails_check(checked, config.gauntlet.fail_on) or status.status == "block"
+    conclusion = conclusion_of(failing=failing, misconfigured=facts.misconfigured)
+    view = evolve(view, conclusion=conclusion, misconfigured=facts.misconfigured)
     plan = Plan(
         decision=decision,
         recovery=verdict,
@@ -236,7 +238,7 @@ def plan_iteration(
             UpsertComment(pr=facts.pr, view=view),
             SetCheck(
                 head_sha=facts.head_sha,
-                conclusion=conclusion_of(failing=failing, misconfigured=facts.misconfigured),
+                conclusion=conclusion,
                 title=_title(decision) + ("; an input is misconfigured" if facts.misconfigured else ""),
                 view=view,
                 annotations=_annotations(current.findings),

@@ -213,7 +213,7 @@ class Analyser:
             chosen = _choose(best, terminal, located)
             if chosen is not None and located is not None and chosen.tool is None:
                 # No parser knew the tool: the block still says where it failed, and what failed.
-                place_block(chosen, self._block(located), self._step)
+                place_block(chosen, self._block(located), self._step, self._above(located.start))
             # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
             repeated = chosen is terminal and self._empty_step and self.count > 0
             if chosen is not None and not repeated:
@@ -231,6 +231,10 @@ class Analyser:
         """The located block's lines still in the ring, its best line first."""
         inside = [(number, text) for number, text in self.ring if located.start <= number <= located.end]
         return [text for number, text in inside if number == located.line] + [text for _, text in inside]
+
+    def _above(self, start: int, count: int = 20) -> list[str]:
+        """Up to ``count`` ring lines just above line ``start``, oldest first."""
+        return [text for number, text in self.ring if start - count <= number < start]
 
     def _locate(self, before: int) -> Located | None:
         """The locator's block for the step that ends just before line ``before`` (see :mod:`.locator`)."""

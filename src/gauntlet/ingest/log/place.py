@@ -15,17 +15,26 @@ Paths must look like files (a name with an extension); hosts in URLs, versions a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from gauntlet.ingest.log.draft import Draft
+from gauntlet.models import Kind
 
 __all__ = ["place_block"]
 
-#: ``path:line[:col]``, or ``file.o:(.text+0x1a)`` (a linker names only the file): a file name has an extension.
+#: ``path:line[:col]``, ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
+#: (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
+#: ``file.o:(.text+0x1a)`` (a linker names only the file): a file name has an extension.
 _PLACE = re.compile(
     r"(?<![\w/.\\:-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
-    r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5}))?(?=[:\s,)\]]|$)|(?=:\(\.text))"
+    r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5}))?(?=[:\s,)\]]|$)"
+    r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7}),(?P<pcolumn>\d{1,5})\)"
+    r"|(?:\"?,|:)? line (?P<wline>\d{1,7})\b|(?=:\(\.text))"
 )
+#: A path alone on its line: the header a "stylish" report (ESLint, yamllint, stylelint) lists its file's
+#: ``line:col severity message`` rows under.
+_HEADER = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})\s*$")
+_ROW = re.compile(r"^\s*(?P<line>\d{1,7}):(?P<column>\d{1,5})\s+\[?(?:error|warning)\b")
 _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d+")
 #: What a test runner says of a failed test, across xUnit-, spec- and TAP-style runners.
 _TEST_WORDS = re.compile(
@@ -38,28 +47,60 @@ _TEST_STEP = re.compile(
     r"|cargo test|dotnet test|rspec|rake test|phpunit|mix test|jest|vitest|mocha|prove|busted|stack test"
     r"|cabal test|swift test|make (?:test|check))\b"
 )
-_DIAGNOSTIC = re.compile(r":\d{1,7}(?::\d{1,5})?:\s")
+_DIAGNOSTIC = re.compile(r":\d{1,7}(?::\d{1,5})?:\s|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+\[?error")
+#: A package manager or build tool that could not get what the build needs.
+_DEPENDENCY = re.compile(
+    r"(?i)could not resolve (?:dependencies|dependency|host)|unable to resolve dependency|\bERESOLVE\b"
+    r"|no matching distribution found|could not find a version that satisfies|failed to (?:download|fetch)\b"
+    r"|not found in (?:the )?registry|could not find (?:package|module)|find_package|no such package"
+)
+#: A compiler's own words (a bare ``error:`` is any script's; ``error[E0308]`` is a compiler's code).
+_COMPILE = re.compile(r"(?i)\bcompil(?:ation|e|ing)\b.{0,40}\b(?:error|failed)|\berror\[\w+\]|\bundefined reference\b")
+#: What a step that built or linted ran: a linter's report is lint, not a build error.
+_LINT_STEP = re.compile(
+    r"\b(?:lint|eslint|stylelint|yamllint|shellcheck|rubocop|flake8|pylint|ruff|golangci|hadolint)\b"
+)
 
 
-def place_block(draft: Draft, texts: Iterable[str], step: str) -> None:
+def place_block(draft: Draft, texts: Iterable[str], step: str, before: Sequence[str] = ()) -> None:
     """Give ``draft`` (the block's finding) the first place its block names, and a kind when it has none.
 
     :param texts: the block's lines, the one that explains the failure best first.
     :param step: the failed step's command, lower case (``""`` when the log does not say).
+    :param before: the lines just above the block, oldest first (a stylish report's file header may be there).
     """
     lines = list(texts)
     if draft.path is None:
-        for text in lines:
-            found = _first_place(text)
-            if found is not None:
-                draft.path, draft.line, draft.column = found
-                break
+        found = _stylish([*before, *lines[1:]]) or next((p for p in map(_first_place, lines) if p is not None), None)
+        if found is not None:
+            draft.path, draft.line, draft.column = found
     if draft.kind == "unknown":
-        testing = bool(_TEST_STEP.search(step))
-        if any(_TEST_WORDS.search(text) for text in lines):
+        if any(_DEPENDENCY.search(text) for text in lines):
+            draft.kind = "dependency"
+        elif any(_TEST_WORDS.search(text) for text in lines):
             draft.kind = "test_failure"
         elif draft.path is not None and any(_DIAGNOSTIC.search(text) for text in lines):
-            draft.kind = "test_failure" if testing else "build_error"
+            draft.kind = _diagnostic_kind(step)
+        elif any(_COMPILE.search(text) for text in lines):
+            draft.kind = "build_error"
+
+
+def _diagnostic_kind(step: str) -> Kind:
+    if _TEST_STEP.search(step):
+        return "test_failure"
+    return "lint" if _LINT_STEP.search(step) else "build_error"
+
+
+def _stylish(lines: list[str]) -> tuple[str, int | None, int | None] | None:
+    """The first ``line:col error`` row of a stylish report, under the file header above it."""
+    for index, text in enumerate(lines):
+        row = _ROW.match(text)
+        if row is None:
+            continue
+        header = next((h for h in map(_HEADER.match, reversed(lines[:index])) if h is not None), None)
+        if header is not None:
+            return header.group("path"), int(row.group("line")), int(row.group("column"))
+    return None
 
 
 def _first_place(text: str) -> tuple[str, int | None, int | None] | None:
@@ -67,9 +108,10 @@ def _first_place(text: str) -> tuple[str, int | None, int | None] | None:
         path = match.group("path").rstrip(".")
         if _NOT_FILES.search(path) or "://" in text[max(0, match.start() - 3) : match.start()]:
             continue
-        line = int(match.group("line")) if match.group("line") else None
+        number = match.group("line") or match.group("bline") or match.group("pline") or match.group("wline")
+        line = int(number) if number else None
         if line == 0:
             continue
-        column = int(match.group("column")) if match.group("column") else None
-        return path, line, column
+        col = match.group("column") or match.group("bcolumn") or match.group("pcolumn")
+        return path, line, int(col) if col else None
     return None

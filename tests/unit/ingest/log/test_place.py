@@ -23,6 +23,11 @@ def _placed(lines: list[str], step: str = "", kind: str = "unknown") -> Draft:
         (r"D:\a\demo\demo\src\grow.c:5:23: error: 'size' undeclared", (r"D:\a\demo\demo\src\grow.c", 5, 23)),
         ("main.c:(.text+0xa): undefined reference to `helper'", ("main.c", None, None)),
         ("  at Shop.total (lib/shop.js:12:7)", ("lib/shop.js", 12, 7)),
+        ("[ERROR] /w/src/main/java/demo/Shop.java:[5,9] cannot find symbol", ("/w/src/main/java/demo/Shop.java", 5, 9)),
+        (r"C:\src\App.cs(12,5): error CS0103: name 'x' does not exist", (r"C:\src\App.cs", 12, 5)),
+        ("release.sh: line 3: VERSION: unbound variable", ("release.sh", 3, None)),
+        ('  File "app/run.py", line 14, in main', ("app/run.py", 14, None)),
+        ("Died at script.pl line 9.", ("script.pl", 9, None)),
     ],
 )
 def test_the_first_file_and_line_the_block_names_is_its_place(line: str, place: tuple[object, ...]) -> None:
@@ -56,3 +61,17 @@ def test_a_tools_own_parsers_can_be_taken_out_of_play() -> None:
     names = {type(p).__name__ for p in make_parsers()}
     assert {"Pytest", "Go", "Diagnostics"} <= names
     assert {type(p).__name__ for p in make_parsers({"Pytest", "Go"})} == names - {"Pytest", "Go"}
+
+
+def test_a_stylish_report_places_its_first_row_under_its_file_header() -> None:
+    block = ['  2:1  error  duplication of key "a" in mapping  (key-duplicates)']
+    draft = Draft(None, "unknown", block[0], 5, 5, role="fallback")
+    place_block(draft, [block[0], *block], "yamllint .", before=["/home/runner/work/app/app/ci/dup.yml"])
+    assert (draft.path, draft.line, draft.column, draft.kind) == ("/home/runner/work/app/app/ci/dup.yml", 2, 1, "lint")
+
+
+def test_a_dependency_failure_and_a_compiler_error_are_named_by_their_words() -> None:
+    resolve = ["[ERROR] Failed to execute goal on project demo: Could not resolve dependencies for project x"]
+    assert _placed(resolve).kind == "dependency"
+    assert _placed(["error[E0308]: mismatched types"]).kind == "build_error"
+    assert _placed(["error: VERSION file is missing"]).kind == "unknown", "a script's own error: is no compiler's"

@@ -20,7 +20,10 @@ from collections.abc import Iterable, Sequence
 from gauntlet.ingest.log.draft import Draft
 from gauntlet.models import Kind
 
-__all__ = ["place_block"]
+#: A file, and the line and column where it has them.
+Place = tuple[str, int | None, int | None]
+
+__all__ = ["LINTERS", "lint_rows", "place_block"]
 
 #: ``path:line[:col]``, ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
 #: (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
@@ -56,10 +59,19 @@ _DEPENDENCY = re.compile(
 )
 #: A compiler's own words (a bare ``error:`` is any script's; ``error[E0308]`` is a compiler's code).
 _COMPILE = re.compile(r"(?i)\bcompil(?:ation|e|ing)\b.{0,40}\b(?:error|failed)|\berror\[\w+\]|\bundefined reference\b")
-#: What a step that built or linted ran: a linter's report is lint, not a build error.
-_LINT_STEP = re.compile(
-    r"\b(?:lint|eslint|stylelint|yamllint|shellcheck|rubocop|flake8|pylint|ruff|golangci|hadolint)\b"
-)
+#: Linters and style checkers by the command a step runs (a table of names, not of output shapes: a step that
+#: ran one reports lint, whatever its rows look like). Any command with ``lint`` in its name counts too.
+LINTERS = (
+    "actionlint", "alex", "ansible-lint", "biome", "black --check", "buf lint", "cfn-lint", "checkov", "checkstyle",
+    "clang-format", "clang-tidy", "codespell", "commitlint", "cppcheck", "cpplint", "credo", "cspell", "detekt",
+    "doc8", "dotnet format", "editorconfig-checker", "eslint", "flake8", "gofmt", "golangci-lint", "hadolint",
+    "hlint", "htmlhint", "isort --check", "jscpd", "ktlint", "luacheck", "markdownlint", "perlcritic",
+    "phpcs", "phpstan", "pmd", "prettier --check", "proselint", "psalm", "pycodestyle", "pydocstyle", "pyflakes",
+    "pylint", "revive", "rubocop", "ruff", "rustfmt --check", "scalafmt", "shellcheck", "shfmt", "spotbugs",
+    "sqlfluff", "standard", "stylelint", "swiftformat", "swiftlint", "textlint", "tflint", "typos", "vale",
+    "vulture", "write-good", "xmllint", "yamllint",
+)  # fmt: skip
+_LINT_STEP = re.compile(r"(?:^|[\s/;&|(])(?:" + "|".join(re.escape(n) for n in LINTERS) + r")\b|\w*lint\b")
 
 
 def place_block(draft: Draft, texts: Iterable[str], step: str, before: Sequence[str] = ()) -> None:
@@ -85,13 +97,33 @@ def place_block(draft: Draft, texts: Iterable[str], step: str, before: Sequence[
             draft.kind = "build_error"
 
 
+def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> list[tuple[int, str, Place]]:
+    """Each diagnostic row of a linter's block (``path:line[:col]: message``, or a stylish report's rows under
+    their file header), with its place: one finding each, as a linter reports one problem per row."""
+    rows: list[tuple[int, str, Place]] = []
+    header: str | None = next((h.group("path") for h in map(_HEADER.match, reversed(before)) if h), None)
+    for number, text in lines:
+        found = _HEADER.match(text)
+        if found is not None:
+            header = found.group("path")
+            continue
+        row = _ROW.match(text)
+        if row is not None and header is not None:
+            rows.append((number, text, (header, int(row.group("line")), int(row.group("column")))))
+        elif _DIAGNOSTIC.search(text):
+            place = _first_place(text)
+            if place is not None and place[1] is not None:
+                rows.append((number, text, place))
+    return rows
+
+
 def _diagnostic_kind(step: str) -> Kind:
     if _TEST_STEP.search(step):
         return "test_failure"
     return "lint" if _LINT_STEP.search(step) else "build_error"
 
 
-def _stylish(lines: list[str]) -> tuple[str, int | None, int | None] | None:
+def _stylish(lines: list[str]) -> Place | None:
     """The first ``line:col error`` row of a stylish report, under the file header above it."""
     for index, text in enumerate(lines):
         row = _ROW.match(text)
@@ -103,7 +135,7 @@ def _stylish(lines: list[str]) -> tuple[str, int | None, int | None] | None:
     return None
 
 
-def _first_place(text: str) -> tuple[str, int | None, int | None] | None:
+def _first_place(text: str) -> Place | None:
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
         if _NOT_FILES.search(path) or "://" in text[max(0, match.start() - 3) : match.start()]:

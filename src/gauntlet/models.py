@@ -370,6 +370,8 @@ class EventFacts(BaseModel):
     conclusion: str | None = None
     #: A merge queue run (``merge_group``, or a ``workflow_run`` of one): the branch the group merges into.
     queue_base: str | None = None
+    #: ``pull_request`` ``closed``: whether the PR was merged (else closed without merging).
+    merged: bool = False
 
 
 class GitHubFacts(BaseModel):
@@ -445,8 +447,10 @@ class Observation(BaseModel):
     input_problems: tuple[InputProblem, ...] = ()
     #: Set for an ``issue_comment`` event: the comment that may carry ``/gauntlet`` commands.
     comment: CommentFact | None = None
-    #: Set for a ``pull_request`` ``closed`` event: the PR's record is compacted, nothing is posted.
+    #: Set for a ``pull_request`` ``closed`` event: the PR's record is compacted and the needs-human issues filed
+    #: about it are closed; ``merged`` says how it ended.
     closed: bool = False
+    merged: bool = False
     #: The run read the PR's review threads: its review findings (those with a ``url``) are the whole set.
     reviews_read: bool = False
     #: A merge queue run: the branch the group merges into. Its failures are judged against that branch's
@@ -514,6 +518,7 @@ class Observation(BaseModel):
             closed=closed,
             reviews_read=reviews_read,
             queue_base=event.queue_base,
+            merged=closed and event.merged,
         )
 
     @property

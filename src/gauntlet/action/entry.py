@@ -172,8 +172,9 @@ def _serve(
             bot_login=settings.bot_login,
             reviews=start.reviews if start is not None else None,
         )
-    if handler == "close_pr":
-        return serve(handler, observation, config, store, DryRunBackend(), clock, commit=commit), None
+    if handler == "close_pr":  # closes the needs-human issues filed about the PR; nothing else is written
+        edge = _edge(settings, client, store)
+        return serve(handler, observation, config, store, edge, clock, commit=commit), edge
     if handler == "scan":
         _repository(settings)
     first_issues = start.issues if start is not None else None

@@ -56,7 +56,7 @@ def decide(
     if obs.comment is not None:
         return step_comment(state, obs, config, now, rng)
     if obs.closed:
-        return step_closed(state, now)
+        return step_closed(state, now, config, merged=obs.merged)
     if obs.queue_base is not None:
         return step_merge_group(state, obs, config, now)
     if obs.pr is not None:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from gauntlet.config import Config
 from gauntlet.effects.models import (
     CheckAnnotation,
+    CloseIssue,
     Effect,
     FileIssue,
     Plan,
@@ -262,17 +263,30 @@ def compact_pr(record: PRRecord) -> PRRecord:
     )
 
 
-def step_closed(state: State, now: datetime) -> tuple[State, Plan]:
-    """``pull_request`` ``closed``: compact the PR's record; nothing is posted.
+def step_closed(state: State, now: datetime, config: Config, *, merged: bool = False) -> tuple[State, Plan]:
+    """``pull_request`` ``closed``: compact the PR's record and close the needs-human issues filed about it.
 
     A PR Gauntlet never recorded (its record is the empty default) or one already closed is
-    left as it is, so a redelivered close changes nothing.
+    left as it is, so a redelivered close changes nothing (and closing an issue twice does nothing).
     """
     record = state.pr
     if record is None or record.closed or record == PRRecord(number=record.number):
         return state, Plan()
     event = Event(at=now, kind="pr_closed", key=f"pr:{record.number}")
-    return evolve(state, pr=compact_pr(record), events=[*state.events, event]), Plan()
+    how = "merged" if merged else "closed without merging"
+    closing = tuple(
+        CloseIssue(kind="needs-human", ident=ident, reason=f"PR #{record.number} was {how}.")
+        for ident in _issues_about(record, config.gauntlet.max_iterations)
+    )
+    return evolve(state, pr=compact_pr(record), events=[*state.events, event]), Plan(effects=closing)
+
+
+def _issues_about(record: PRRecord, max_iterations: int) -> list[str]:
+    """The needs-human issues Gauntlet filed about the PR: one per failure type its attempts escalated, and the
+    one its health files when the iteration budget is spent (closing one never filed finds nothing)."""
+    escalated = sorted({a.failure_type for a in record.attempts if a.action == "escalate"})
+    blocked = [f"health-pr-{record.number}"] if record.iteration_count >= max_iterations else []
+    return [*blocked, *(f"pr-{record.number}:{kind}" for kind in escalated)]
 
 
 def _record_attempt(

@@ -130,6 +130,7 @@ def event_facts(delivery: Delivery) -> EventFacts:
             "head_sha": _get(data, "pull_request", "head", "sha"),
             "base_sha": _get(data, "pull_request", "base", "sha"),
             "branch": _get(data, "pull_request", "head", "ref"),
+            "merged": _get(data, "pull_request", "merged") is True,
         }
     elif event_name == "push":
         ref = data.get("ref") or ""

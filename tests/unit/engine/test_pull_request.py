@@ -34,7 +34,12 @@ def test_a_closed_pr_keeps_its_latest_iteration_and_last_attempts() -> None:
         state = _run(evolve_events(state), sha * 40, run_id=str(ord(sha)))
     assert len(state.pr.iterations) == 5 and len(state.pr.attempts) > ATTEMPTS_KEPT_WHEN_CLOSED
     closed, plan = decide(evolve_events(state), _closed(), Config(), NOW, np.random.default_rng(0))
-    assert plan.effects == () and plan.decision is None
+    escalated = sorted({a.failure_type for a in state.pr.attempts if a.action == "escalate"})
+    assert plan.decision is None
+    # The needs-human issues its escalations filed are closed, saying why; nothing else is planned.
+    assert [(e.type, e.key, e.reason) for e in plan.effects] == [  # type: ignore[union-attr]
+        ("close_issue", f"needs-human:pr-7:{kind}", "PR #7 was closed without merging.") for kind in escalated
+    ]
     assert closed.pr is not None and closed.pr.closed
     assert [it.head_sha for it in closed.pr.iterations] == ["e" * 40]
     assert closed.pr.attempts == state.pr.attempts[-ATTEMPTS_KEPT_WHEN_CLOSED:]

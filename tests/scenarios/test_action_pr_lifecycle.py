@@ -1,0 +1,62 @@
+"""A PR's lifecycle through the Action (issue 30, item 5): every issue Gauntlet filed about a PR closes, with a
+comment saying why, when the PR is merged or closed; a redelivered close does nothing more."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scenario import REPO, Scenario, failing_ci
+
+ONLY = {"logs": "*.log", "findings": ""}
+
+
+def _escalate(world: Scenario) -> tuple[int, dict[str, Any]]:
+    """A PR whose new commits keep bringing back the same failures until Gauntlet asks a human."""
+    number, sha = world.open_pr("loop", {"calc.py": "def add(a, b):\n    return a * b\n"})
+    files = {"pytest.log": failing_ci(1)["pytest.log"]}
+    for n in range(8):
+        event = world.pull_request_event(number, sha, "opened" if n == 0 else "synchronize")
+        done = world.run("pull_request", event, files=files, inputs=ONLY, run_id=100 + n)
+        assert done.code == 0, done.error
+        if any(e["type"] == "file_issue" and e["status"] == "created" for e in done.report["effects"]):
+            return number, event
+        sha = world.push(number, {"calc.py": f"def add(a, b):\n    return a * b  # try {n}\n"})
+    raise AssertionError("no needs-human issue was filed")
+
+
+def _closed(world: Scenario, number: int, *, merged: bool) -> dict[str, Any]:
+    pull = world.repo.get_pull(number)
+    payload = {
+        "action": "closed",
+        "number": number,
+        "pull_request": {**pull.raw_data, "merged": merged},
+        "repository": {"full_name": REPO, "default_branch": "main"},
+    }
+    return payload
+
+
+def test_the_needs_human_issue_of_a_pr_closes_when_the_pr_is_closed(world: Scenario) -> None:
+    number, _ = _escalate(world)
+    [issue] = [i for i in world.repo.get_issues(state="all") if i.pull_request is None]
+    assert issue.state == "open" and f"PR #{number}" in issue.title
+
+    done = world.run("pull_request", _closed(world, number, merged=False), files={}, inputs=ONLY, run_id=200)
+
+    assert done.code == 0, done.error
+    issue = world.repo.get_issue(issue.number)
+    assert issue.state == "closed"
+    [why] = [c.body for c in issue.get_comments() if "Closed by Gauntlet" in c.body]
+    assert f"PR #{number} was closed without merging" in why
+
+    again = world.run("pull_request", _closed(world, number, merged=False), files={}, inputs=ONLY, run_id=201)
+    assert again.code == 0, again.error
+    assert [c.body for c in world.repo.get_issue(issue.number).get_comments() if "Closed by" in c.body] == [why]
+
+
+def test_a_merged_pr_says_so(world: Scenario) -> None:
+    number, _ = _escalate(world)
+    done = world.run("pull_request", _closed(world, number, merged=True), files={}, inputs=ONLY, run_id=200)
+    assert done.code == 0, done.error
+    [issue] = [i for i in world.repo.get_issues(state="all") if i.pull_request is None]
+    assert issue.state == "closed"
+    assert any(f"PR #{number} was merged" in c.body for c in issue.get_comments())

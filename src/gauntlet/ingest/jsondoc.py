@@ -85,6 +85,11 @@ def load_json(stream: ByteSource, name: str, *, max_bytes: int, max_items: int) 
     events = ijson.basic_parse(CountingReader(stream, name, max_bytes), use_float=True)
     try:
         return _build(events, name, max_items)
+    except UnicodeDecodeError as exc:
+        # Invalid UTF-8 or a lone UTF-16 surrogate (``\ud800``): read again with each replaced by U+FFFD.
+        if not _rewind(stream):
+            raise InputError(f"{name}: not valid UTF-8 JSON: {_one_line(exc)}") from exc
+        return _load_repaired(CountingReader(stream, name, max_bytes).read_all(), name, max_items)
     except ijson.JSONError as exc:
         if "integer overflow" not in str(exc) or not _rewind(stream):
             raise InputError(f"{name}: not valid JSON: {_one_line(exc)}") from exc
@@ -99,6 +104,35 @@ def load_json(stream: ByteSource, name: str, *, max_bytes: int, max_items: int) 
     # may hold the document, which ``max_bytes`` bounds.
     text = _HUGE_NUMBER.sub(_null_outside_strings, CountingReader(stream, name, max_bytes).read_all())
     events = _PYTHON_BACKEND.basic_parse(BytesIO(text), use_float=True)
+    try:
+        return _build(events, name, max_items)
+    except ijson.JSONError as exc:
+        raise InputError(f"{name}: not valid JSON: {_one_line(exc)}") from exc
+
+
+#: An escaped backslash (kept), a surrogate pair (kept) or a lone surrogate escape (replaced).
+_SURROGATE_ESCAPE = re.compile(
+    rb"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+)
+
+
+def _replace_lone_surrogate(match: re.Match[bytes]) -> bytes:
+    found = match.group()
+    return found if len(found) != 6 else b"\\ufffd"
+
+
+def repair_json_text(raw: bytes) -> bytes:
+    """``raw`` as valid UTF-8 JSON: invalid bytes and lone ``\\uD800``-``\\uDFFF`` escapes become U+FFFD.
+
+    A lone surrogate is no character: Python keeps it in a ``str`` and fails later, when the text is encoded
+    for a comment, an issue or the state, so every JSON reader replaces it where it reads.
+    """
+    text = raw.decode("utf-8", errors="replace").encode("utf-8")
+    return _SURROGATE_ESCAPE.sub(_replace_lone_surrogate, text)
+
+
+def _load_repaired(raw: bytes, name: str, max_items: int) -> Any:
+    events = _PYTHON_BACKEND.basic_parse(BytesIO(repair_json_text(raw)), use_float=True)
     try:
         return _build(events, name, max_items)
     except ijson.JSONError as exc:
@@ -155,6 +189,7 @@ def load_json_lines(stream: ByteSource, name: str, *, max_bytes: int, max_line_b
 
 
 def _load_line(raw: bytes, name: str, number: int) -> Any:
+    raw = repair_json_text(raw)  # a line is small (``max_line_bytes``): repair it up front
     try:
         return _build(ijson.basic_parse(BytesIO(raw), use_float=True), name, 10_000)
     except ijson.JSONError as exc:

@@ -52,3 +52,26 @@ def test_numbers_beyond_pythons_int_limit_are_null_and_strings_untouched() -> No
     )
     document = load_json(io.BytesIO(body), "x", max_bytes=100_000, max_items=10)
     assert document == {"line": None, "text": huge.decode(), "id": 123456789012345678901234567890, "x": None}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        rb'{"a": "bad \ud800 here", "b": "\udfff"}',  # lone surrogate escapes
+        b'{"a": "bad \xed\xa0\x80 here", "b": "\xed\xbf\xbf"}',  # the same surrogates as raw (invalid) UTF-8
+    ],
+)
+def test_lone_surrogates_become_replacement_characters(body: bytes) -> None:
+    document = load_json(io.BytesIO(body), "r.json", max_bytes=10_000, max_items=10)
+    assert document["a"].startswith("bad \ufffd") and document["a"].endswith(" here")
+    assert "\ufffd" in document["b"]
+    for value in document.values():
+        value.encode("utf-8")  # no surrogate left to fail a comment, an issue or the state
+    (line,) = load_json_lines(io.BytesIO(body), "r.jsonl", max_bytes=10_000, max_line_bytes=1000)
+    assert line["a"].startswith("bad \ufffd")
+
+
+def test_surrogate_pairs_and_escaped_backslashes_are_kept() -> None:
+    body = rb'{"a": "\ud83d\ude00", "b": "\\ud800"}'
+    document = load_json(io.BytesIO(body), "r.json", max_bytes=10_000, max_items=10)
+    assert document == {"a": "\U0001f600", "b": "\\ud800"}

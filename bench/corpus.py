@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python bench/corpus.py [--corpus DIR] [--verbose]
+    .venv/bin/python bench/corpus.py [--corpus DIR] [--verbose] [--leave-one-out]
 
 Each case is ``<tool>/<case>/input.log`` with ``labels.jsonl``: the failures its ``generate.sh`` caused
 (tool, kind, repository-relative path, line, test id), never Gauntlet's own output. Printed:
@@ -14,6 +14,12 @@ Each case is ``<tool>/<case>/input.log`` with ``labels.jsonl``: the failures its
 * duplicates: labels explained by more than one finding;
 * findings on passing logs (no labels): any finding at all counts;
 * per tool, the cases with a miss, a duplicate or an unexplained finding.
+
+With ``--leave-one-out`` each log is scored a second time with the own parsers of the tools its labels name
+taken out of play (:data:`OWN_PARSERS`: the parser modules written for that tool), so what is left is the
+generic path (the CI runner's framing, the diagnostic shapes, the line vocabulary): the figure to expect on a
+tool nobody wrote a parser for. Both figures are printed, overall and per tool. Tools that only a generic
+module knows by name (shellcheck, perl, lua, bash, ...) have no own parser to take out: they count as generic.
 
 Exit 0 always; the corpus test (tests/unit/ingest/log/test_corpus.py) asserts the targets.
 """
@@ -29,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gauntlet.ingest.limits import DEFAULT_LIMITS
-from gauntlet.ingest.log import read_log
+from gauntlet.ingest.log import make_parsers, scan
 from gauntlet.models import Finding
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
@@ -125,10 +131,35 @@ def load_cases(root: Path) -> list[tuple[str, Path, list[Label]]]:
     return cases
 
 
-def score_case(name: str, log: Path, labels: list[Label]) -> CaseResult:
-    """Ingest one log and compare its findings with its labels."""
+#: The parser modules written for a tool (``gauntlet.ingest.log.<module>``); taken out of play by
+#: ``--leave-one-out`` for the logs whose labels name the tool. Generic modules (``diagnostics``, ``scripts``,
+#: ``ci``) are never taken out: they are what is measured.
+OWN_PARSERS: dict[str, tuple[str, ...]] = {
+    "pytest": ("pytests",), "unittest": ("pytests",), "python": ("python",), "mypy": ("python",),
+    "pyright": ("python",), "ruff": ("python",), "flake8": ("python",), "pylint": ("python",),
+    "bandit": ("python",), "pip": ("python",), "black": ("formatters",), "isort": ("formatters",),
+    "prettier": ("formatters",), "rubocop": ("formatters",), "go": ("go",), "go vet": ("go",),
+    "staticcheck": ("go",), "gcc": ("c",), "g++": ("c",), "clang": ("c",), "ld": ("c",), "make": ("c",),
+    "cmake": ("c",), "ctest": ("c",), "cppcheck": ("c",), "valgrind": ("c",), "asan": ("c",), "ubsan": ("c",),
+    "rustc": ("rust",), "cargo": ("rust",), "clippy": ("rust",), "tsc": ("javascript",), "eslint": ("javascript",),
+    "yamllint": ("javascript",), "stylelint": ("javascript",), "node": ("javascript", "jstests"),
+    "jest": ("jstests",), "mocha": ("jstests",), "npm": ("packages",), "javac": ("jvm",), "java": ("jvm",),
+    "maven": ("jvm",), "ruby": ("ruby",), "rspec": ("ruby",), "minitest": ("ruby",), "php": ("php",),
+    "phpunit": ("php",), "shell": ("shell",), "exunit": ("elixir",), "elixir": ("elixir",),
+}  # fmt: skip
+
+
+def own_parsers(labels: list[Label]) -> frozenset[str]:
+    """The parser class names written for the tools ``labels`` name (:data:`OWN_PARSERS`)."""
+    modules = {f"gauntlet.ingest.log.{m}" for label in labels for m in OWN_PARSERS.get(label.tool, ())}
+    return frozenset(type(p).__name__ for p in make_parsers() if type(p).__module__ in modules)
+
+
+def score_case(name: str, log: Path, labels: list[Label], *, leave_out: bool = False) -> CaseResult:
+    """Ingest one log and compare its findings with its labels (``leave_out``: without its tools' own parsers)."""
     with log.open("rb") as stream:
-        findings = list(read_log(stream, str(log), DEFAULT_LIMITS))
+        exclude = own_parsers(labels) if leave_out else frozenset()
+        findings = list(scan(stream, DEFAULT_LIMITS, exclude=exclude))
     with log.open("rb") as stream:
         lines = sum(block.count(b"\n") for block in iter(lambda: stream.read(1 << 20), b""))
     result = CaseResult(name, labels, findings, lines=lines)
@@ -190,9 +221,9 @@ def tools_run(root: Path = CORPUS) -> dict[str, str]:
     return found
 
 
-def run(root: Path = CORPUS) -> list[CaseResult]:
-    """Score every case of the corpus."""
-    return [score_case(name, log, labels) for name, log, labels in load_cases(root)]
+def run(root: Path = CORPUS, *, leave_out: bool = False) -> list[CaseResult]:
+    """Score every case of the corpus (``leave_out``: each without its tools' own parsers)."""
+    return [score_case(name, log, labels, leave_out=leave_out) for name, log, labels in load_cases(root)]
 
 
 def _describe(finding: Finding) -> str:
@@ -244,10 +275,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--verbose", action="store_true", help="every case's findings, not only the misses")
+    parser.add_argument("--leave-one-out", action="store_true", help="also score each log without its tools' parsers")
     args = parser.parse_args()
     started = time.perf_counter()
     results = run(args.corpus)
     print(report(results, verbose=args.verbose))
+    if args.leave_one_out:
+        print("\nleave-one-out: each log without its own tools' parsers (the generic path alone)")
+        print(report(run(args.corpus, leave_out=True), verbose=args.verbose))
     print(f"scored in {time.perf_counter() - started:.1f} s")
     sys.exit(0)
 

@@ -180,6 +180,9 @@ class InputProblem(BaseModel):
     path: str
     level: Literal["error", "warning"]
     message: str
+    #: The input itself is wrong (a pattern that matches no file, or one that leaves the workspace): the run
+    #: says so loudly and its check is neutral, never green (a typo must not look like a passing change).
+    misconfigured: bool = False
 
 
 #: The config of the models below, which only a run builds (`gauntlet ingest` never does): pydantic builds
@@ -365,6 +368,8 @@ class EventFacts(BaseModel):
     trigger: str | None = None
     #: ``workflow_run`` only: the run's conclusion (``success``: no job failed, no log to download).
     conclusion: str | None = None
+    #: A merge queue run (``merge_group``, or a ``workflow_run`` of one): the branch the group merges into.
+    queue_base: str | None = None
 
 
 class GitHubFacts(BaseModel):
@@ -391,6 +396,7 @@ class RunIdentity(BaseModel):
     sha: str | None = None
     run_id: str = "0"
     run_attempt: str = "1"
+    workflow: str = ""
     job: str = ""
 
 
@@ -415,8 +421,8 @@ class Observation(BaseModel):
     run_attempt: str = "1"
     job: str = ""
     workflow: str = ""
-    #: The CI jobs that failed in the observed run, by name (read with their logs on ``workflow_run``, where
-    #: ``job`` is Gauntlet's own job): what reports name as the failing job.
+    #: The CI jobs that failed in the observed run, by name (read with their logs on ``workflow_run``): what
+    #: reports name as the failing jobs.
     failed_jobs: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
     changed_files: tuple[str, ...] = ()
@@ -443,6 +449,9 @@ class Observation(BaseModel):
     closed: bool = False
     #: The run read the PR's review threads: its review findings (those with a ``url``) are the whole set.
     reviews_read: bool = False
+    #: A merge queue run: the branch the group merges into. Its failures are judged against that branch's
+    #: history (``base_sha`` is the group's base), and are never that branch's break (DESIGN §3).
+    queue_base: str | None = None
 
     @classmethod
     def from_event(
@@ -496,7 +505,7 @@ class Observation(BaseModel):
             run_id=event.run_id or run.run_id,
             run_attempt=event.run_attempt or run.run_attempt,
             job=run.job,
-            workflow=event.workflow or "",
+            workflow=event.workflow or run.workflow,
             findings=findings,
             input_problems=input_problems,
             changed_files=facts.changed_files,
@@ -504,14 +513,20 @@ class Observation(BaseModel):
             revert_prs=facts.revert_prs,
             closed=closed,
             reviews_read=reviews_read,
+            queue_base=event.queue_base,
         )
+
+    @property
+    def job_key(self) -> str:
+        """``workflow/job``, CI's (:mod:`gauntlet.jobkey`): the key its history is kept and compared under."""
+        return f"{self.workflow}/{self.job}"
 
     @property
     def id(self) -> str:
         """The identity of the observation: delivering it again changes nothing."""
         if self.comment is not None:
             return f"comment:{self.comment.id}:{self.comment.action}"
-        return f"{self.head_sha}:{self.run_id}:{self.run_attempt}:{self.job}"
+        return f"{self.head_sha}:{self.run_id}:{self.run_attempt}:{self.job_key}"
 
     @property
     def on_default_branch(self) -> bool:

@@ -20,6 +20,9 @@ class Settings(BaseModel):
     logs: tuple[str, ...] = ()
     findings: tuple[str, ...] = ()
     workspace: Path = Path()
+    #: The Action's ``logs`` and ``findings`` globs must stay in the workspace; the command line reads any
+    #: path it is given.
+    inputs_in_workspace: bool = False
     config: Path = Path(".github/gauntlet.yml")
     state_dir: Path | None = Path(".gauntlet")
     state_branch: str | None = None
@@ -29,6 +32,8 @@ class Settings(BaseModel):
     sha: str | None = None
     run_id: str = "0"
     run_attempt: str = "1"
+    #: The runner's ``GITHUB_WORKFLOW`` and ``GITHUB_JOB``: CI's own names when Gauntlet is a step of the CI job.
+    workflow: str = ""
     job: str = ""
     fail_step: bool = False
     #: Read the pull request's review comments and reviews as findings (where the run may read GitHub).

@@ -142,8 +142,14 @@ class Scenario:
         attempt: int = 1,
         token: str = BOT,
         api_url: str | None = None,
+        workflow: str = "CI",
+        job: str = "test",
     ) -> Outcome:
-        """One action run: ``files`` go into the workspace, ``inputs`` become ``INPUT_*``."""
+        """One action run: ``files`` go into the workspace, ``inputs`` become ``INPUT_*``.
+
+        ``workflow`` and ``job`` are the runner's ``GITHUB_WORKFLOW`` and ``GITHUB_JOB``: by default Gauntlet is a
+        step of CI's ``test`` job; a run from a workflow of its own names that workflow and job instead.
+        """
         self.runs += 1
         step = StepFiles.create(self.root / f"run-{self.runs}-{time.monotonic_ns()}", payload)
         for name, text in (files or {}).items():
@@ -158,7 +164,8 @@ class Scenario:
             server_url=self.sandbox.url,
             run_id=run_id,
             attempt=attempt,
-            job="gauntlet",
+            workflow=workflow,
+            job=job,
             token=token,
             inputs={"logs": "*.log", "findings": "review.json", **(inputs or {})},
         )

@@ -42,7 +42,9 @@ def test_a_green_push_reads_no_history_and_a_revert_reads_the_culprit_once(world
     assert green.code == 0, green.error
     seen = world.sandbox.requests()
     assert _reads(seen, "/commits/") == [f"/repos/{REPO}/commits/{good}"], "its own commit: no history"
-    assert _reads(seen, "/pulls") == [] and _reads(seen, "/jobs") == []
+    assert _reads(seen, "/pulls") == []
+    # One listing of the CI run's jobs: they name what the run is kept under, never Gauntlet's own job.
+    assert _reads(seen, "/jobs") == [f"/repos/{REPO}/actions/runs/{run}/jobs"]
 
     culprit = world.sandbox.commit(REPO, {"calc.py": "def add(a, b):\n    return a * b\n"}, "Multiply instead")
     red = _ci(world, culprit, "failure", BROKEN)

@@ -302,7 +302,8 @@ def test_hostile_comment_text_never_reaches_a_body_unescaped(bench: Bench) -> No
     sticky = [c for c in bench.repo().get_issue(bench.pr).get_comments() if "gauntlet:key=pr-comment:1 -->" in c.body]
     assert [c.user.login for c in sticky] == [BOT, "max"]  # a typed marker is not Gauntlet's comment, nor edited
     assert bench.repo().get_issue(bench.pr).get_comment(comment.id).body == body
-    for text in bench.bot_bodies():
+    for body in bench.bot_bodies():
+        text = re.sub(r"\n```json\n[^`]*\n```\n\Z", "", body)  # the check's own verdict block
         assert len(text) <= 65_536
         assert "1234000" not in text
         assert "LOOPLOOP" not in text
@@ -445,3 +446,13 @@ def test_an_accept_risk_assigns_the_owners_the_pr_run_kept_and_a_second_creates_
     )  # fmt: skip
     assert [r["path"] for r in served if r["path"] == "/graphql"] == ["/graphql"]
     assert [i.assignees[0].login for i in bench.risk_issues()] == ["wes", "wes"]
+
+
+def test_an_aws_secret_written_after_its_key_id_in_a_reason_reaches_no_body_and_no_state(bench: Bench) -> None:
+    key_id, secret = "AKIAQX7TESTKEYID0001", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    comment = bench.say("ada", f"/gauntlet accept-risk all rotated, was {key_id} and then {secret} for deploys")
+    bench.deliver(comment)
+    assert len(bench.risk_issues()) == 2, "the command was carried out (criticals are accepted one by one)"
+    written = "\n".join([*bench.bot_bodies(), json.dumps(bench.state())])
+    assert "rotated, was" in written
+    assert key_id not in written and secret not in written

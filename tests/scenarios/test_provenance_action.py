@@ -44,4 +44,4 @@ def test_a_failure_new_in_the_pr_fails_the_check_and_counts_as_new(world: Scenar
     assert pr.code == 0, pr.error
     assert pr.report["provenance"]["counts"]["new"] >= 3
     assert [c.conclusion for c in world.check_runs(sha)] == ["failure"]
-    assert "Caused by this PR" in world.comments(number)[0].body
+    assert "**Yours** (3)" in world.comments(number)[0].body

@@ -37,4 +37,6 @@ def test_the_json_has_the_contract_fields() -> None:
     data = json.loads(RunReport.of(_plan("success"), [], input_problems=(problem,)).model_dump_json())
     assert {"decision", "recovery", "health", "proposals", "effects", "api_calls"} <= set(data)
     assert data["decision"]["action"] == "fix_criticals"
-    assert data["input_problems"] == [{"path": "ci.log", "level": "error", "message": "ci.log: not UTF-8"}]
+    assert data["input_problems"] == [
+        {"path": "ci.log", "level": "error", "message": "ci.log: not UTF-8", "misconfigured": False}
+    ]

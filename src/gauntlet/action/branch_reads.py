@@ -25,7 +25,6 @@ from collections.abc import Callable, Mapping
 from gauntlet.config import Config
 from gauntlet.effects.models import OpenRevertPR
 from gauntlet.engine.branch_run import recorded, verified_green
-from gauntlet.engine.breakages import job_key
 from gauntlet.github.hub import Hub
 from gauntlet.github.reverts import revert_pr_facts
 from gauntlet.models import CommitFact, Observation, evolve
@@ -82,7 +81,7 @@ def needed(state: State, obs: Observation, config: Config) -> str:
 
 def _stops(branch: BranchRecord, obs: Observation) -> set[str]:
     """The commits the history must reach: the job's last-good, the branch's, and each open breakage's."""
-    stops = {branch.good.get(job_key(obs)), branch.last_good, *(b.last_good for b in branch.breakages if b.open)}
+    stops = {branch.good.get(obs.job_key), branch.last_good, *(b.last_good for b in branch.breakages if b.open)}
     return {sha for sha in stops if sha}
 
 

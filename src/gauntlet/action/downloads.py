@@ -1,6 +1,7 @@
 """Fetching what a CI run left behind: the logs of its failed jobs and its findings artifacts.
 
-``download_logs`` lists the run's jobs and downloads the log of each failed job;
+``list_jobs`` lists the run's jobs (on ``workflow_run`` they name what the run is keyed by);
+``download_failed_logs`` downloads the log of each failed one;
 ``download_artifacts`` fetches the artifacts whose names match (the two-workflow
 pattern: a fork PR's CI uploads findings, a ``workflow_run`` with a writing
 token reports them). Both endpoints answer with a 302 to a short-lived URL on
@@ -17,6 +18,7 @@ import io
 import re
 import zipfile
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from gauntlet.github.client import GitHubClient
 
@@ -26,6 +28,8 @@ __all__ = [
     "MAX_LOG_BYTES",
     "download_artifacts",
     "download_failed_logs",
+    "job_names",
+    "list_jobs",
 ]
 
 #: The tail of a job log is kept: failures are reported at the end.
@@ -44,15 +48,33 @@ def _safe(name: str) -> str:
     return _UNSAFE.sub("-", name).strip("-.")[:80] or "job"
 
 
-def download_failed_logs(client: GitHubClient, repository: str, run_id: int, folder: Path) -> list[tuple[str, Path]]:
-    """Download the logs of the failed jobs of run ``run_id`` (latest attempt) into ``folder``.
+def list_jobs(client: GitHubClient, repository: str, run_id: int) -> list[dict[str, Any]]:
+    """The jobs of run ``run_id``'s latest attempt, as GitHub lists them (the first 100; a job without an
+    ``id`` is left out).
+
+    :raises GitHubUnavailable: GitHub kept failing.
+    """
+    path = f"/repos/{repository}/actions/runs/{run_id}/jobs"
+    listing = client.request("GET", path, params={"per_page": 100, "filter": "latest"})
+    jobs = listing.get("jobs") if isinstance(listing, dict) else None
+    return [job for job in jobs or [] if isinstance(job, dict) and isinstance(job.get("id"), int)]
+
+
+def job_names(jobs: list[dict[str, Any]]) -> list[str]:
+    """The jobs' names (a job without one is named by its id)."""
+    return [str(job.get("name") or job["id"]) for job in jobs]
+
+
+def download_failed_logs(
+    client: GitHubClient, repository: str, jobs: list[dict[str, Any]], folder: Path
+) -> list[tuple[str, Path]]:
+    """Download the logs of the failed ones of ``jobs`` (:func:`list_jobs`) into ``folder``.
 
     :returns: each failed job's name and the file its log was written to (at most :data:`MAX_JOBS`).
     :raises GitHubUnavailable: GitHub kept failing.
     """
     api = f"/repos/{repository}/actions"
-    listing = client.request("GET", f"{api}/runs/{run_id}/jobs", params={"per_page": 100, "filter": "latest"})
-    failed = [job for job in listing.get("jobs", []) if job.get("conclusion") in _FAILED][:MAX_JOBS]
+    failed = [job for job in jobs if job.get("conclusion") in _FAILED][:MAX_JOBS]
     folder.mkdir(parents=True, exist_ok=True)
     written: list[tuple[str, Path]] = []
     for job in failed:

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from gauntlet.engine.breakages import job_key
 from gauntlet.github.client import GitHubClient, NotFound
 from gauntlet.github.hub import Hub
 from gauntlet.github.proposals import proposal_pr_facts
@@ -50,7 +49,7 @@ def failing_before(state: State, obs: Observation) -> str | None:
         return last.head_sha if blocking - now_failing else None
     if state.branch is None:
         return None
-    job = job_key(obs)
+    job = obs.job_key
     runs = [r for r in state.branch.runs if r.job == job and r.head_sha != obs.head_sha]
     if not runs or runs[-1].green or not set(runs[-1].failing) - now_failing:
         return None

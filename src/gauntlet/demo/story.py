@@ -34,14 +34,17 @@ __all__ = ["STEPS", "Story"]
 BRANCH = "mean-and-safe-divide"
 CHECK_NAME = "Gauntlet"  # the action's default `check_name`
 RISK_REASON = "type hints come with the typing pass planned for next sprint"
-#: On a PR, Gauntlet runs in the CI workflow's last job with the other jobs' logs and the review findings.
+#: On a PR, Gauntlet is the last step of CI's ``test`` job (examples/workflows/pull-request.yml): it reads the
+#: logs the job's steps wrote and the review findings.
 PR_INPUTS = {"logs": "*.log", "findings": "review.json"}
-#: The CI jobs of each push: job -> (real log, conclusion), the conclusion being what the tool's exit code gave.
-CI: dict[str, dict[str, tuple[str, Conclusion]]] = {
-    "main": {"test": ("pytest-main-green.log", "success")},
-    "pr-1": {"test": ("pytest-iteration-1.log", "failure"), "lint": ("ruff-iteration-1.log", "failure")},
-    "pr-2": {"test": ("pytest-pr-fixed.log", "success"), "lint": ("ruff-pr-fixed.log", "success")},
-    "culprit": {"test": ("pytest-main-broken.log", "failure")},
+#: CI's one job; on main Gauntlet watches it from a ``workflow_run`` workflow of its own (default-branch.yml).
+CI_JOB = "test"
+#: What CI's job ran on each push: its steps' real logs, and the job's conclusion (what the tools' exit codes gave).
+CI: dict[str, tuple[tuple[str, ...], Conclusion]] = {
+    "main": (("pytest-main-green.log",), "success"),
+    "pr-1": (("pytest-iteration-1.log", "ruff-iteration-1.log"), "failure"),
+    "pr-2": (("pytest-pr-fixed.log", "ruff-pr-fixed.log"), "success"),
+    "culprit": (("pytest-main-broken.log",), "failure"),
 }
 
 
@@ -69,9 +72,9 @@ class Story:
         """CI runs on main with real logs, then Gauntlet runs on its ``workflow_run`` and downloads the failed
         jobs' logs."""
         world = self.world
-        run_id = world.ci_run(sha, "main", CI[push], event="push")
+        run_id = world.ci_run(sha, "main", _job(push), event="push")
         run = world.repo(MAINTAINER).get_workflow_run(run_id)
-        self.narrator.say(f"CI on main {sha[:7]}: {run.conclusion} ({_jobs(CI[push])})")
+        self.narrator.say(f"CI on main {sha[:7]}: {run.conclusion} ({_jobs(push)})")
         self.narrator.look("workflow run", run.url)
         # Gauntlet's own workflow, started by `workflow_run`, has a run id of its own.
         event = workflow_run_event(run, REPOSITORY)
@@ -80,9 +83,7 @@ class Story:
         # A single red run never confirms a breakage (DESIGN §3): Gauntlet asks GitHub to rerun the failed jobs
         # until the failure has been seen often enough (a failing test flakes, so it takes more than one rerun).
         # The break is real, so every rerun fails the same way.
-        failed = {
-            job: (conclusion, (DATA / log).read_text(encoding="utf-8")) for job, (log, conclusion) in CI[push].items()
-        }
+        failed = {job: (conclusion, log) for job, (log, conclusion) in _job(push).items()}
         seen = run.run_attempt
         while (
             attempt := world.repo(MAINTAINER).get_workflow_run(run_id).run_attempt
@@ -234,18 +235,27 @@ def _show_gauntlet_pulls(story: Story, kind: str, step: int, none: str, hint: st
         story.notes.append(f"step {step}, the {kind} PR: {none}")
 
 
-def _jobs(jobs: dict[str, tuple[str, Conclusion]]) -> str:
-    return ", ".join(f"{job} {conclusion}: {log}" for job, (log, conclusion) in jobs.items())
+def _job(push: str) -> dict[str, tuple[str, Conclusion]]:
+    """CI's job on ``push``: its log (the steps' logs one after the other) and conclusion."""
+    logs, conclusion = CI[push]
+    return {CI_JOB: ("".join((DATA / log).read_text(encoding="utf-8") for log in logs), conclusion)}
+
+
+def _jobs(push: str) -> str:
+    logs, conclusion = CI[push]
+    return f"{CI_JOB} {conclusion}: {', '.join(logs)}"
 
 
 def _pr_iteration(story: Story, sha: str, action: str, push: str, review: str, iteration: int) -> None:
-    """CI runs on the PR's head, and Gauntlet runs as its last job with the logs and the review findings."""
+    """CI runs on the PR's head, and Gauntlet runs as the last step of its job with the logs its steps wrote and
+    the review findings."""
     world, say = story.world, story.narrator
     pull = story.need_pull()
-    run_id = world.ci_run(sha, BRANCH, CI[push], event="pull_request", pulls=(pull.number,))
-    say.say(f"CI on {sha[:7]}: {_jobs(CI[push])}; review findings {review}")
-    files = {f"{job}.log": DATA / log for job, (log, _) in CI[push].items()} | {"review.json": DATA / review}
-    done = world.act("pull_request", pull_request_event(pull, action), files=files, inputs=PR_INPUTS, run_id=run_id)
+    run_id = world.ci_run(sha, BRANCH, _job(push), event="pull_request", pulls=(pull.number,))
+    say.say(f"CI on {sha[:7]}: {_jobs(push)}; review findings {review}")
+    files = {log: DATA / log for log in CI[push][0]} | {"review.json": DATA / review}
+    event = pull_request_event(pull, action)
+    done = world.act("pull_request", event, files=files, inputs=PR_INPUTS, run_id=run_id, job=CI_JOB)
     say.gauntlet(done)
     record = PRRecord.model_validate_json(_state_file(story, f"v1/prs/{pull.number}.json"))
     latest = record.iterations[-1]

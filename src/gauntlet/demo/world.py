@@ -39,8 +39,10 @@ MAINTAINER = "maya"
 DEVELOPER = "dana"
 BOT = "github-actions[bot]"
 REPOSITORY = f"{MAINTAINER}/calculator"
-#: The CI workflow's name, and the job Gauntlet runs in (``GITHUB_JOB``).
-WORKFLOW, JOB = "CI", "gauntlet"
+#: The CI workflow's name; Gauntlet's own workflow and job, where it runs on its own (``workflow_run``,
+#: commands, the scan): names that must never show up in what Gauntlet records or writes.
+WORKFLOW = "CI"
+OWN_WORKFLOW, OWN_JOB = "Gauntlet", "gauntlet"
 Conclusion = Literal["success", "failure"]
 
 
@@ -162,8 +164,8 @@ class World:
         event: str,
         pulls: Sequence[int] = (),
     ) -> int:
-        """Record the CI workflow run GitHub would have run on ``sha``: ``jobs`` maps each job to its real log
-        (a file in ``DATA``) and conclusion. Returns the run's id."""
+        """Record the CI workflow run GitHub would have run on ``sha``: ``jobs`` maps each job to its log (real
+        tools' output) and conclusion. Returns the run's id."""
         run = self.sandbox.seed_run(
             REPOSITORY,
             name=WORKFLOW,
@@ -171,10 +173,7 @@ class World:
             head_sha=sha,
             event=event,
             pull_numbers=pulls,
-            jobs=[
-                JobSeed(name=job, conclusion=conclusion, log=(DATA / log).read_text(encoding="utf-8"))
-                for job, (log, conclusion) in jobs.items()
-            ],
+            jobs=[JobSeed(name=job, conclusion=conclusion, log=log) for job, (log, conclusion) in jobs.items()],
         )
         return run.id
 
@@ -188,9 +187,11 @@ class World:
         files: Mapping[str, Path] | None = None,
         inputs: Mapping[str, str] | None = None,
         run_id: int = 1,
+        job: str | None = None,
     ) -> ActionRun:
         """Run Gauntlet for one event, as the runner starts the action: ``files`` are copied into the workspace
-        (the CI's log and findings), ``inputs`` become ``INPUT_*``.
+        (the CI's log and findings), ``inputs`` become ``INPUT_*``. With ``job``, Gauntlet is a step of that CI
+        job; without, it runs in a workflow of its own.
 
         The token is the bot's, but new for each run (``github-actions[bot]:job-N``: the sandbox's
         ``login:session`` tokens), as each job gets a new ``GITHUB_TOKEN`` and GitHub binds an ``ETag`` to the
@@ -210,7 +211,8 @@ class World:
             server_url=self.sandbox.url,
             run_id=run_id,
             attempt=1,
-            job=JOB,
+            workflow=WORKFLOW if job else OWN_WORKFLOW,
+            job=job or OWN_JOB,
             token=f"{BOT}:job-{self._jobs}",
             inputs=inputs or {},
         )

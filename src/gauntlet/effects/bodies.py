@@ -18,6 +18,7 @@ from gauntlet.effects.models import (
     WriteSummary,
 )
 from gauntlet.effects.render import render
+from gauntlet.effects.verdict import with_verdict
 
 __all__ = ["body_of"]
 
@@ -28,7 +29,7 @@ def body_of(effect: Effect) -> str:
         case UpsertComment():
             return render("pr_comment.md.j2", view=effect.view, key=str(effect.pr))
         case SetCheck():
-            return render("check.md.j2", view=effect.view)
+            return with_verdict(render("check.md.j2", view=effect.view), effect)
         case WriteSummary():
             return render("summary.md.j2", view=effect.view)
         case FileIssue():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -54,6 +55,10 @@ class RunView(BaseModel):
     rules: tuple[str, ...] = ()
     #: The failing findings by provenance (a PR run), so an author sees at once which are theirs.
     blamed: tuple[Blamed, ...] = ()
+    #: The check run's conclusion, so every body's headline says what the check says.
+    conclusion: Literal["success", "failure", "neutral"] | None = None
+    #: An input pattern found no file (or left the workspace): why a check is neutral.
+    misconfigured: bool = False
 
     def with_issues(self, numbers: Mapping[str, int]) -> RunView:
         """The view with each accepted risk's issue number, where ``numbers`` (effect key -> number) has it.

@@ -36,18 +36,12 @@ __all__ = [
     "failing_sets",
     "fold_revert_facts",
     "issue_ident",
-    "job_key",
     "record_run",
     "recover",
     "replace",
     "resolve",
     "withdraw_reverted_by_hand",
 ]
-
-
-def job_key(obs: Observation) -> str:
-    """``workflow/job``: the key a default-branch run's attempts, last-good and breakages are kept under."""
-    return f"{obs.workflow}/{obs.job}"
 
 
 def record_run(
@@ -59,7 +53,7 @@ def record_run(
     ``complete``: it verified nothing, whatever ``fail_on`` says, so it never becomes
     last-good and never counts as a pass (it could hide the culprit of a later red run).
     """
-    job = job_key(obs)
+    job = obs.job_key
     failing = sorted(f.fingerprint for f in records if f.severity in recovery.BLOCKING_SEVERITIES)
     run = RunRecord(
         observation=obs.id, head_sha=obs.head_sha, at=now, green=green, failing=failing, job=job, complete=complete
@@ -100,7 +94,7 @@ def recover(branch: BranchRecord, obs: Observation, now: datetime) -> tuple[Bran
     A revert PR Gauntlet opened for the breakage and nobody merged is withdrawn: the job is green without it
     (the rerun passed, or a later commit fixed it), so it would undo a commit that breaks nothing.
     """
-    breakage = branch.open_breakage(job_key(obs))
+    breakage = branch.open_breakage(obs.job_key)
     if breakage is None:
         return branch, ()
     still = {fp for r in branch.runs if r.observation == obs.id for fp in r.failing}
@@ -188,7 +182,7 @@ def breakage_for(
     starts a new one, whose last-good is the newest complete run where none of the
     new failures failed. On the same commit, different failures are flakiness instead.
     """
-    job = job_key(obs)
+    job = obs.job_key
     found = branch.open_breakage(job)
     failing = {f.fingerprint for f in breaking_findings(records)}
     if found is not None and not _superseded(branch, found, failing, obs):

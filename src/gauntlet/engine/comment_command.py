@@ -146,11 +146,16 @@ def _replan(state: State, ctx: CommandContext) -> Plan | None:
     base = state.base if state.base is not None else state.branch
     _, plan = plan_iteration(evolve(state, base=base), facts, ctx.config, ctx.now, fresh=False)
     # Only the report: a command must not set off the recovery actions the plan names again.
+    report = [e for e in plan.effects if isinstance(e, UpsertComment | SetCheck | WriteSummary)]
+    check = next((e for e in report if isinstance(e, SetCheck)), None)
+    if check is None:
+        return evolve(plan, effects=tuple(report))
+    conclusion = accepted_conclusion(pr, check.conclusion, ctx.config)
+    # The check's conclusion, and every body's headline with it (they must say the same thing).
     effects = tuple(
-        evolve(effect, conclusion=accepted_conclusion(pr, effect.conclusion, ctx.config))
-        if isinstance(effect, SetCheck)
-        else effect
-        for effect in plan.effects
-        if isinstance(effect, UpsertComment | SetCheck | WriteSummary)
+        evolve(e, conclusion=conclusion, view=evolve(e.view, conclusion=conclusion))
+        if isinstance(e, SetCheck)
+        else evolve(e, view=evolve(e.view, conclusion=conclusion))
+        for e in report
     )
     return evolve(plan, effects=effects)

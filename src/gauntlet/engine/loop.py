@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Literal
 
 from gauntlet.config import FailOn
 from gauntlet.models import SEVERITY_ORDER, Finding, evolve
@@ -21,7 +22,14 @@ from gauntlet.state.base import keep_last
 from gauntlet.state.pr import MAX_ITERATIONS_KEPT, FindingRecord, IterationRecord, PRRecord
 from gauntlet.vocabulary import Decision, GauntletAction
 
-__all__ = ["decide_iteration", "fails_check", "gauntlet_action", "latest_observation", "merge_observation"]
+__all__ = [
+    "conclusion_of",
+    "decide_iteration",
+    "fails_check",
+    "gauntlet_action",
+    "latest_observation",
+    "merge_observation",
+]
 
 _FAIL_ON_LEVEL: dict[FailOn, int | None] = {
     "criticals": SEVERITY_ORDER["critical"],
@@ -56,6 +64,14 @@ def decide_iteration(iteration: IterationRecord, accepted: Iterable[str]) -> Dec
         majors=counts["major"],
         minors=counts["minor"],
     )
+
+
+def conclusion_of(*, failing: bool, misconfigured: bool) -> Literal["success", "failure", "neutral"]:
+    """The check's conclusion: a failure fails it; a run whose input patterns found nothing is neutral, not
+    green, so a typo in a workflow does not look like a passing change."""
+    if failing:
+        return "failure"
+    return "neutral" if misconfigured else "success"
 
 
 def fails_check(decision: Decision, fail_on: FailOn) -> bool:

@@ -74,7 +74,7 @@ class Flakiness(BaseModel):
 def of_run(obs: Observation, records: Sequence[FindingRecord], complete: bool) -> RunOutcomes:
     """What a run says about its tests: its failing (critical or major) fingerprints, and what passed."""
     return RunOutcomes(
-        job=f"{obs.workflow}/{obs.job}",
+        job=obs.job_key,
         commit=obs.head_sha,
         run=f"{obs.run_id}.{obs.run_attempt}",
         failing={f.fingerprint: f.test_id for f in records if f.severity in ("critical", "major")},

@@ -24,12 +24,13 @@ from gauntlet.config import Config, ProvenanceConfig
 from gauntlet.effects.views import Blamed
 from gauntlet.engine import outcomes
 from gauntlet.engine.outcomes import Flakiness
+from gauntlet.jobkey import covers
 from gauntlet.state.branch import BranchRecord, same_commit
 from gauntlet.state.outcomes import Outcome, OutcomeHistory, TestOutcomes
 from gauntlet.state.pr import FindingRecord, PRRecord
 from gauntlet.vocabulary import ProvenanceReport, ProvenanceWord
 
-__all__ = ["WORDS", "Judged", "blamed", "judge", "judge_pr", "report_of", "unblocked"]
+__all__ = ["WORDS", "Judged", "blamed", "has_provenance", "judge", "judge_pr", "report_of", "unblocked"]
 
 WORDS: tuple[ProvenanceWord, ...] = ("new", "preexisting", "flaky", "unknown")
 
@@ -78,14 +79,29 @@ def judge(
     """
     base = base_history or OutcomeHistory()
     base_flaky = outcomes.flaky_fingerprints(base, config)
-    # A run that names no job (``gauntlet run`` on files) is compared with any job of the default branch.
-    known = bool(base_jobs) and (job in base_jobs or job.strip("/") == "")
+    # A run that names no job (``gauntlet run`` on files) is compared with any job of the default branch; a
+    # job is known when a run of it, or a whole CI run that holds it, completed there (``jobkey.covers``).
+    known = bool(base_jobs) and (job.strip("/") == "" or any(covers(seen, job) for seen in base_jobs))
     judged: list[Judged] = []
     for finding in findings:
-        if finding.severity not in ("critical", "major"):
+        if finding.severity not in ("critical", "major") or not has_provenance(finding):
             continue
         judged.append(_one(finding, job, pr_history, base, base_flaky, known, base_sha, flaky_tests, config))
     return judged
+
+
+#: Findings read from a findings file (a linter's report, a scanner's) or written by people: they describe the
+#: change's code, not a CI run's outcome, so there is no default-branch run to compare them with.
+_WITHOUT_PROVENANCE = frozenset({"review", "comment"})
+_FILE_ONLY_KINDS = frozenset({"lint", "security", "review"})
+
+
+def has_provenance(finding: FindingRecord) -> bool:
+    """True for a CI failure (a test, a build, a crash; lint a CI job printed), which provenance judges; a
+    review finding, or lint and security findings from a findings file, have none."""
+    if finding.source in _WITHOUT_PROVENANCE:
+        return False
+    return finding.source == "log" or finding.kind not in _FILE_ONLY_KINDS
 
 
 def judge_pr(

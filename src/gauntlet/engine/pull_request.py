@@ -21,7 +21,13 @@ from gauntlet.effects.models import (
 )
 from gauntlet.effects.views import IssueView, RunView
 from gauntlet.engine import circular, health, learning, outcomes, provenance, recovery
-from gauntlet.engine.loop import decide_iteration, fails_check, latest_observation, merge_observation
+from gauntlet.engine.loop import (
+    conclusion_of,
+    decide_iteration,
+    fails_check,
+    latest_observation,
+    merge_observation,
+)
 from gauntlet.models import MAX_ASSIGNED_PATHS, Observation, Severity, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
@@ -64,18 +70,20 @@ class ReportFacts(BaseModel):
 
     repository: str
     pr: int
-    #: The stored observation id (``head_sha:run_id:run_attempt:job``).
+    #: The stored observation id (``head_sha:run_id:run_attempt:workflow/job``).
     observation: str
     head_sha: str
     run_id: str = "0"
     run_attempt: str = "1"
-    #: ``workflow/job``, as the default branch's runs are told apart (a stored id holds the job alone).
+    #: ``workflow/job``, as the default branch's runs are told apart.
     job: str = ""
     #: The merge base the change was tested against, and the tests a maintainer marked flaky (provenance).
     base_sha: str | None = None
     flaky_tests: tuple[str, ...] = ()
     #: Inputs the run could not read, shown in the report.
     notes: tuple[str, ...] = ()
+    #: An input pattern matched no file or left the workspace: the check says so and is neutral, never green.
+    misconfigured: bool = False
 
     @classmethod
     def of(cls, obs: Observation) -> ReportFacts:
@@ -88,10 +96,11 @@ class ReportFacts(BaseModel):
             head_sha=obs.head_sha,
             run_id=obs.run_id,
             run_attempt=obs.run_attempt,
-            job=f"{obs.workflow}/{obs.job}",
+            job=obs.job_key,
             base_sha=obs.base_sha,
             flaky_tests=obs.flaky_tests,
             notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
+            misconfigured=any(p.misconfigured for p in obs.input_problems),
         )
 
     @classmethod
@@ -108,7 +117,7 @@ class ReportFacts(BaseModel):
             head_sha=head_sha,
             run_id=run_id,
             run_attempt=attempt,
-            job=f"/{job}",  # what an observation without a workflow gives: the stored id does not hold it
+            job=job if "/" in job else f"/{job}",  # an id stored before ids held the workflow: the job alone
         )
 
 
@@ -218,6 +227,8 @@ def plan_iteration(
         blamed=provenance.blamed(judged, current.findings, config.gauntlet.block_on),
     )
     failing = fails_check(checked, config.gauntlet.fail_on) or status.status == "block"
+    conclusion = conclusion_of(failing=failing, misconfigured=facts.misconfigured)
+    view = evolve(view, conclusion=conclusion, misconfigured=facts.misconfigured)
     plan = Plan(
         decision=decision,
         recovery=verdict,
@@ -227,8 +238,8 @@ def plan_iteration(
             UpsertComment(pr=facts.pr, view=view),
             SetCheck(
                 head_sha=facts.head_sha,
-                conclusion="failure" if failing else "success",
-                title=_title(decision),
+                conclusion=conclusion,
+                title=_title(decision) + ("; an input is misconfigured" if facts.misconfigured else ""),
                 view=view,
                 annotations=_annotations(current.findings),
             ),

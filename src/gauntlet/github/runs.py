@@ -31,8 +31,6 @@ log = logging.getLogger("gauntlet.github")
 
 
 ANNOTATIONS_PER_REQUEST = 50
-#: GitHub's limit on a check run's summary.
-MAX_SUMMARY_CHARS = 65_535
 
 
 class CheckFound(Existing):
@@ -103,7 +101,7 @@ class CheckRunHandler:
     def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
         """Create or update the check run; send annotations in batches of 50."""
         assert isinstance(effect, SetCheck)
-        summary = body_of(effect)[:MAX_SUMMARY_CHARS]
+        summary = body_of(effect)  # within CHECK_SUMMARY_CHARS, its verdict whole (effects/verdict.py)
         path = f"/repos/{hub.repo.full_name}/check-runs"
         digest = _digest(effect.conclusion, effect.title, summary)
         if isinstance(existing, CheckFound) and existing.number is not None:

@@ -13,7 +13,7 @@ from gauntlet.errors import InputError
 from gauntlet.ingest import IngestResult, ingest_paths
 from gauntlet.ingest.formats import detect_format
 from gauntlet.ingest.limits import DEFAULT_LIMITS
-from gauntlet.models import evolve
+from gauntlet.models import InputProblem, evolve
 
 if TYPE_CHECKING:
     from gauntlet.ingest.junit import TestIds
@@ -21,15 +21,29 @@ if TYPE_CHECKING:
 __all__ = ["as_run_sees_them", "expand", "read_findings", "read_test_ids"]
 
 
-def expand(patterns: Iterable[str], root: Path) -> list[Path]:
-    """Files matching the globs (relative to ``root``), sorted, each once."""
+def expand(
+    name: str, patterns: Iterable[str], root: Path, *, confined: bool = True
+) -> tuple[list[Path], list[InputProblem]]:
+    """Files matching the globs of the input ``name`` (relative to ``root``), sorted, each once; and a
+    misconfigured problem for each pattern that matches no file, or (``confined``) only files outside ``root``."""
     found: dict[Path, None] = {}
+    problems: list[InputProblem] = []
+    inside = root.resolve()
     for pattern in patterns:
+        matched = outside = 0
         for match in sorted(glob.glob(pattern, root_dir=root, recursive=True)):
             path = root / match
-            if path.is_file():
+            if confined and not path.resolve().is_relative_to(inside):
+                outside += 1  # `../`, an absolute path or a link out: not the workspace's to read
+            elif path.is_file():
                 found[path] = None
-    return list(found)
+                matched += 1
+        if matched:
+            continue
+        why = "names files outside the workspace" if outside else "matches no file in the workspace"
+        message = f"input `{name}`: the pattern `{pattern}` {why}"
+        problems.append(InputProblem(path=pattern, level="error", message=message, misconfigured=True))
+    return list(found), problems
 
 
 def read_findings(logs: Iterable[Path], findings: Iterable[Path], root: Path) -> IngestResult:

@@ -21,6 +21,7 @@ from pathlib import Path
 from gauntlet.config import Config
 from gauntlet.errors import InputError
 from gauntlet.github.start import Reviews
+from gauntlet.jobkey import joined
 from gauntlet.models import Observation, Permission, RunIdentity, evolve
 from gauntlet.observe.files import as_run_sees_them, expand, read_findings, read_test_ids
 from gauntlet.observe.github_facts import Remote, github_facts
@@ -42,9 +43,23 @@ class Downloads:
 
     logs: Sequence[Path] = ()
     findings: Sequence[Path] = ()
-    #: The names of the CI jobs whose logs were downloaded because they failed (on ``workflow_run`` the job
-    #: Gauntlet runs in is its own: these are the ones reports name).
+    #: The names of the CI jobs whose logs were downloaded because they failed: the ones reports name.
     failed_jobs: Sequence[str] = ()
+    #: On ``workflow_run``: every job of the CI run's latest attempt, by name. The run is keyed by them
+    #: (:mod:`gauntlet.jobkey`), never by the job Gauntlet itself runs in.
+    jobs: Sequence[str] | None = None
+
+
+def _ci_job(event: str, settings: Settings, downloads: Downloads) -> str:
+    """The CI job the run reports on: the CI run's jobs on ``workflow_run`` (``GITHUB_JOB`` is Gauntlet's own
+    job there, never recorded), else the runner's job, which Gauntlet is a step of."""
+    if event != "workflow_run":
+        return settings.job
+    if downloads.jobs is None:
+        return ""  # not read (no token, a run on files): compared with any job, as a run on files is
+    if not downloads.jobs:
+        raise InputError("the CI run of this workflow_run lists no jobs: there is nothing to judge")
+    return joined(downloads.jobs)
 
 
 def observe(
@@ -76,7 +91,8 @@ def observe(
         sha=settings.sha,
         run_id=settings.run_id,
         run_attempt=settings.run_attempt,
-        job=settings.job,
+        workflow=settings.workflow,
+        job=_ci_job(event.event, settings, downloads),
     )
     if route == "comment":
 
@@ -95,8 +111,12 @@ def observe(
     head_sha = event.head_sha or settings.sha
     if not head_sha:
         raise InputError("no head SHA: pass --event-path with a pull_request or push event")
-    files = [*expand(settings.findings, settings.workspace), *downloads.findings]
-    found = read_findings([*expand(settings.logs, settings.workspace), *downloads.logs], files, settings.workspace)
+    confined = settings.inputs_in_workspace
+    logs, unmatched_logs = expand("logs", settings.logs, settings.workspace, confined=confined)
+    findings, unmatched_findings = expand("findings", settings.findings, settings.workspace, confined=confined)
+    files = [*findings, *downloads.findings]
+    found = read_findings([*logs, *downloads.logs], files, settings.workspace)
+    found = evolve(found, problems=(*unmatched_logs, *unmatched_findings, *found.problems))
     tests = read_test_ids(files, settings.workspace)  # passing tests count in the outcome history
     github = None
     if remote is not None:

@@ -378,8 +378,12 @@ HOSTILE = [
 _MENTION = re.compile(r"(?<![`\w])@[A-Za-z0-9]")
 
 
+#: The verdict that ends a check's summary: Gauntlet's own fence, around JSON whose text cannot hold one.
+_VERDICT = re.compile(r"\n```json\n([^`]*)\n```\n\Z")
+
+
 def assert_safe(effect: Effect) -> None:
-    body = body_of(effect)
+    body = _VERDICT.sub("", body_of(effect))
     assert len(body) <= MAX_BODY_CHARS
     assert "1234000" not in body
     assert "LOOPLOOP" not in body

@@ -42,7 +42,7 @@ def test_an_iteration_reads_the_input_files_and_the_downloads_once(tmp_path: Pat
     shutil.copyfile(DEMO / "pytest-iteration-2.log", downloaded)
     settings = _settings(tmp_path, logs=("*.log",))
     only_globs = observe("iteration", _delivery("pull_request", PR), settings, Config())
-    assert only_globs.pr == 7 and only_globs.head_sha == "a" * 40 and only_globs.id == f"{'a' * 40}:41:1:test"
+    assert only_globs.pr == 7 and only_globs.head_sha == "a" * 40 and only_globs.id == f"{'a' * 40}:41:1:/test"
     assert only_globs.findings and all(f.kind == "test_failure" for f in only_globs.findings)
     both = observe(
         "iteration",

@@ -16,7 +16,7 @@ each part stays small:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import BinaryIO
 
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
@@ -48,9 +48,13 @@ from gauntlet.untrusted import Masks
 __all__ = ["make_parsers", "read_log", "scan"]
 
 
-def make_parsers() -> list[Parser]:
-    """Fresh parsers, in the order they are offered each line (block readers before line matchers)."""
-    return [
+def make_parsers(exclude: Collection[str] = ()) -> list[Parser]:
+    """Fresh parsers, in the order they are offered each line (block readers before line matchers).
+
+    :param exclude: parser class names left out (``bench/corpus.py --leave-one-out`` takes a tool's own parser
+        out of play, to measure what the generic ones make of its output).
+    """
+    parsers: list[Parser] = [
         CiRunner(),
         Pytest(),
         Unittest(),
@@ -92,6 +96,7 @@ def make_parsers() -> list[Parser]:
         LineWords(),
         Diagnostics(),
     ]
+    return [parser for parser in parsers if type(parser).__name__ not in exclude]
 
 
 def read_log(
@@ -111,12 +116,14 @@ def scan(
     *,
     masks: Masks | None = None,
     backend: str = "auto",
+    exclude: Collection[str] = (),
 ) -> Iterator[Finding]:
     """Yield one finding per failure found in a log.
 
     :param lines: a binary stream, or byte strings taken as lines (newline-terminated or not).
     :param limits: caps on line length, findings, message and excerpt sizes.
     :param backend: the prefilter's search; every one yields the same findings, only its speed differs.
+    :param exclude: parser class names left out (:func:`make_parsers`).
     """
-    analyser = Analyser(make_parsers(), limits, masks)
+    analyser = Analyser(make_parsers(exclude), limits, masks)
     yield from scan_blocks(iter_blocks(lines, limits), analyser, backend=backend)

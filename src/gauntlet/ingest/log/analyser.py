@@ -27,6 +27,7 @@ from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, nor
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser
 from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
+from gauntlet.ingest.log.place import lint_rows, place_block
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.paths import repo_relative
@@ -210,6 +211,11 @@ class Analyser:
                 best = terminal
             located = self._locate(terminal.end if terminal is not None else self.place[2])
             chosen = _choose(best, terminal, located)
+            if chosen is not None and located is not None and chosen.tool is None:
+                # No parser knew the tool: the block still says where it failed, and what failed.
+                place_block(chosen, self._block(located), self._step, self._above(located.start))
+                if chosen.kind == "lint":
+                    self._report_rows(chosen, located)
             # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
             repeated = chosen is terminal and self._empty_step and self.count > 0
             if chosen is not None and not repeated:
@@ -222,6 +228,23 @@ class Analyser:
         self._explained = False
         self._fallbacks.clear()
         self._crash, self._crash_reported = None, False
+
+    def _block(self, located: Located) -> list[str]:
+        """The located block's lines still in the ring, its best line first."""
+        inside = [(number, text) for number, text in self.ring if located.start <= number <= located.end]
+        return [text for number, text in inside if number == located.line] + [text for _, text in inside]
+
+    def _report_rows(self, chosen: Draft, located: Located) -> None:
+        """A linter's block holds a problem per row: each row its own finding, the chosen one first."""
+        inside = [(number, text) for number, text in self.ring if located.start <= number <= located.end]
+        for number, text, (path, line, column) in lint_rows(inside, self._above(located.start)):
+            if (path, line) != (chosen.path, chosen.line):
+                row = Draft(None, "lint", text.strip(), number, number, path=path, line=line, column=column)
+                self._report(row)
+
+    def _above(self, start: int, count: int = 20) -> list[str]:
+        """Up to ``count`` ring lines just above line ``start``, oldest first."""
+        return [text for number, text in self.ring if start - count <= number < start]
 
     def _locate(self, before: int) -> Located | None:
         """The locator's block for the step that ends just before line ``before`` (see :mod:`.locator`)."""

@@ -13,7 +13,7 @@ import re
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.models import Kind
 
-__all__ = ["CiRunner", "exit_kind"]
+__all__ = ["HEADER_LINES", "CiRunner", "exit_kind"]
 
 # The step's exit line, per CI; group "code" is the exit status.
 _EXIT = re.compile(
@@ -55,6 +55,8 @@ _EXIT_MEANING: dict[int, tuple[Kind, str]] = {
     135: ("crash", "bus error (SIGBUS, exit 135)"),
 }
 _STEP_TAIL = 24
+#: A step's header (the script GitHub echoes after ``##[group]Run``) ends at ``##[endgroup]`` or this many lines on.
+HEADER_LINES = 200
 
 
 def exit_kind(code: int) -> tuple[Kind, str]:
@@ -67,7 +69,7 @@ class CiRunner:
 
     def __init__(self) -> None:
         self._header = False
-        self._seen: list[int] = []
+        self._start = 0  # line number of the header's ##[group]Run line
 
     @property
     def active(self) -> bool:
@@ -78,11 +80,11 @@ class CiRunner:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
         if self._header:
-            # The step's script, shell and env as GitHub echoes them: the command, not its output.
-            self._header = not text.startswith("##[endgroup]") and len(self._seen) < 200
+            # The step's script, shell and env as GitHub echoes them: the command, not its output. Counted by
+            # line number, not lines seen: the scanner skips a header's lines without feeding them.
+            self._header = not text.startswith("##[endgroup]") and number - self._start <= HEADER_LINES
             if not self._header:
                 sink.saw_runner(error=False, grouped=False)
-            self._seen.append(number)
             return True
         if text.startswith("##["):
             grouped = True if text.startswith("##[group]") else False if text.startswith("##[endgroup]") else None
@@ -91,7 +93,7 @@ class CiRunner:
                 title = text[len("##[group]") :]
                 if title.startswith("Run "):
                     sink.set_step(title[4:])
-                    self._header, self._seen = True, []
+                    self._header, self._start = True, number
                 return True
             if text.startswith(("##[endgroup]", "##[warning]", "##[notice]", "##[debug]", "##[command]")):
                 return True

@@ -113,15 +113,20 @@ _ANYWHERE = re.compile(
 )
 # Lines without an anchor that a parser still needs to see when they sit just before a hit: the cause
 # printed above a failed step's exit (a refused connection, a kill, a go vet line, an apt error).
-_HINT = re.compile(
+# Two parts, as for triggers: ``re`` tries every alternative at every position of a search, so the shapes that
+# only stand at a line's start are matched there alone (twice as fast on the lines fed as context).
+_HINT_ANYWHERE = re.compile(
     r"""onnect|ECONN|ETIMEDOUT|EAI_AGAIN|resolve\ host|Temporary\ failure|Name\ or\ service|returned\ error
       |Too\ Many|toomanyrequests|rate\ limit|hung\ up|unreachable|handshake|i/o\ timeout|Docker\ daemon
       |lost\ communication|shutdown\ signal|maximum\ execution|No\ space\ left|canceled
       |undefined\ reference|multiple\ definition|cannot\ find\ -l|Undefined\ symbols|out\ of\ memory|Out\ of\ memory
       |OOMKilled|MemoryError|\.go:\d+:\d+:\ |not\ recognized|ELIFECYCLE|Bus\ error|\.go:\d+:[ ]
-      |\.rb:\d+:\d+:\ [CWEFR]:\ |^\[warn\][ ]
-      |^(?:[\w.+-]+:\ )?[^\s:]+\.[A-Za-z][\w+-]*:\d+:|\bline\ \d+\b|^==\d+==\ |DATA\ RACE|No\ rule\ to\ make
-      |^\s+Location:\ |^\s+\d+:\d+\s+(?:✖|⚠|error|warning)\s|^>>\ Issue:|\.rb:\d+:\d+:\ """,
+      |\bline\ \d+\b|DATA\ RACE|No\ rule\ to\ make|\.rb:\d+:\d+:\ """,
+    re.VERBOSE,
+)
+_HINT_AT_START = re.compile(
+    r"""\[warn\][ ]|(?:[\w.+-]+:\ )?[^\s:]+\.[A-Za-z][\w+-]*:\d+:|==\d+==\ |>>\ Issue:|\s+Location:[ ]
+      |\s+\d+:\d+\s+(?:✖|⚠|error|warning)\s""",
     re.VERBOSE,
 )
 
@@ -143,7 +148,7 @@ def is_trigger(text: str) -> bool:
 
 def may_start(text: str) -> bool:
     """True when a context line could start a parser's block (or carries state a parser keeps)."""
-    return is_trigger(text) or _HINT.search(text) is not None
+    return is_trigger(text) or _HINT_AT_START.match(text) is not None or _HINT_ANYWHERE.search(text) is not None
 
 
 # The same anchors for Hyperscan (which has no look-behind), a little sharper so that "test_error_handling"

@@ -13,12 +13,14 @@ the log exactly as GitHub serves it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from io import SEEK_CUR
 from typing import BinaryIO, cast
 
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
+from gauntlet.ingest.log.ci import HEADER_LINES
 from gauntlet.ingest.log.locator import Span, last_lines, previous_lines
 from gauntlet.ingest.log.prefilter import is_trigger, searcher
 from gauntlet.ingest.log.text import clean_line
@@ -175,20 +177,34 @@ NUMPY_AFTER = 256 << 20
 NUMPY_SPAN = 8 << 10
 
 
-#: A step header (the script GitHub echoes) longer than this is read line by line.
+#: Where an ``##[endgroup]`` is looked for first: a real step's script is a few lines long.
 HEADER_BYTES = 16 << 10
+# The most lines a header may have (its last line, the one after these, ends it whatever it says).
+_HEADER_REACH = re.compile(rb"(?:[^\n]*+\n){%d}" % HEADER_LINES)
 
 
 def _skip_header(block: bytes, cursor: int, number: int, limit: int, *, big: bool) -> tuple[int, int]:
-    """Jump to the ``##[endgroup]`` line that ends a step's header; the lines between are its script.
+    """Jump over a step's header, to the line that ends it: its ``##[endgroup]`` or the last it may have.
 
-    The runner parser claims every header line anyway (a script is no output), so they need no reading.
+    The runner parser claims every header line anyway (a script is no output), so the lines between need no
+    reading; it counts the header by line number (:data:`~gauntlet.ingest.log.ci.HEADER_LINES`), so the line
+    jumped to ends it just as when every line is fed. A header that runs past the block is read line by line.
     """
     close = block.find(b"##[endgroup]", cursor, min(limit, cursor + HEADER_BYTES))
-    if close == -1:
+    if close != -1:
+        stop = block.rfind(b"\n", cursor, close) + 1 or cursor
+        lines = count_newlines(block, cursor, stop, big=big)
+        if lines < HEADER_LINES:
+            return stop, number + lines
+    reach = _HEADER_REACH.match(block, cursor, limit)
+    end = limit if reach is None else reach.end()
+    close = block.find(b"##[endgroup]", cursor, end)
+    if close != -1:
+        stop = block.rfind(b"\n", cursor, close) + 1 or cursor
+        return stop, number + count_newlines(block, cursor, stop, big=big)
+    if reach is None:
         return cursor, number
-    start = block.rfind(b"\n", cursor, close) + 1 or cursor
-    return start, number + count_newlines(block, cursor, start, big=big)
+    return end, number + HEADER_LINES
 
 
 def _is_hit(text: str, analyser: Analyser) -> bool:

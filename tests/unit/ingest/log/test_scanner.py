@@ -16,6 +16,7 @@ from gauntlet.ingest.log import scan
 from gauntlet.ingest.log.scanner import BLOCK_BYTES, count_newlines, iter_blocks
 
 FAILURE = b"src/app.c:12:5: error: 'count' undeclared (first use in this function)"
+EXIT = b"##[error]Process completed with exit code 1."
 NOISE = st.sampled_from(
     [
         b"gcc -O2 -Wall -c src/x.c -o build/x.o",
@@ -61,6 +62,15 @@ def test_a_failure_across_a_block_boundary_is_found_at_its_line() -> None:
     lines.insert(150_000, FAILURE)
     [finding] = findings(b"\n".join(lines) + b"\n")
     assert finding.log_lines == (150_001, 150_001)
+
+
+def test_unclosed_step_headers_do_not_use_up_the_lines_read() -> None:
+    # Step framing that never closes (``##[group]Run`` after ``##[group]Run``) was read line by line up to
+    # each header's limit, which spent the hostile-input budget of fed lines before the log's real end.
+    header = b"##[group]Run make\n" + b"echo step\n" * 250
+    [finding] = findings(header * 2600 + FAILURE + b"\n" + EXIT + b"\n")
+    assert finding.path == "src/app.c" and finding.line == 12
+    assert finding.log_lines[0] <= 2600 * 251 + 1 <= finding.log_lines[1]
 
 
 def test_iterables_of_lines_without_newlines_are_lines() -> None:

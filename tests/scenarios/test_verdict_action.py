@@ -1,0 +1,81 @@
+"""The verdict people act on (issue 32), through the Action: a comment that lists each failure once under whose
+it is, with a headline that agrees with the check, and a check whose summary ends with the JSON verdict."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import jsonschema
+from mainline import LOGS
+from scenario import REPO, Scenario
+
+from gauntlet.effects.verdict import verdict_schema
+
+ONLY_LOGS = {"logs": "*.log", "findings": ""}
+_VERDICT = re.compile(r"\n```json\n(.*)\n```\n\Z", re.S)
+
+
+def _logs(*names: str) -> dict[str, str]:
+    return {f"{n}-{name}": (LOGS / name).read_text(encoding="utf-8") for n, name in enumerate(names)}
+
+
+def _push(sha: str) -> dict[str, Any]:
+    return {"ref": "refs/heads/main", "after": sha, "repository": {"full_name": REPO, "default_branch": "main"}}
+
+
+def _verdict(summary: str) -> dict[str, Any]:
+    found = _VERDICT.search(summary)
+    assert found is not None, summary[-500:]
+    verdict: dict[str, Any] = json.loads(found.group(1))
+    jsonschema.validate(verdict, verdict_schema())
+    return verdict
+
+
+def _main_with_a_flake_and_a_break(world: Scenario) -> None:
+    """main fails test_divide for real, and test_lucky fails then passes on a rerun of the same commit."""
+    main = world.sandbox.head(REPO) or ""
+    first = _logs("pytest-divide-broken.log", "pytest-lucky-flaky.log")
+    assert world.run("push", _push(main), files=first, inputs=ONLY_LOGS, run_id=10).code == 0
+    again = _logs("pytest-divide-broken.log")
+    assert world.run("push", _push(main), files=again, inputs=ONLY_LOGS, run_id=10, attempt=2).code == 0
+
+
+def test_a_new_a_preexisting_and_a_flaky_failure_are_listed_once_each_and_one_is_the_prs(world: Scenario) -> None:
+    _main_with_a_flake_and_a_break(world)
+    number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
+    files = _logs("pytest-add-divide-broken.log", "pytest-lucky-flaky.log")
+    pr = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=files, inputs=ONLY_LOGS)
+
+    assert pr.code == 0, pr.error
+    [comment] = world.comments(number)
+    body = comment.body
+    assert "**1 failure is yours**; 2 are not yours (1 flaky, 1 failing on the default branch): fix 1." in body
+    for test in ("test_add", "test_divide", "test_lucky"):
+        assert body.count(f"tests/test_calc.py::{test}`") == 1, test
+    [check] = world.check_runs(sha)
+    assert check.conclusion == "failure"
+    verdict = _verdict(check.output.summary or "")
+    words = {f["test_id"].rsplit("::", 1)[-1]: (f["provenance"], f["blocks"]) for f in verdict["findings"]}
+    assert words == {"test_add": ("new", True), "test_divide": ("preexisting", False), "test_lucky": ("flaky", False)}
+    assert verdict["conclusion"] == check.conclusion and verdict["pr"] == number
+    assert "1 failure is yours" in pr.summary
+
+
+def test_with_only_failures_that_are_not_the_prs_the_check_passes_and_the_comment_asks_for_no_fix(
+    world: Scenario,
+) -> None:
+    _main_with_a_flake_and_a_break(world)
+    number, sha = world.open_pr("docs", {"README.md": "# app\n\nMore words.\n"})
+    files = _logs("pytest-divide-broken.log", "pytest-lucky-flaky.log")
+    pr = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=files, inputs=ONLY_LOGS)
+
+    assert pr.code == 0, pr.error
+    [check] = world.check_runs(sha)
+    assert check.conclusion == "success"
+    body = world.comments(number)[0].body
+    assert "**Nothing of yours is failing: you can merge.**" in body
+    assert "must be fixed" not in body and "fix criticals" not in body
+    assert _verdict(check.output.summary or "")["conclusion"] == "success"
+    assert "Nothing of yours is failing" in (check.output.summary or "") and "Nothing of yours is failing" in pr.summary

@@ -1,0 +1,77 @@
+"""The block's own place and kind, for a tool no parser knows (``ingest/log/place.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gauntlet.ingest.log import make_parsers
+from gauntlet.ingest.log.draft import Draft
+from gauntlet.ingest.log.place import place_block
+
+
+def _placed(lines: list[str], step: str = "", kind: str = "unknown") -> Draft:
+    draft = Draft(None, kind, lines[0], 1, len(lines), role="fallback")  # type: ignore[arg-type]
+    place_block(draft, lines, step)
+    return draft
+
+
+@pytest.mark.parametrize(
+    ("line", "place"),
+    [
+        ("./main.go:6:14: undefined: total", ("./main.go", 6, 14)),
+        ("src/App.java:5: error: cannot find symbol", ("src/App.java", 5, None)),
+        (r"D:\a\demo\demo\src\grow.c:5:23: error: 'size' undeclared", (r"D:\a\demo\demo\src\grow.c", 5, 23)),
+        ("main.c:(.text+0xa): undefined reference to `helper'", ("main.c", None, None)),
+        ("  at Shop.total (lib/shop.js:12:7)", ("lib/shop.js", 12, 7)),
+        ("[ERROR] /w/src/main/java/demo/Shop.java:[5,9] cannot find symbol", ("/w/src/main/java/demo/Shop.java", 5, 9)),
+        (r"C:\src\App.cs(12,5): error CS0103: name 'x' does not exist", (r"C:\src\App.cs", 12, 5)),
+        ("release.sh: line 3: VERSION: unbound variable", ("release.sh", 3, None)),
+        ('  File "app/run.py", line 14, in main', ("app/run.py", 14, None)),
+        ("Died at script.pl line 9.", ("script.pl", 9, None)),
+    ],
+)
+def test_the_first_file_and_line_the_block_names_is_its_place(line: str, place: tuple[object, ...]) -> None:
+    draft = _placed(["Error: build failed", line])
+    assert (draft.path, draft.line, draft.column) == place
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "GET https://registry.example.com:443/v2/ failed",
+        "connect to example.com:8080 refused",
+        "Python 3.11.7: error installing",
+        "took 12:03:44 in total",
+    ],
+)
+def test_hosts_versions_and_times_are_no_places(line: str) -> None:
+    assert _placed([line]).path is None
+
+
+def test_a_diagnostic_is_a_build_error_and_a_test_failure_where_the_step_ran_the_tests() -> None:
+    diagnostic = ['cart/cart.go:11: cannot use "n" as int value in return statement']
+    assert _placed(diagnostic, step="go build ./...").kind == "build_error"
+    assert _placed(diagnostic, step="go test ./...").kind == "test_failure"
+    assert _placed(["--- FAIL: TestAdd (0.00s)", "    calc_test.go:7: got 3"]).kind == "test_failure"
+    assert _placed(["[ERROR] Failed to execute goal on project demo"]).kind == "unknown", "Failed is no test verdict"
+    assert _placed(["x.c:1: note"], kind="crash").kind == "crash", "a kind the locator gave stays"
+
+
+def test_a_tools_own_parsers_can_be_taken_out_of_play() -> None:
+    names = {type(p).__name__ for p in make_parsers()}
+    assert {"Pytest", "Go", "Diagnostics"} <= names
+    assert {type(p).__name__ for p in make_parsers({"Pytest", "Go"})} == names - {"Pytest", "Go"}
+
+
+def test_a_stylish_report_places_its_first_row_under_its_file_header() -> None:
+    block = ['  2:1  error  duplication of key "a" in mapping  (key-duplicates)']
+    draft = Draft(None, "unknown", block[0], 5, 5, role="fallback")
+    place_block(draft, [block[0], *block], "yamllint .", before=["/home/runner/work/app/app/ci/dup.yml"])
+    assert (draft.path, draft.line, draft.column, draft.kind) == ("/home/runner/work/app/app/ci/dup.yml", 2, 1, "lint")
+
+
+def test_a_dependency_failure_and_a_compiler_error_are_named_by_their_words() -> None:
+    resolve = ["[ERROR] Failed to execute goal on project demo: Could not resolve dependencies for project x"]
+    assert _placed(resolve).kind == "dependency"
+    assert _placed(["error[E0308]: mismatched types"]).kind == "build_error"
+    assert _placed(["error: VERSION file is missing"]).kind == "unknown", "a script's own error: is no compiler's"

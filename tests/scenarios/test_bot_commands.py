@@ -369,7 +369,9 @@ def test_retry_with_nothing_to_rerun_replies_and_exits_0(bench: Bench) -> None:
     comment = bench.say("wes", "/gauntlet retry")
     printed = bench.deliver(comment)  # act() asserts exit 0: GitHub's 403 for the rerun no longer fails the run
     [reply] = bench.replies(comment.id)
-    assert f"rerun the failed jobs of run {run.id}" in reply
+    # Nothing was rerun, so the reply claims no rerun (it once said "Asked GitHub to rerun").
+    assert f"run {run.id} (attempt 1)" in reply and "has nothing to rerun and is left as it is" in reply
+    assert "Asked GitHub" not in reply
     assert "rerun_failed_jobs skipped" in printed
     reruns = [r for r in bench.sandbox.requests() if r["path"].endswith(f"/runs/{run.id}/rerun-failed-jobs")]
     assert reruns == []

@@ -240,8 +240,13 @@ def _retry(state: State, command: Command, ctx: CommandContext) -> tuple[State, 
         return state, Outcome(ok=False, text="Not done: Gauntlet has recorded no workflow run on this pull request.")
     run_id, attempt = int(latest[1]), int(latest[2])
     # A run whose jobs all passed has nothing to rerun: GitHub refuses it, and the edge skips it (github/runs.py).
+    # Only the edge learns which, after this reply is written, so the reply claims no rerun: a review finding
+    # fails the check of a run whose jobs all passed.
     rerun = RerunFailedJobs(run_id=run_id, attempt=attempt)
-    text = f"Asked GitHub to rerun the failed jobs of run {run_id} (attempt {attempt}), if it has any."
+    text = (
+        f"Rerun requested for the failed jobs of run {run_id} (attempt {attempt}). A run whose jobs all passed "
+        "has nothing to rerun and is left as it is; the Gauntlet job summary says which happened."
+    )
     return state, Outcome(ok=True, text=text, effects=(rerun,))
 
 

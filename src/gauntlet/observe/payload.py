@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gauntlet.errors import InputError
+from gauntlet.ingest.jsondoc import valid_text
 from gauntlet.ingest.values import position
 from gauntlet.models import EventFacts
 from gauntlet.untrusted import scrub
@@ -54,7 +55,8 @@ class Delivery:
         something reads it (:meth:`checked`).
         """
         try:
-            data = json.loads(payload)
+            # A lone surrogate (``\ud800``) would decode into a str that no comment, issue or state can encode.
+            data = json.loads(valid_text(payload))
         except (ValueError, RecursionError) as exc:
             return cls(name=name, data={}, origin=origin, problem=f"{origin}: not valid JSON: {exc}")
         if not isinstance(data, dict):

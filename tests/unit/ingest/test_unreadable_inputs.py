@@ -6,6 +6,7 @@ Through ``gauntlet ingest`` and ``gauntlet run`` in-process, on every real fixtu
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -191,3 +192,24 @@ def test_in_actions_an_unreadable_findings_file_is_a_warning_and_a_summary_notic
     summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
     assert "Not read:" in summary and "broken.sarif: not valid JSON" in summary
     assert "criticals=4" in (tmp_path / "output").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("surrogate", [rb"\ud800", b"\xed\xa0\x80"])
+def test_gauntlet_ingest_reads_a_review_and_a_sarif_holding_lone_surrogates(
+    tmp_path: Path, surrogate: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    review = tmp_path / "review.json"
+    review.write_bytes(
+        b'[{"reviewer": "r", "severity": "major", "category": "bug", "location": "src/a.py:1", '
+        b'"description": "bad ' + surrogate + b' here"}]'
+    )
+    sarif = tmp_path / "s.sarif"
+    sarif.write_bytes(
+        b'{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x' + surrogate + b'"}}, "results": '
+        b'[{"ruleId": "R1", "level": "error", "message": {"text": "m ' + surrogate + b'"}}]}]}'
+    )
+    assert main(["ingest", "--json", str(review), str(sarif)]) == 0  # two findings, not a UnicodeDecodeError
+    messages = sorted(json.loads(line)["message"] for line in capsys.readouterr().out.splitlines())
+    # A replacement for each surrogate: U+FFFD (one per invalid byte when it came as raw UTF-8), or "?" where
+    # ijson's C parser already replaced an escaped one itself.
+    assert [re.sub("[\ufffd?]+", "\ufffd", m) for m in messages] == ["bad \ufffd here", "m \ufffd"]

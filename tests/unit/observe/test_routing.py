@@ -43,6 +43,13 @@ def test_the_action_of_an_untrusted_payload() -> None:
     assert Delivery.of("pull_request", b"not json").action is None
 
 
+def test_a_payload_holding_lone_surrogates_decodes_to_encodable_text() -> None:
+    delivery = Delivery.of("issue_comment", b'{"action": "created", "comment": {"body": "hi \\ud800 \\udfff"}}')
+    body = delivery.data["comment"]["body"]
+    assert body == "hi \ufffd \ufffd"
+    body.encode("utf-8")  # a reply quoting it can be posted
+
+
 def test_an_ignored_event_is_ignored_whatever_its_payload() -> None:
     assert route_of(Delivery.of("release", b"not json")) is None
 

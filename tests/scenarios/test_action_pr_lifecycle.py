@@ -60,3 +60,22 @@ def test_a_merged_pr_says_so(world: Scenario) -> None:
     [issue] = [i for i in world.repo.get_issues(state="all") if i.pull_request is None]
     assert issue.state == "closed"
     assert any(f"PR #{number} was merged" in c.body for c in issue.get_comments())
+
+
+def test_review_activity_refreshes_the_report_and_spends_no_attempt(world: Scenario) -> None:
+    number, sha = world.open_pr("review", {"calc.py": "def add(a, b):\n    return a * b\n"})
+    files = {"pytest.log": failing_ci(1)["pytest.log"]}
+    first = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=files, inputs=ONLY)
+    assert first.code == 0, first.error
+    record = world.pr_record(number)
+    assert record is not None and len(record.attempts) == 1
+    for n, (event, action) in enumerate(
+        [("pull_request_review_comment", "created"), ("pull_request_review", "submitted")] * 3
+    ):
+        payload = world.pull_request_event(number, sha, action)
+        done = world.run(event, payload, files={}, inputs={"logs": "", "findings": ""}, run_id=300 + n)
+        assert done.code == 0, done.error
+        assert {e["type"] for e in done.report["effects"]} <= {"set_check", "upsert_comment", "write_summary"}
+    record = world.pr_record(number)
+    assert record is not None and len(record.attempts) == 1, [a.failure_type for a in record.attempts]
+    assert [i for i in world.repo.get_issues(state="all") if i.pull_request is None] == []

@@ -85,6 +85,9 @@ class ReportFacts(BaseModel):
     notes: tuple[str, ...] = ()
     #: An input pattern matched no file or left the workspace: the check says so and is neutral, never green.
     misconfigured: bool = False
+    #: A review event's run (a review or review comment created, edited or deleted): it refreshes the report
+    #: and spends no attempt; only a new CI iteration is an attempt (issue 30).
+    review_only: bool = False
 
     @classmethod
     def of(cls, obs: Observation) -> ReportFacts:
@@ -102,6 +105,7 @@ class ReportFacts(BaseModel):
             flaky_tests=obs.flaky_tests,
             notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
             misconfigured=any(p.misconfigured for p in obs.input_problems),
+            review_only=obs.event in REVIEW_EVENTS,
         )
 
     @classmethod
@@ -120,6 +124,10 @@ class ReportFacts(BaseModel):
             run_attempt=attempt,
             job=job if "/" in job else f"/{job}",  # an id stored before ids held the workflow: the job alone
         )
+
+
+#: Events that only say a review changed: Gauntlet reports again, and counts no attempt.
+REVIEW_EVENTS = frozenset({"pull_request_review", "pull_request_review_comment"})
 
 
 def step_pull_request(
@@ -213,7 +221,8 @@ def plan_iteration(
     if not seen:
         current = evolve(current, action=decision.action)
         pr = evolve(pr, iterations=[*pr.iterations[:-1], current])
-        pr = _record_attempt(pr, facts, verdict, current, now)
+        if not facts.review_only:
+            pr = _record_attempt(pr, facts, verdict, current, now)
         events.append(Event(at=now, kind="iteration", key=f"pr:{facts.pr}", data=decision.model_dump()))
     # Learning was folded in with the observation; the report only reads it.
     lessons = learning.lessons_for(state)
@@ -246,7 +255,7 @@ def plan_iteration(
             ),
             WriteSummary(view=view),
             *((blocked,) if blocked and not config.paused else ()),
-            *_recovery_effects(facts, verdict, earlier, pr),
+            *(() if facts.review_only else _recovery_effects(facts, verdict, earlier, pr)),
             *_flake_check(facts, judged, current.findings, config, verdict),
         ),
     )

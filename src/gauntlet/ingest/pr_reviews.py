@@ -89,7 +89,8 @@ def review_findings(
 
     :param comments: ``GET /pulls/{n}/comments`` items (every page).
     :param reviews: ``GET /pulls/{n}/reviews`` items (every page), oldest first.
-    :param pr_author: the pull request's author, whose replies can close a thread.
+    :param pr_author: the pull request's author, whose replies can close a thread; the author's own threads and
+        reviews are notes to self, never findings that block their PR.
     :param trust: whose comments count.
     :param severity: the severity table (defaults, with the configuration's ``reviews.severity`` over them).
     """
@@ -104,19 +105,25 @@ def review_findings(
         if item.get("in_reply_to_id") is None and _open_thread(item, replies.get(item["id"], []), pr_author, trust):
             finding = _finding(item, ("thread", item["id"]), severity, limits, unlabelled=severity.get("unlabelled"))
             found.extend([finding] if finding else [])
-    found.extend(_review_findings([r for r in reviews if isinstance(r, dict)], trust, severity, limits))
+    others = [r for r in reviews if isinstance(r, dict) and not _by(r, pr_author)]
+    found.extend(_review_findings(others, trust, severity, limits))
     return found[: limits.max_findings]
+
+
+def _by(item: Mapping[str, Any], login: str | None) -> bool:
+    """True when ``item`` was written by ``login`` (GitHub logins compare without case)."""
+    return bool(login) and (as_text(_user(item).get("login")) or "").lower() == (login or "").lower()
 
 
 def _open_thread(
     root: Mapping[str, Any], replies: Sequence[Mapping[str, Any]], author: str | None, trust: Trust
 ) -> bool:
-    if not trust.trusts(_user(root), as_text(root.get("author_association"))):
-        return False
+    if _by(root, author) or not trust.trusts(_user(root), as_text(root.get("author_association"))):
+        return False  # the author's own thread is a note to self
     # Outdated: GitHub nulls both once the commented line is gone from the diff (file comments have neither).
     if root.get("subject_type") != "file" and root.get("position") is None and root.get("line") is None:
         return False
-    by_author = [r for r in replies if author and (as_text(_user(r).get("login")) or "").lower() == author.lower()]
+    by_author = [r for r in replies if _by(r, author)]
     return not any(answers(as_text(r.get("body")) or "") for r in by_author)
 
 

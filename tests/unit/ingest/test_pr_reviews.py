@@ -171,3 +171,11 @@ def test_malformed_items_are_skipped() -> None:
     junk: list[Any] = [None, 3, {"id": "x"}, {"id": 1}, {"id": 2, "body": 5, "user": "x"}, comment(3, "major: ok")]
     assert [f.message for f in findings(junk, junk)] == ["ok"]
     assert findings([comment(4, "major: x", html_url="javascript:alert(1)")]) == []
+
+
+def test_the_pr_authors_own_threads_and_reviews_are_notes_not_findings() -> None:
+    own = comment(1, "critical: remember to drop the debug flag", login="Author", association="OWNER")
+    theirs = comment(2, "critical: SQL from user input", login="reviewer")
+    own_review = review(3, "COMMENTED", "critical: revisit before release", login="author")
+    found = findings([own, theirs], [own_review])
+    assert [f.message for f in found] == ["SQL from user input"]

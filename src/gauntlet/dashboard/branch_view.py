@@ -8,9 +8,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from statistics import median
 
-from gauntlet.state.branch import BranchRecord, Breakage, RevertRecord, same_commit
+from gauntlet.state.branch import BranchRecord, Breakage, RevertRecord, RunRecord, same_commit
 
-__all__ = ["REVERT_STATUSES", "BranchView", "BreakRow", "DayRow", "RevertRow", "branch_view", "finding_label"]
+__all__ = [
+    "REVERT_STATUSES",
+    "BranchView",
+    "BreakRow",
+    "DayRow",
+    "RevertRow",
+    "branch_view",
+    "ci_runs",
+    "finding_label",
+]
 
 #: How a revert PR ended, in the order the page counts them.
 REVERT_STATUSES = ("opened", "merged", "withdrawn", "closed unmerged")
@@ -90,7 +99,8 @@ def branch_view(record: BranchRecord, numbers: Mapping[str, int]) -> BranchView:
     """Reduce one branch file to what its page shows; ``numbers`` is the effect index (key -> PR number), which
     holds a revert PR's number when its record does not."""
     per_day: dict[str, list[int]] = {}
-    for run in record.runs:
+    runs = ci_runs(record)
+    for run in runs:
         counts = per_day.setdefault(run.at.strftime("%Y-%m-%d"), [0, 0])
         counts[0 if run.green else 1] += 1
     reverts = sorted(record.reverts, key=lambda r: r.opened_at, reverse=True)
@@ -98,8 +108,8 @@ def branch_view(record: BranchRecord, numbers: Mapping[str, int]) -> BranchView:
     return BranchView(
         name=record.name,
         last_good=record.last_good,
-        runs=len(record.runs),
-        red_runs=sum(1 for run in record.runs if not run.green),
+        runs=len(runs),
+        red_runs=sum(1 for run in runs if not run.green),
         days=tuple(DayRow(day, green, red) for day, (green, red) in sorted(per_day.items())),
         breaks=tuple(_break_row(b) for b in sorted(record.breakages, key=lambda b: b.opened_at, reverse=True)),
         reverts=tuple(
@@ -118,11 +128,23 @@ def branch_view(record: BranchRecord, numbers: Mapping[str, int]) -> BranchView:
     )
 
 
+def ci_runs(record: BranchRecord) -> list[RunRecord]:
+    """One row per CI run (its latest attempt): a rerun of the failed jobs is another attempt of the same run,
+    not another run (the observation id is ``head:run:attempt:job``)."""
+    latest: dict[tuple[str, ...], RunRecord] = {}
+    for run in record.runs:
+        parts = run.observation.split(":", 3)
+        key = (parts[0], parts[1], parts[3]) if len(parts) == 4 else (run.observation,)
+        latest[key] = run  # runs are kept in the order they came: the last attempt stands
+    return list(latest.values())
+
+
 def _revert_status(revert: RevertRecord) -> str:
-    # Issue 18 adds ``withdrawn``: Gauntlet closed it because the break went away, not a person's refusal.
-    if revert.status == "closed_unmerged":
-        return "withdrawn" if getattr(revert, "withdrawn", False) else "closed unmerged"
-    return {"open": "opened"}.get(revert.status, revert.status)
+    # ``withdrawn``: Gauntlet closed it because the break went away, not a person's refusal (issue 18), whatever
+    # state GitHub was last seen in.
+    if revert.withdrawn:
+        return "withdrawn"
+    return {"open": "opened", "closed_unmerged": "closed unmerged"}.get(revert.status, revert.status)
 
 
 def _break_row(breakage: Breakage) -> BreakRow:

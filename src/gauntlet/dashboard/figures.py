@@ -132,7 +132,10 @@ def collect(source: StateSource, default_branch: str = "main", as_of: datetime |
             for finding in breakage.findings:
                 label = finding_label(finding.test_id, finding.path, finding.message)
                 names.setdefault(finding.fingerprint, Named(label, finding.kind, finding.tool or ""))
+        # The newest time any row of the branch's page shows: a run, a break opening or ending, a revert.
         latest.extend(run.at for run in branch.runs[-1:])
+        latest.extend(t for b in branch.breakages for t in (b.opened_at, b.resolved_at) if t is not None)
+        latest.extend(r.opened_at for r in branch.reverts)
         places += 1
         with_history += bool(history_of(branch))
         tally.add_place(branch_outcomes(branch))

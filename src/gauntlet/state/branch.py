@@ -73,8 +73,8 @@ class Breakage(Record):
 
     id: str
     job: str
-    #: The CI jobs seen failing in it, by name (``job`` is the key runs are compared under: on
-    #: ``workflow_run`` that is Gauntlet's own job, never the one that failed).
+    #: The CI jobs seen failing in it, by name (``job`` is the key runs are compared under: CI's workflow and
+    #: job, or the jobs of a whole CI run seen from ``workflow_run``; ``gauntlet.jobkey``).
     failed_jobs: list[str] = []
     first_red: str
     opened_at: datetime

@@ -10,7 +10,7 @@ from gauntlet.dashboard.figures import collect
 from gauntlet.dashboard.source import StateSource
 from gauntlet.models import CommitFact
 from gauntlet.state.additions import Shard
-from gauntlet.state.branch import BranchRecord, Breakage, RevertRecord
+from gauntlet.state.branch import BranchRecord, Breakage, RevertRecord, RunRecord
 from gauntlet.state.pr import AcceptedRisk, Attempt, PRRecord
 from gauntlet.state.shards import delta
 from gauntlet.state.shared import (
@@ -137,3 +137,24 @@ def test_defects_the_records_still_hold_pending_count_before_the_scan_folds_them
     defects = StateSource(root).shared("defects", DefectLog)
 
     assert sorted(e.place for e in defects.entries) == ["main", "pr:5"], "a PR's and the default branch's"
+
+
+def test_reruns_are_attempts_of_one_run_a_withdrawn_revert_says_so_and_the_date_covers_every_row(
+    tmp_path: Path,
+) -> None:
+    sha = "a" * 40
+    attempts = [
+        RunRecord(observation=f"{sha}:7:{n}:CI/test", head_sha=sha, at=at(n), green=n == 3, job="CI/test")
+        for n in (1, 2, 3)
+    ]
+    red = RunRecord(observation=f"{'b' * 40}:8:1:CI/test", head_sha="b" * 40, at=at(4), green=False, job="CI/test")
+    revert = RevertRecord(culprit="c" * 40, breakage="k", opened_at=at(5), status="open", withdrawn=True)
+    breakage = Breakage(id="k", job="CI/test", opened_at=at(6), first_red="b" * 40)
+    write(tmp_path, branches=[BranchRecord(name="main", runs=[*attempts, red], reverts=[revert], breakages=[breakage])])
+
+    dashboard = collect(StateSource(tmp_path))
+
+    [main] = dashboard.branches
+    assert (main.runs, main.red_runs) == (2, 1), "a run and its two reruns are one run, green at its last attempt"
+    assert [r.status for r in main.reverts] == ["withdrawn"]
+    assert dashboard.as_of == at(6), "never earlier than the break the page lists"

@@ -8,8 +8,9 @@ Theory of operation (DESIGN §3, "Merge queue")::
 
 A failure already on the base branch, or known flaky there, does not fail the group: the queue would
 otherwise stall on what no PR in it caused. Nothing is written to the base branch's record: a queue branch's
-failure is never that branch's break (no rerun, no revert, no issue), and the group's commit counts for the
-base branch's history once it lands there and CI runs on it.
+failure is never that branch's break (no revert, no issue), and the group's commit counts for the base branch's
+history once it lands there and CI runs on it. A new test failure is rerun once, as on a PR: a flake passes the
+rerun (its report then holds no failure) instead of dropping the group from the queue.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from gauntlet.effects.views import RunView
 from gauntlet.engine import outcomes, provenance
 from gauntlet.engine.branch_run import decision_of
 from gauntlet.engine.loop import conclusion_of, fails_check
+from gauntlet.engine.pull_request import flake_rerun
 from gauntlet.models import Observation
 from gauntlet.state.models import State
 from gauntlet.state.outcomes import OutcomeHistory
@@ -78,5 +80,8 @@ def step_merge_group(state: State, obs: Observation, config: Config, now: dateti
         title=f"merge queue: {'red' if failing else 'green'} against {obs.queue_base}",
         view=view,
     )
-    plan = Plan(decision=decision, provenance=provenance.report_of(judged), effects=(check, WriteSummary(view=view)))
+    # A new test failure is rerun once, as on a PR: a flake passes and does not drop the group from the queue.
+    rerun = flake_rerun(obs.run_id, obs.run_attempt, judged, records, config)
+    effects = (check, WriteSummary(view=view), *rerun)
+    plan = Plan(decision=decision, provenance=provenance.report_of(judged), effects=effects)
     return state, plan

@@ -40,8 +40,10 @@ __all__ = [
     "ATTEMPTS_KEPT_WHEN_CLOSED",
     "MAX_ANNOTATIONS",
     "MAX_ATTEMPTS_KEPT",
+    "REVIEW_EVENTS",
     "ReportFacts",
     "compact_pr",
+    "flake_rerun",
     "step_closed",
     "step_pull_request",
 ]
@@ -256,7 +258,11 @@ def plan_iteration(
             WriteSummary(view=view),
             *((blocked,) if blocked and not config.paused else ()),
             *(() if facts.review_only else _recovery_effects(facts, verdict, earlier, pr)),
-            *_flake_check(facts, judged, current.findings, config, verdict),
+            *(
+                flake_rerun(facts.run_id, facts.run_attempt, judged, current.findings, config)
+                if verdict.failure_type != "infra"
+                else ()
+            ),
         ),
     )
     return evolve(state, pr=pr, events=events), plan
@@ -316,25 +322,22 @@ def _record_attempt(
     return evolve(pr, attempts=keep_last([*pr.attempts, attempt], MAX_ATTEMPTS_KEPT))
 
 
-def _flake_check(
-    facts: ReportFacts,
-    judged: list[provenance.Judged],
-    findings: list[FindingRecord],
-    config: Config,
-    verdict: RecoveryVerdict,
+def flake_rerun(
+    run_id: str, run_attempt: str, judged: list[provenance.Judged], findings: list[FindingRecord], config: Config
 ) -> tuple[Effect, ...]:
-    """Rerun the failed jobs once when a test failure is ``new``: a flake passes the rerun and turns ``flaky``.
+    """Rerun the failed jobs once when a test failure is ``new``: a flake passes the rerun and turns ``flaky``
+    (a PR's run, or a merge group's).
 
     Only a run's first attempt asks, so a real regression costs one rerun of the failed jobs, never more.
     """
-    if not config.provenance.pr_rerun or config.paused or facts.run_attempt != "1" or verdict.failure_type == "infra":
+    if not config.provenance.pr_rerun or config.paused or run_attempt != "1":
         return ()
-    if not (facts.run_id.isdigit() and facts.run_id != "0"):
+    if not (run_id.isdigit() and run_id != "0"):
         return ()
     tests = {f.fingerprint for f in findings if f.kind == "test_failure"}
     if not any(j.provenance in ("new", "unknown") and j.fingerprint in tests for j in judged):
         return ()
-    return (RerunFailedJobs(run_id=int(facts.run_id), attempt=1),)
+    return (RerunFailedJobs(run_id=int(run_id), attempt=1),)
 
 
 def _failing(findings: list[FindingRecord]) -> frozenset[str]:

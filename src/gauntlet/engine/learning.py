@@ -31,7 +31,7 @@ from datetime import datetime
 import numpy as np
 
 from gauntlet.config import Config
-from gauntlet.engine import bandit, fixes, selfheal
+from gauntlet.engine import bandit, fixes, relation, selfheal
 from gauntlet.models import Finding, FixDiff, Kind, Observation, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.branch import RunRecord
@@ -186,7 +186,7 @@ def record_fixes(
         record = before.get(fingerprint)
         if record is None or (place, fingerprint, current.head_sha) in known:
             continue
-        files, named = fixes.rank_files(changed, fixes.named_by(record.path, record.test_id, record.frames))
+        files, named = fixes.rank_files(changed, relation.named_by(record.path, record.test_id, record.frames))
         pair = FixPair(
             fingerprint=fingerprint,
             error_class=error_class(record.kind),
@@ -231,7 +231,7 @@ def record_branch_fixes(
         entry = seen.get(fingerprint)
         if entry is None or (place, fingerprint, current.head_sha) in known:
             continue
-        files, named = fixes.rank_files(changed, fixes.named_by(entry.path, None))
+        files, named = fixes.rank_files(changed, relation.named_by(entry.path, None))
         pair = FixPair(
             fingerprint=fingerprint,
             error_class=entry.defect_type,

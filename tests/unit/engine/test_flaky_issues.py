@@ -29,7 +29,9 @@ def why(*fps: str) -> dict[str, Flakiness]:
 
 def step(branch: BranchRecord, flakes: list[str], at: datetime) -> tuple[BranchRecord, tuple[Effect, ...]]:
     fps = [t.fingerprint for t in branch.outcomes.tests]
-    return plan_flaky_issues(branch, why(*fps), flakes, repository="o/r", commit="c" * 40, config=CONFIG, now=at)
+    return plan_flaky_issues(
+        branch, why(*fps), flakes, repository="o/r", commit="c" * 40, run="1.1", config=CONFIG, now=at
+    )
 
 
 def test_one_issue_per_flaky_test_updated_then_closed_after_fourteen_quiet_days() -> None:

@@ -91,7 +91,7 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
         branch, effects = breakages.recover(branch, obs, now)
         verdict = RecoveryVerdict()
     else:
-        branch, verdict, effects, event = _red(branch, obs, records, config, now)
+        branch, verdict, effects, event = _red(branch, obs, records, config, now, set(flaky))
         events.append(event)
     if obs.on_default_branch:
         branch, withdrawn = breakages.withdraw_reverted_by_hand(branch, obs)
@@ -154,6 +154,7 @@ def _red(
     records: list[FindingRecord],
     config: Config,
     now: datetime,
+    flaky: set[str],
 ) -> tuple[BranchRecord, RecoveryVerdict, tuple[Effect, ...], Event]:
     """Fold a red run into its breakage, decide, and plan the action."""
     chain = first_parent_chain(obs.commits)
@@ -162,7 +163,7 @@ def _red(
     if obs.failed_jobs:
         breakage = evolve(breakage, failed_jobs=sorted({*breakage.failed_jobs, *obs.failed_jobs}))
     branch = evolve(branch, breakages=breakages.replace(branch.breakages, breakage))
-    revert = decide_revert(branch, breakage, records, chain, config.revert, now)
+    revert = decide_revert(branch, breakage, records, chain, config.revert, now, flaky)
     rerunnable = obs.run_id.isdigit() and obs.run_id != "0" and obs.run_attempt.isdigit()
     verdict = _unless_unconfirmed(_verdict(branch, breakage, records, revert, config), breakage, rerunnable, config)
     effects: list[Effect] = list(closed)

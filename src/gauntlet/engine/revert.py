@@ -49,7 +49,7 @@ engine passes the branch history, the observed commits and the time in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
@@ -157,7 +157,7 @@ def failing_files(findings: Sequence[FindingRecord]) -> set[str]:
     return relation.named_by_all([(f.path, f.test_id, f.frames) for f in findings])
 
 
-def sightings_needed(culprit: CommitFact, finding: FindingRecord) -> int | None:
+def sightings_needed(culprit: CommitFact, finding: FindingRecord, *, flaky: bool = False) -> int | None:
     """How many observations of ``finding`` confirm it as ``culprit``'s breakage, or ``None`` if none ever do.
 
     A compiler's or type checker's error in a file near what the culprit changed confirms on its rerun
@@ -175,7 +175,9 @@ def sightings_needed(culprit: CommitFact, finding: FindingRecord) -> int | None:
         return None
     if finding.kind in _DETERMINISTIC_KINDS:
         return CONFIRMING_SIGHTINGS
-    return CONFIRMING_SIGHTINGS + (1 if close == relation.SAME_FILE else 2)
+    # A test with a flaky history fails its reruns at its (known) flake rate: one more sighting keeps the
+    # coincidence below an unknown test's bar, and consistent failure across them is still a break.
+    return CONFIRMING_SIGHTINGS + (1 if close == relation.SAME_FILE else 2) + (1 if flaky else 0)
 
 
 def identify_culprit(suspects: Sequence[CommitFact], files: set[str]) -> tuple[CommitFact | None, str]:
@@ -216,6 +218,7 @@ def decide_revert(
     chain: Sequence[CommitFact],
     config: RevertConfig,
     now: datetime,
+    flaky: Collection[str] = (),
 ) -> RevertDecision:
     """Decide whether the culprit of ``breakage`` is reverted, or why not.
 
@@ -225,6 +228,8 @@ def decide_revert(
     :param chain: the observed first-parent history, newest first (may be empty).
     :param config: the revert settings.
     :param now: the time of the run.
+    :param flaky: fingerprints the outcome history calls flaky (besides ``branch.flaky``): confirmed like any
+        failure, with one more sighting (:func:`sightings_needed`).
     """
     blocking = [f for f in findings if f.severity in BLOCKING_SEVERITIES]
     breaking = [f for f in blocking if f.kind in BREAKING_KINDS]
@@ -296,7 +301,11 @@ def decide_revert(
         # Documentation alone does not fail a test elsewhere; a flaky test that failed on its rerun too does
         # (the README-only revert of issue 18). Rerun to learn it is flaky; then a human decides.
         return refuse(RevertReason.NOT_CONFIRMED, "it changed only documentation the failures do not point at")
-    needed = {f.fingerprint: sightings_needed(culprit, f) for f in real}
+    every = [r for r in branch.runs if r.job == breakage.job]
+    known_flaky = (
+        set(branch.flaky) | set(flaky) | {f.fingerprint for f in real if _failed_and_passed(f.fingerprint, every)}
+    )
+    needed = {f.fingerprint: sightings_needed(culprit, f, flaky=f.fingerprint in known_flaky) for f in real}
     bars = [n for n in needed.values() if n is not None]
     if not bars:
         decision = refuse(

@@ -274,8 +274,13 @@ class Repository:
             elif effect.type == "file_issue" and effect.kind == "needs-human":
                 tally.needs_human += 1
                 opened = next(b for b in reversed(self.state.branch.breakages) if b.job.endswith(f"/{job}"))
-                tally.early_issues += max(opened.sightings.values(), default=0) < 2
+                # Before confirmation: no rerun of the breakage had run yet (the gate in engine/branch_run.py).
+                tally.early_issues += opened.reruns == 0
                 self.answer(job)
+        asked = next((b for b in self.state.branch.breakages if b.job.endswith(f"/{job}") and b.open), None)
+        if asked is not None and asked.escalated:
+            # A needs-human issue is open about this job's breakage: it covers a break behind it too.
+            self.handled.update(broken)
         if broken and self.rng.random() < self.hand:
             # Somebody reverts the culprit by hand before Gauntlet is done with it.
             culprit = next(c for c in self.commits if c.sha == broken[0])

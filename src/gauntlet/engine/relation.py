@@ -19,7 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-__all__ = ["SAME_FILE", "closeness", "named_by", "named_by_all", "score", "subject_stem"]
+__all__ = [
+    "SAME_FILE",
+    "closeness",
+    "code_under_test",
+    "is_test_file",
+    "named_by",
+    "named_by_all",
+    "score",
+    "subject_stem",
+]
 
 #: The score of a changed file that is one the failure named.
 SAME_FILE = 3
@@ -62,3 +71,27 @@ def score(changed: str, named: set[str]) -> int:
 def closeness(files: Iterable[str], named: set[str]) -> int:
     """How close the nearest of ``files`` (a commit's changes) comes to what a failure ``named``."""
     return max((score(f, named) for f in files), default=0)
+
+
+def is_test_file(path: str) -> bool:
+    """True for a test's own file: ``test_*``, ``*_test``, ``*_spec``, ``*.test.*``, or under a tests folder."""
+    parts = path.strip("/").split("/")
+    name = parts[-1]
+    stem = name.split(".", 1)[0]
+    return (
+        stem.startswith("test_")
+        or stem.endswith(("_test", "_spec"))
+        or ".test." in name
+        or ".spec." in name
+        or any(p in ("tests", "test", "__tests__", "spec") for p in parts[:-1])
+    )
+
+
+def code_under_test(test_file: str, frames: Sequence[str], candidates: Iterable[str]) -> str | None:
+    """The code a failing test exercises: its first stack frame outside the tests, else one of ``candidates``
+    (the files a change touched) that it tests by name (``src/app/core.py`` for ``tests/test_core.py``)."""
+    for frame in frames:
+        if not is_test_file(frame):
+            return frame
+    stem = subject_stem(test_file)
+    return next((c for c in sorted(set(candidates)) if not is_test_file(c) and subject_stem(c) == stem), None)

@@ -262,7 +262,7 @@ def _unless_unconfirmed(
         return verdict
     if rerunnable and config.revert.confirm_reruns and breakage.reruns < config.revert.confirm_reruns:
         why = f"{verdict.reason}; rerunning once to confirm the failure before asking a human"
-        return evolve(verdict, action="retry", reason=why, budget=config.revert.confirm_reruns)
+        return evolve(verdict, action="retry", reason=why)
     why = "this run cannot be rerun" if config.revert.confirm_reruns else "confirm_reruns is 0"
     return evolve(verdict, reason=f"{verdict.reason}; not confirmed by a rerun ({why})")
 

@@ -111,7 +111,9 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     # What the run exercised: its findings' components and what its commit changed (a green run counts too).
     changed = obs.changed_files or (obs.commits[0].files if obs.commits else ())
     defects = selfheal.record_defects(state.defects, obs.findings, place, now, config.components, changed, obs.owners)
-    learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.fix_diff, now)
+    learnings = learning.record_branch_fixes(
+        state.learnings, defects, branch.runs, place, obs.fix_diff, now, {*flaky, *branch.flaky}
+    )
     state = evolve(state, branch=branch, events=events, defects=defects, learnings=learnings)
     return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))
 

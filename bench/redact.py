@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ingest import SCAN, write_log
+from ingest import INGEST, write_log
 
 from gauntlet.ingest import ingest_file
 from gauntlet.ingest.limits import DEFAULT_LIMITS
@@ -106,11 +106,13 @@ def against_baseline(log: Path, baseline: Path, runs: int) -> None:
     for _ in range(runs):
         for name, env in sides.items():
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            subprocess.run([sys.executable, "-c", SCAN, str(log)], check=True, env=env, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-c", INGEST, "ingest", "--json", str(log)], check=True, env=env, capture_output=True
+            )
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     base, ours = min(cpu["baseline"]), min(cpu["this checkout"])
-    print(f"bench/ingest.py scan process, CPU seconds (least of {runs}): baseline {base:.3f}, this checkout {ours:.3f}")
+    print(f"gauntlet ingest process, CPU seconds (least of {runs}): baseline {base:.3f}, this checkout {ours:.3f}")
     print(f"                {100 * (ours - base) / base:+.2f}% (budget +5%)")
 
 

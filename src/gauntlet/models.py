@@ -368,6 +368,8 @@ class EventFacts(BaseModel):
     trigger: str | None = None
     #: ``workflow_run`` only: the run's conclusion (``success``: no job failed, no log to download).
     conclusion: str | None = None
+    #: A merge queue run (``merge_group``, or a ``workflow_run`` of one): the branch the group merges into.
+    queue_base: str | None = None
 
 
 class GitHubFacts(BaseModel):
@@ -447,6 +449,9 @@ class Observation(BaseModel):
     closed: bool = False
     #: The run read the PR's review threads: its review findings (those with a ``url``) are the whole set.
     reviews_read: bool = False
+    #: A merge queue run: the branch the group merges into. Its failures are judged against that branch's
+    #: history (``base_sha`` is the group's base), and are never that branch's break (DESIGN §3).
+    queue_base: str | None = None
 
     @classmethod
     def from_event(
@@ -508,6 +513,7 @@ class Observation(BaseModel):
             revert_prs=facts.revert_prs,
             closed=closed,
             reviews_read=reviews_read,
+            queue_base=event.queue_base,
         )
 
     @property

@@ -154,6 +154,8 @@ def redact(text: str, masks: Masks | Iterable[str] = ()) -> str:
         text = masks.pattern.sub(REDACTED, text)
     if "::add-mask::" in text:
         text = _ADD_MASK.sub("::add-mask::" + REDACTED, text)
+    if any(hint in text for hint in _AWS_IDS):
+        text = _aws_secret_after_id(text)
     for hints, pattern in _SHAPES:
         if any(hint in text for hint in hints):
             text = pattern.sub(REDACTED, text)
@@ -165,6 +167,29 @@ def redact(text: str, masks: Masks | Iterable[str] = ()) -> str:
         text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
     if any(word in lower for word in _ASSIGNMENT_WORDS):
         text = _ASSIGNMENT.sub(lambda m: m.group("name") + REDACTED, text)
+    return text
+
+
+_AWS_IDS = ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")
+_AWS_ID = re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])")
+#: An AWS secret access key: 40 base64 characters with an upper and a lower case letter (never a git SHA).
+_AWS_SECRET = re.compile(
+    r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+)
+#: How far after a key id its secret is looked for ("AKIA… and its secret is wJal…", a table row, a URL).
+_AWS_REACH = 200
+
+
+def _aws_secret_after_id(text: str) -> str:
+    """``text`` with each AWS secret key that follows an access key id (within :data:`_AWS_REACH` characters,
+    whatever is between them) redacted; the ids themselves go with :data:`SECRET_SHAPES`."""
+    spans = [
+        (match.start(), match.end())
+        for key_id in _AWS_ID.finditer(text)
+        for match in _AWS_SECRET.finditer(text, key_id.end(), key_id.end() + _AWS_REACH)
+    ]
+    for start, end in sorted(set(spans), reverse=True):
+        text = text[:start] + REDACTED + text[end:]
     return text
 
 

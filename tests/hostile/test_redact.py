@@ -169,3 +169,13 @@ def test_redact_json_keeps_the_document_valid_and_clean_documents_byte_identical
     assert redact_json(clean) == clean
     out = json.loads(redact_json(dirty))
     assert out == {"a": f"x {REDACTED}", "b": "after"}
+
+
+@pytest.mark.parametrize(
+    "between", [" ", " and ", "; its secret is ", " | ", "\n  secret: ", " (rotated) then later the pair's secret "]
+)
+def test_an_aws_secret_after_its_key_id_goes_whatever_stands_between(between: str) -> None:
+    key_id, secret = "AKIAQX7TESTKEYID0001", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    clean = redact(f"was {key_id}{between}{secret}, now gone; commit {'0123456789abcdef' * 2}01234567 stays")
+    assert key_id not in clean and secret not in clean
+    assert between.strip() in clean and f"{'0123456789abcdef' * 2}01234567" in clean

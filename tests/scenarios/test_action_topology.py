@@ -12,6 +12,7 @@ from typing import Any
 
 from scenario import DEMO, REPO, Scenario, failing_ci
 
+from gauntlet.action.entry import STEP_RERUN_NOTICE
 from gauntlet.sandbox import JobSeed
 from gauntlet.state.branch import BranchRecord
 
@@ -138,3 +139,33 @@ def test_an_input_glob_that_matches_nothing_is_loud_and_the_check_is_not_green(w
     fixed = world.run("pull_request", event, files={"pytest.log": GREEN}, inputs=ONLY_LOGS, run_id=101)
     assert fixed.report["input_problems"] == []
     assert [c.conclusion for c in world.check_runs(sha)] == ["success"]
+
+
+def test_a_step_that_cannot_rerun_its_own_run_says_so_once_with_the_fix(world: Scenario) -> None:
+    main = world.sandbox.head(REPO) or ""
+    green = _ci(world, main, "success", GREEN)
+    assert world.run("workflow_run", _workflow_run(world, green), inputs=WATCH, run_id=9001, **OWN).code == 0
+    number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
+
+    step = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=failing_ci(1), run_id=20)
+
+    [rerun] = [e for e in step.report["effects"] if e["type"] == "rerun_failed_jobs"]
+    assert rerun["status"] == "skipped", "GitHub reruns only completed runs: never asked"
+    assert step.summary.count(STEP_RERUN_NOTICE) == 1
+    assert "workflow_run" in STEP_RERUN_NOTICE and f"::notice title=Gauntlet::{STEP_RERUN_NOTICE}" in step.stdout
+
+
+def test_from_workflow_run_a_new_pr_failure_is_rerun_and_nothing_is_said(world: Scenario) -> None:
+    number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
+    seeds = [JobSeed(name="test", conclusion="failure", log=(DEMO / "pytest-iteration-1.log").read_text())]
+    ci = world.sandbox.seed_run(REPO, jobs=seeds, head_branch="break", head_sha=sha, event="pull_request").id
+    event = _workflow_run(world, ci)
+    event["workflow_run"]["pull_requests"] = [{"number": number}]
+
+    watched = world.run("workflow_run", event, inputs=WATCH, run_id=9001, **OWN)
+
+    assert watched.code == 0, watched.error
+    [rerun] = [e for e in watched.report["effects"] if e["type"] == "rerun_failed_jobs"]
+    assert rerun["status"] == "created"
+    assert STEP_RERUN_NOTICE not in watched.summary
+    assert world.owner.get_repo(REPO).get_workflow_run(ci).run_attempt == 2

@@ -443,3 +443,13 @@ def test_an_accept_risk_assigns_the_owners_the_pr_run_kept_and_a_second_creates_
     )  # fmt: skip
     assert [r["path"] for r in served if r["path"] == "/graphql"] == ["/graphql"]
     assert [i.assignees[0].login for i in bench.risk_issues()] == ["wes", "wes"]
+
+
+def test_an_aws_secret_written_after_its_key_id_in_a_reason_reaches_no_body_and_no_state(bench: Bench) -> None:
+    key_id, secret = "AKIAQX7TESTKEYID0001", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    comment = bench.say("ada", f"/gauntlet accept-risk all rotated, was {key_id} and then {secret} for deploys")
+    bench.deliver(comment)
+    assert len(bench.risk_issues()) == 2, "the command was carried out (criticals are accepted one by one)"
+    written = "\n".join([*bench.bot_bodies(), json.dumps(bench.state())])
+    assert "rotated, was" in written
+    assert key_id not in written and secret not in written

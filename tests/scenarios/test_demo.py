@@ -219,3 +219,21 @@ def test_the_demo_ends_with_the_dashboard_of_its_story(played: Played) -> None:
     proposals = json.loads((played.folder / "state" / "v1" / "proposals.json").read_text())["proposals"]
     assert all(p["id"] in (site / "proposals.html").read_text() for p in proposals)
     assert "#1" in (site / "pulls.html").read_text()
+
+
+def test_after_a_green_main_run_the_prs_failures_are_its_own_and_ci_names_every_run(played: Played) -> None:
+    first = (played.folder / "pr-1-comment-iteration-1.md").read_text(encoding="utf-8")
+    assert "Caused by this PR" in first and "No history yet" not in first
+    state = played.folder / "state" / "v1"
+    jobs = {
+        run["job"]
+        for path in (state / "branches" / "main.json", state / "prs" / "1.json")
+        for run in json.loads(path.read_text(encoding="utf-8")).get("runs", [])
+    } | {
+        test["job"]
+        for path in (state / "branches" / "main.json", state / "prs" / "1.json")
+        for test in json.loads(path.read_text(encoding="utf-8"))["outcomes"]["tests"]
+    }
+    assert jobs == {"CI/test"}, "main (workflow_run) and the PR (a step of CI's job) share CI's key"
+    bodies = "".join(p.read_text(encoding="utf-8") for p in played.folder.glob("*.md"))
+    assert "`gauntlet`" not in bodies and "Gauntlet/gauntlet" not in bodies

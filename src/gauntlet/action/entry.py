@@ -49,12 +49,19 @@ from gauntlet.state.local import LocalStore
 from gauntlet.state.store import StateStore
 from gauntlet.vocabulary import BOT_LABEL, SHARED_FILES, HealthVerdict, RecoveryVerdict, branch_path, pr_path
 
-__all__ = ["READ_ONLY_NOTICE", "Clock", "run_action"]
+__all__ = ["READ_ONLY_NOTICE", "STEP_RERUN_NOTICE", "Clock", "run_action"]
 
 READ_ONLY_NOTICE = (
     "Gauntlet ran with a read-only token (a pull request from a fork?): the PR comment, check run and state "
     "were not written. Findings are in this summary and in the annotations. To report on fork PRs, run Gauntlet "
     "from a `workflow_run` workflow with `download_artifacts`."
+)
+
+#: Said once, in the job summary and as a notice, when a step of the CI job wanted its own run rerun.
+STEP_RERUN_NOTICE = (
+    "Gauntlet wanted to rerun the failed jobs of this CI run to tell a flake from a real failure, but it runs as "
+    "a step of that run, and GitHub reruns only completed runs. A later run of the same commit decides instead. "
+    "To rerun at once, run Gauntlet from a `workflow_run` workflow (examples/workflows/gauntlet.yml)."
 )
 
 
@@ -112,6 +119,9 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     report, edge = _serve(handler, delivery, settings, config, client, clock, out)
     for problem in report.input_problems:  # the run went on without it; the summary says so too
         out.write(f"::warning title=Gauntlet could not read an input::{escape_data(problem.message)}\n")
+    if _reran_itself(report, settings.run.run_id):
+        out.write(f"::notice title=Gauntlet::{STEP_RERUN_NOTICE}\n")
+        _add_to_summary(settings, STEP_RERUN_NOTICE)
     cost = "no API calls"
     if client is not None:
         report = evolve(
@@ -188,10 +198,22 @@ def _serve(
         out.write(f"::notice title=Gauntlet::{READ_ONLY_NOTICE}\n")
         edge = _edge(settings, client, store, read_only=True)
         report = serve(handler, observation, config, store, edge, clock, commit=False, reads=reads)
-        if settings.summary_path is not None:
-            with settings.summary_path.open("a", encoding="utf-8") as summary:
-                summary.write(f"\n> [!NOTE]\n> {READ_ONLY_NOTICE}\n")
+        _add_to_summary(settings, READ_ONLY_NOTICE)
         return report, edge
+
+
+def _reran_itself(report: RunReport, own_run: str) -> bool:
+    """True when the run asked to rerun the CI run it is a step of (GitHub refuses: it is in progress)."""
+    key = f"rerun:{own_run}:"
+    return any(
+        e.type == "rerun_failed_jobs" and e.status == "skipped" and e.key.startswith(key) for e in report.effects
+    )
+
+
+def _add_to_summary(settings: ActionSettings, note: str) -> None:
+    if settings.summary_path is not None:
+        with settings.summary_path.open("a", encoding="utf-8") as summary:
+            summary.write(f"\n> [!NOTE]\n> {note}\n")
 
 
 def _pr_of(handler: Route, delivery: Delivery) -> int | None:
@@ -212,6 +234,8 @@ def _record_of(handler: Route, delivery: Delivery, pr: int | None) -> str | None
     if pr is not None:
         return pr_path(pr)
     facts = event_facts(delivery)
+    if facts.queue_base is not None:
+        return None  # a merge queue run writes no record (engine/merge_queue.py)
     default = facts.default_branch or "main"
     branch = facts.branch or default
     unknown = pr_unknown(facts.event, trigger=facts.trigger, branch=facts.branch, default_branch=default)

@@ -51,7 +51,7 @@ from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord
 from gauntlet.vocabulary import Decision, RecoveryVerdict, RevertReason
 
-__all__ = ["recorded", "step_branch", "verified_green"]
+__all__ = ["decision_of", "recorded", "step_branch", "verified_green"]
 
 NEEDS_HUMAN_LABELS = ("gauntlet", "needs-human")
 #: What a revert decision is recorded as, per ``auto_revert`` mode.
@@ -68,7 +68,7 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     """
     assert state.branch is not None
     records = [FindingRecord.of(f) for f in obs.findings]
-    decision = _decision(records)
+    decision = decision_of(records)
     green, complete = _judge(records, decision, config)
     branch = state.branch
     if recorded(branch, obs):
@@ -129,7 +129,7 @@ def verified_green(obs: Observation, config: Config) -> bool:
     The edge asks before reading a red run's history (``action/branch_reads.py``).
     """
     records = [FindingRecord.of(f) for f in obs.findings]
-    green, complete = _judge(records, _decision(records), config)
+    green, complete = _judge(records, decision_of(records), config)
     return green and complete
 
 
@@ -139,7 +139,8 @@ def _judge(records: list[FindingRecord], decision: Decision, config: Config) -> 
     return green, recovery.failure_type(records) not in ("infra", "unknown")
 
 
-def _decision(records: list[FindingRecord]) -> Decision:
+def decision_of(records: list[FindingRecord]) -> Decision:
+    """The counts of a run that is no PR iteration (a branch or merge queue run), and what they call for."""
     counts = {s: sum(1 for f in records if f.severity == s) for s in ("critical", "major", "minor")}
     return Decision(
         action=gauntlet_action(counts["critical"], counts["major"], counts["minor"]),

@@ -1,7 +1,8 @@
 """The engine's single entry point: route an observation to the step that handles it.
 
-A comment runs its commands, a closed PR compacts its record, a PR run is a gauntlet iteration, and
-anything else is a run on a branch. Every change to state goes through here.
+A comment runs its commands, a closed PR compacts its record, a merge queue run is judged against the branch
+it merges into, a PR run is a gauntlet iteration, and anything else is a run on a branch. Every change to state
+goes through here.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from gauntlet.config import Config
 from gauntlet.effects.models import Plan
 from gauntlet.engine.branch_run import step_branch
 from gauntlet.engine.comment_command import step_comment
+from gauntlet.engine.merge_queue import step_merge_group
 from gauntlet.engine.pull_request import step_closed, step_pull_request
 from gauntlet.models import Observation
 from gauntlet.state.models import Scope, State
@@ -30,6 +32,8 @@ def scope_of(obs: Observation) -> Scope:
     if obs.comment is not None:
         # The default branch's record too: /gauntlet flaky marks a test in its outcome history.
         return Scope(pr=obs.comment.issue_number if obs.comment.is_pull_request else None, branch=obs.default_branch)
+    if obs.queue_base is not None:
+        return Scope(base=obs.queue_base)  # read for provenance, never written: a queue run records nothing
     if obs.pr is not None:
         return Scope(pr=obs.pr, base=obs.default_branch)  # the base's outcome history gives provenance
     return Scope(branch=obs.branch or obs.default_branch, shared=BRANCH_RUN_FILES, branch_run=True)
@@ -53,6 +57,8 @@ def decide(
         return step_comment(state, obs, config, now, rng)
     if obs.closed:
         return step_closed(state, now)
+    if obs.queue_base is not None:
+        return step_merge_group(state, obs, config, now)
     if obs.pr is not None:
         return step_pull_request(state, obs, config, now, rng)
     return step_branch(state, obs, config, now)

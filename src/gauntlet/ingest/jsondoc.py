@@ -24,7 +24,7 @@ import ijson  # type: ignore[import-untyped]
 
 from gauntlet.errors import InputError
 
-__all__ = ["ByteSource", "CappedList", "CountingReader", "load_json", "load_json_lines"]
+__all__ = ["ByteSource", "CappedList", "CountingReader", "load_json", "load_json_lines", "valid_text"]
 
 MAX_DEPTH = 64
 MAX_VALUES = 2_000_000
@@ -82,6 +82,17 @@ def load_json(stream: ByteSource, name: str, *, max_bytes: int, max_items: int) 
     :param max_items: keep at most this many items of any array (see :class:`CappedList`).
     :raises InputError: not JSON, too large, nested deeper than 64 or more than 2,000,000 values.
     """
+    try:
+        return _load(stream, name, max_bytes, max_items)
+    except UnicodeDecodeError as exc:
+        if not _rewind(stream):
+            raise InputError(f"{name}: not valid JSON: a string is not valid UTF-8") from exc
+    # Lone UTF-16 surrogates (``"\ud800"``) or bytes that are not UTF-8 in a string: yajl refuses to decode
+    # them. Read again (``max_bytes`` bounds it) with each one replaced by U+FFFD, as every text Gauntlet keeps.
+    return _load(BytesIO(valid_text(CountingReader(stream, name, max_bytes).read_all())), name, max_bytes, max_items)
+
+
+def _load(stream: ByteSource, name: str, max_bytes: int, max_items: int) -> Any:
     events = ijson.basic_parse(CountingReader(stream, name, max_bytes), use_float=True)
     try:
         return _build(events, name, max_items)
@@ -107,6 +118,18 @@ def load_json(stream: ByteSource, name: str, *, max_bytes: int, max_items: int) 
 
 #: A JSON string (kept as it is) or a number with more digits than any position or count can have.
 _HUGE_NUMBER = re.compile(rb'"(?:[^"\\]|\\.)*"|-?\d{100,}(?:\.\d+)?(?:[eE][+-]?\d+)?')
+
+
+#: A ``\\uXXXX`` escape of a high surrogate not followed by a low one, or of a low one not after a high one.
+_LONE_SURROGATE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+def valid_text(data: bytes) -> bytes:
+    """JSON bytes whose strings all decode: lone surrogate escapes and bytes that are not UTF-8 become U+FFFD."""
+    return _LONE_SURROGATE.sub(rb"\\ufffd", data).decode("utf-8", "replace").encode("utf-8")
 
 
 def _null_outside_strings(match: re.Match[bytes]) -> bytes:
@@ -157,6 +180,8 @@ def load_json_lines(stream: ByteSource, name: str, *, max_bytes: int, max_line_b
 def _load_line(raw: bytes, name: str, number: int) -> Any:
     try:
         return _build(ijson.basic_parse(BytesIO(raw), use_float=True), name, 10_000)
+    except UnicodeDecodeError:
+        return _load_line(valid_text(raw), name, number)  # as in :func:`load_json`; once: the result decodes
     except ijson.JSONError as exc:
         if "integer overflow" not in str(exc):
             raise InputError(f"{name}: line {number}: not valid JSON: {_one_line(exc)}") from exc

@@ -52,7 +52,9 @@ def github_facts(
 def pr_unknown(event: str | None, *, trigger: str | None, branch: str | None, default_branch: str) -> bool:
     """Whether a run whose payload names no PR may still be a PR's: a ``workflow_run`` (a fork's PR names none)
     but one on a push to the default branch, which belongs to no PR."""
-    return event == "workflow_run" and not (trigger == "push" and branch == default_branch)
+    if event != "workflow_run" or trigger == "merge_group":  # a merge queue's commit belongs to no PR
+        return False
+    return not (trigger == "push" and branch == default_branch)
 
 
 def _pull_of(remote: Remote, sha: str) -> int | None:

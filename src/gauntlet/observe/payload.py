@@ -85,6 +85,16 @@ def read_delivery(name: str | None, path: Path | None) -> Delivery:
     return Delivery.of(name, payload, str(path))
 
 
+#: The branch GitHub's merge queue tests a group on: ``gh-readonly-queue/<base branch>/pr-<n>-<base sha>``.
+_QUEUE_BRANCH = re.compile(r"gh-readonly-queue/(?P<base>.+)/pr-\d+-[0-9a-f]+")
+
+
+def queue_base(branch: Any) -> str | None:
+    """The branch a merge queue branch merges into (``None``: not a merge queue branch)."""
+    found = _QUEUE_BRANCH.fullmatch(branch) if isinstance(branch, str) else None
+    return found.group("base") if found else None
+
+
 def _get(payload: Any, *path: str) -> Any:
     for key in path:
         if not isinstance(payload, dict):
@@ -142,6 +152,21 @@ def event_facts(delivery: Delivery) -> EventFacts:
             "trigger": _text(_get(run, "event")),
             "conclusion": _text(_get(run, "conclusion")),
         }
+        if facts["trigger"] == "merge_group":
+            facts["queue_base"] = queue_base(facts["branch"])
+    elif event_name == "merge_group":
+        group = data.get("merge_group")
+        if not isinstance(group, dict):
+            raise InputError(f"{delivery.origin}: the merge_group payload has no merge_group object")
+        head_ref, base_ref = _get(group, "head_ref"), _get(group, "base_ref")
+        facts |= {
+            "head_sha": _get(group, "head_sha"),
+            "base_sha": _get(group, "base_sha"),
+            "branch": head_ref.removeprefix("refs/heads/") if isinstance(head_ref, str) else None,
+            "queue_base": base_ref.removeprefix("refs/heads/") if isinstance(base_ref, str) else None,
+        }
+        if not facts["head_sha"] or not facts["queue_base"]:
+            raise InputError(f"{delivery.origin}: the merge_group payload names no head_sha or base_ref")
     elif event_name == "issue_comment":
         login = _get(data, "issue", "user", "login")
         facts["pr_author"] = login if isinstance(login, str) and login else None

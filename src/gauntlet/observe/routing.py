@@ -11,6 +11,7 @@ trigger Gauntlet on more events than it acts on.
 | ``pull_request`` | closed | ``close_pr``: compact that PR's record |
 | ``push`` | (any) | ``iteration`` on the branch; a deleted branch or tag (``after`` all zeros): ignored |
 | ``workflow_run`` | completed | ``iteration`` (the PR from the payload, else ``commits/{sha}/pulls``) |
+| ``merge_group`` | checks_requested | ``iteration`` on the group's head, judged against the queue's base branch |
 | ``pull_request_review`` | submitted, edited, dismissed | ``iteration`` on the PR's head: its review findings again |
 | ``pull_request_review_comment`` | created, edited, deleted | ``iteration`` on the PR's head, the same way |
 | ``issue_comment`` | created | ``comment``: ``/gauntlet`` commands |
@@ -41,6 +42,7 @@ ROUTES: dict[tuple[str, str | None], Route] = {
     ("pull_request_target", "closed"): "close_pr",
     ("push", None): "iteration",
     ("workflow_run", "completed"): "iteration",
+    ("merge_group", "checks_requested"): "iteration",
     ("pull_request_review", "submitted"): "iteration",
     ("pull_request_review", "edited"): "iteration",
     ("pull_request_review", "dismissed"): "iteration",

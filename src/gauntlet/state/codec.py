@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import TypeVar
 
@@ -31,13 +32,22 @@ commits only. Never edit it by hand; delete the branch to reset Gauntlet.
 
 
 def encode_file(model: BaseModel) -> bytes:
-    """Serialise one state file (stable key order, trailing newline), redacted as it is written (DESIGN §6)."""
-    return (redact_json(model.model_dump_json(indent=1)) + "\n").encode()
+    """Serialise one state file (sorted keys, trailing newline), redacted as it is written (DESIGN §6)."""
+    return (redact_json(_canonical(model, indent=1)) + "\n").encode()
 
 
 def encode_events(events: list[Event]) -> bytes:
-    """Serialise audit events as JSON lines, redacted as they are written."""
-    return redact_json("".join(event.model_dump_json() + "\n" for event in events)).encode()
+    """Serialise audit events as JSON lines (sorted keys), redacted as they are written."""
+    return redact_json("".join(_canonical(event) + "\n" for event in events)).encode()
+
+
+def _canonical(model: BaseModel, indent: int | None = None) -> str:
+    """The model as JSON with every object's keys sorted: a dict filled in set order (which follows the hash
+    seed) is the same bytes in every run, so an unchanged file keeps its blob and costs no write."""
+    separators = None if indent is not None else (",", ":")
+    return json.dumps(
+        model.model_dump(mode="json"), sort_keys=True, indent=indent, ensure_ascii=False, separators=separators
+    )
 
 
 def needed_paths(scope: Scope) -> list[str]:

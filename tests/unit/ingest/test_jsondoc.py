@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
 from gauntlet.errors import InputError
+from gauntlet.ingest import ingest_file
 from gauntlet.ingest.jsondoc import load_json, load_json_lines
+from gauntlet.ingest.limits import DEFAULT_LIMITS
 
 
 def test_arrays_keep_their_first_items_and_count_the_rest() -> None:
@@ -52,3 +55,26 @@ def test_numbers_beyond_pythons_int_limit_are_null_and_strings_untouched() -> No
     )
     document = load_json(io.BytesIO(body), "x", max_bytes=100_000, max_items=10)
     assert document == {"line": None, "text": huge.decode(), "id": 123456789012345678901234567890, "x": None}
+
+
+def test_lone_utf16_surrogates_are_replaced_and_pairs_kept() -> None:
+    body = rb'{"a": "x\ud800y", "b": "\udc00", "c": "\ud83d\ude00", "d": ["\uDBFF"]}'
+    assert load_json(io.BytesIO(body), "r.json", max_bytes=1_000, max_items=10) == {
+        "a": "x\ufffdy",
+        "b": "\ufffd",
+        "c": "\U0001f600",
+        "d": ["\ufffd"],
+    }
+    lines = list(load_json_lines(io.BytesIO(b'{"a": "\\udc01 z"}\n'), "r.jsonl", max_bytes=1_000, max_line_bytes=100))
+    assert lines == [{"a": "\ufffd z"}]
+
+
+def test_a_review_file_with_lone_surrogates_is_read_not_crashed_on(tmp_path: Path) -> None:
+    review = tmp_path / "review.json"
+    review.write_bytes(
+        rb'[{"reviewer": "r", "severity": "critical", "category": "security", "location": "a.py:1",'
+        rb' "description": "bad \ud800 text \udfff end"}]'
+    )
+    [finding] = ingest_file(review, "auto", DEFAULT_LIMITS, root=tmp_path)
+    assert finding.message == "bad \ufffd text \ufffd end"
+    finding.model_dump_json().encode("utf-8")  # writable as it is printed and kept

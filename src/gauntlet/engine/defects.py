@@ -140,15 +140,30 @@ def record_defects(
                 path=f.path or (f.test_id.split("::", 1)[0] if f.test_id else None),
             )
         )
+    own = {f.fingerprint: component_of(f.path, f.test_id, components, owners) for f in findings}
+    entries = _one_component([*log.entries, *added], own)
     day = now.date().isoformat()
     activity = dict(log.activity)
     activity[day] = activity.get(day, 0) + 1
     return evolve(
         log,
-        entries=keep_last([*log.entries, *added], MAX_DEFECTS),
+        entries=keep_last(entries, MAX_DEFECTS),
         activity=_recent_days(activity),
         seen=_seen(log.seen, components_seen(findings, changed, components, owners), day),
     )
+
+
+def _one_component(entries: list[DefectEntry], own: Mapping[str, str]) -> list[DefectEntry]:
+    """Every place's defect of one failing test under one component: the code under test, once any run found it.
+
+    Where a run sees the code a test exercises depends on what it changed (:func:`involved_component`); a run
+    that found it names the component for the runs that could only fall back on the test's own file (``own``).
+    """
+    found = {e.fingerprint: e.component for e in entries if e.fingerprint in own and e.component != own[e.fingerprint]}
+    return [
+        evolve(e, component=found[e.fingerprint]) if e.fingerprint in found and e.component == own[e.fingerprint] else e
+        for e in entries
+    ]
 
 
 def components_seen(

@@ -34,7 +34,7 @@ from gauntlet.effects.views import IssueView, RevertView, RunView
 from gauntlet.engine import breakages, circular, flaky_issues, learning, outcomes, recovery, selfheal
 from gauntlet.engine.loop import conclusion_of, fails_check, gauntlet_action
 from gauntlet.engine.results import remember
-from gauntlet.engine.revert import RevertDecision, decide_revert, first_parent_chain
+from gauntlet.engine.revert import CONFIRMING_SIGHTINGS, RevertDecision, decide_revert, first_parent_chain
 from gauntlet.engine.triage import triage_branch_run
 from gauntlet.models import CommitFact, Observation, evolve
 from gauntlet.state.base import keep_last
@@ -100,7 +100,7 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
             run = f"{obs.run_id}.{obs.run_attempt}"
             flakes = flaky_issues.flaked(branch, flaky, flaky_before, obs.head_sha, run)
             branch, filed = flaky_issues.plan_flaky_issues(
-                branch, flaky, flakes, repository=obs.repository, commit=obs.head_sha, config=config, now=now
+                branch, flaky, flakes, repository=obs.repository, commit=obs.head_sha, run=run, config=config, now=now
             )
             effects = (*effects, *filed)
     if config.paused:
@@ -111,7 +111,9 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     # What the run exercised: its findings' components and what its commit changed (a green run counts too).
     changed = obs.changed_files or (obs.commits[0].files if obs.commits else ())
     defects = selfheal.record_defects(state.defects, obs.findings, place, now, config.components, changed, obs.owners)
-    learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.fix_diff, now)
+    learnings = learning.record_branch_fixes(
+        state.learnings, defects, branch.runs, place, obs.fix_diff, now, {*flaky, *branch.flaky}
+    )
     state = evolve(state, branch=branch, events=events, defects=defects, learnings=learnings)
     return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))
 
@@ -165,7 +167,8 @@ def _red(
         breakage = evolve(breakage, failed_jobs=sorted({*breakage.failed_jobs, *obs.failed_jobs}))
     branch = evolve(branch, breakages=breakages.replace(branch.breakages, breakage))
     revert = decide_revert(branch, breakage, records, chain, config.revert, now, flaky)
-    verdict = _verdict(branch, breakage, records, revert, config)
+    rerunnable = obs.run_id.isdigit() and obs.run_id != "0" and obs.run_attempt.isdigit()
+    verdict = _unless_unconfirmed(_verdict(branch, breakage, records, revert, config), breakage, rerunnable, config)
     effects: list[Effect] = list(closed)
     update: dict[str, object] = {
         "culprit": revert.culprit.sha if revert.culprit else None,
@@ -177,7 +180,7 @@ def _red(
         branch = _count_revert(branch, breakage, revert, now)
     elif verdict.action == "retry":
         update["reruns"] = breakage.reruns + 1
-        if obs.run_id.isdigit() and obs.run_id != "0" and obs.run_attempt.isdigit():
+        if rerunnable:
             effects.append(RerunFailedJobs(run_id=int(obs.run_id), attempt=int(obs.run_attempt)))
     elif verdict.action == "escalate" and not breakage.escalated:
         update["escalated"] = True
@@ -245,6 +248,26 @@ def _verdict(
             reason=f"{loop.reason}; {verdict.reason}",
         )
     return evolve(verdict, budget=budget)
+
+
+def _unless_unconfirmed(
+    verdict: RecoveryVerdict, breakage: Breakage, rerunnable: bool, config: Config
+) -> RecoveryVerdict:
+    """Hold back a needs-human issue about a broken build until a confirmation rerun has spoken.
+
+    A breakage is confirmed once a failure of it has been seen twice (its rerun, or a later run failed too);
+    before that the job is rerun once instead (a one-off flake ends there, green). When no rerun can run
+    (``confirm_reruns: 0``, or a run Gauntlet cannot rerun), the issue is filed and says so.
+    """
+    if verdict.action != "escalate" or verdict.failure_type not in ("broken_build", "circular_fix"):
+        return verdict
+    if any(seen >= CONFIRMING_SIGHTINGS for seen in breakage.sightings.values()):
+        return verdict
+    if rerunnable and config.revert.confirm_reruns and breakage.reruns < config.revert.confirm_reruns:
+        why = f"{verdict.reason}; rerunning once to confirm the failure before asking a human"
+        return evolve(verdict, action="retry", reason=why)
+    why = "this run cannot be rerun" if config.revert.confirm_reruns else "confirm_reruns is 0"
+    return evolve(verdict, reason=f"{verdict.reason}; not confirmed by a rerun ({why})")
 
 
 def _revert_reason(revert: RevertDecision, config: Config) -> str:

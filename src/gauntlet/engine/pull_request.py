@@ -215,7 +215,10 @@ def plan_iteration(
         window=config.recovery.circular_window,
         threshold=config.recovery.circular_similarity,
     )
-    verdict = recovery.assess(current.findings, earlier, "pr", config.recovery, loop, observation=facts.observation)
+    # A finding a maintainer accepted is no failure to recover from: a clean iteration with only one left is clean.
+    accepted = {risk.fingerprint for risk in pr.accepted_risks}
+    open_findings = [f for f in current.findings if f.fingerprint not in accepted]
+    verdict = recovery.assess(open_findings, earlier, "pr", config.recovery, loop, observation=facts.observation)
     if config.paused:
         verdict = recovery.paused(verdict)
     status = health.assess_pr(current.number, config.gauntlet.max_iterations, verdict, config.health, pr=pr, now=now)

@@ -12,7 +12,7 @@ from gauntlet.engine.decide import decide
 from gauntlet.engine.pull_request import ATTEMPTS_KEPT_WHEN_CLOSED, ReportFacts, plan_iteration
 from gauntlet.models import Finding, Observation, evolve
 from gauntlet.state.models import State
-from gauntlet.state.pr import PRRecord
+from gauntlet.state.pr import AcceptedRisk, PRRecord
 
 NOW = datetime(2026, 11, 2, tzinfo=UTC)
 
@@ -100,3 +100,18 @@ def test_the_record_keeps_the_code_owners_of_the_current_findings_paths_only() -
     # A new head whose findings name only src/b.py, without owners this time: nothing is kept for a gone path.
     state, _ = decide(state, seen("b" * 40, "3", {}, "src/b.py"), Config(), NOW, np.random.default_rng(0))
     assert state.pr is not None and state.pr.owners == {}
+
+
+def test_a_clean_iteration_with_only_an_accepted_finding_left_needs_no_recovery() -> None:
+    review = Finding(
+        fingerprint="r1", source="review", kind="review", severity="critical", message="unchecked input", path="a.py"
+    )
+    state = State(pr=PRRecord(number=7, accepted_risks=[AcceptedRisk(fingerprint="r1", by="max", at=NOW)]))
+    _, plan = decide(
+        state,
+        Observation(pr=7, head_sha="a" * 40, run_id="1", findings=(review,)),
+        Config(),
+        NOW,
+        np.random.default_rng(0),
+    )
+    assert plan.recovery.failure_type is None and plan.recovery.action == "continue"

@@ -72,7 +72,12 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     green, complete = _judge(records, decision, config)
     branch = state.branch
     if recorded(branch, obs):
-        return state, _plan(obs, branch, config, decision, green, _recorded_verdict(branch, obs), ())
+        verdict = _recorded_verdict(branch, obs)
+        # The same CI run delivered again asks again for the rerun it was judged to need: a step of the CI job
+        # cannot rerun its own run, the same run seen from ``workflow_run`` can (and once it has been rerun,
+        # GitHub's later attempt makes the request a no-op).
+        again = (_rerun(obs),) if verdict.action == "retry" and _rerunnable(obs) and not config.paused else ()
+        return state, _plan(obs, branch, config, decision, green, verdict, again)
     # Accepted-risk issues (engine/triage.py): what this run shows ends or reopens them.
     state, triaged = triage_branch_run(state, obs, config, now, complete=complete)
     branch = breakages.fold_revert_facts(branch, obs, state.index.entries, now)
@@ -167,7 +172,7 @@ def _red(
         breakage = evolve(breakage, failed_jobs=sorted({*breakage.failed_jobs, *obs.failed_jobs}))
     branch = evolve(branch, breakages=breakages.replace(branch.breakages, breakage))
     revert = decide_revert(branch, breakage, records, chain, config.revert, now, flaky)
-    rerunnable = obs.run_id.isdigit() and obs.run_id != "0" and obs.run_attempt.isdigit()
+    rerunnable = _rerunnable(obs)
     verdict = _unless_unconfirmed(_verdict(branch, breakage, records, revert, config), breakage, rerunnable, config)
     effects: list[Effect] = list(closed)
     update: dict[str, object] = {
@@ -181,7 +186,7 @@ def _red(
     elif verdict.action == "retry":
         update["reruns"] = breakage.reruns + 1
         if rerunnable:
-            effects.append(RerunFailedJobs(run_id=int(obs.run_id), attempt=int(obs.run_attempt)))
+            effects.append(_rerun(obs))
     elif verdict.action == "escalate" and not breakage.escalated:
         update["escalated"] = True
         effects.append(_needs_human(obs, branch.name, breakage, revert, verdict))
@@ -360,6 +365,15 @@ def _needs_human(
         view=view,
         labels=NEEDS_HUMAN_LABELS,
     )
+
+
+def _rerunnable(obs: Observation) -> bool:
+    """True when ``obs`` came from a GitHub run whose failed jobs can be rerun (a local run's id is 0)."""
+    return obs.run_id.isdigit() and obs.run_id != "0" and obs.run_attempt.isdigit()
+
+
+def _rerun(obs: Observation) -> RerunFailedJobs:
+    return RerunFailedJobs(run_id=int(obs.run_id), attempt=int(obs.run_attempt))
 
 
 def _recorded_verdict(branch: BranchRecord, obs: Observation) -> RecoveryVerdict:

@@ -54,6 +54,7 @@ def step_merge_group(state: State, obs: Observation, config: Config, now: dateti
         base_sha=obs.base_sha,
         flaky_tests=obs.flaky_tests,
         config=config.provenance,
+        rerun=obs.run_attempt not in ("", "1"),
     )
     unblocked = provenance.unblocked(judged, config.gauntlet.block_on)
     decision = decision_of(records)

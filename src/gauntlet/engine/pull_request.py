@@ -204,6 +204,7 @@ def plan_iteration(
         job=facts.job,
         base_sha=facts.base_sha,
         flaky_tests=facts.flaky_tests,
+        rerun=facts.run_attempt not in ("", "1"),
     )
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
     # The check follows provenance: only block_on provenances (new, unknown) count toward fail_on.
@@ -328,8 +329,9 @@ def _record_attempt(
 def flake_rerun(
     run_id: str, run_attempt: str, judged: list[provenance.Judged], findings: list[FindingRecord], config: Config
 ) -> tuple[Effect, ...]:
-    """Rerun the failed jobs once when a test failure is ``new``: a flake passes the rerun and turns ``flaky``
-    (a PR's run, or a merge group's).
+    """Rerun the failed jobs once when a test failure is ``new``, or flaky only by the default branch's history:
+    a flake passes the rerun and is ``flaky`` on this commit; a failure that fails again is judged as any
+    other (a PR's run, or a merge group's).
 
     Only a run's first attempt asks, so a real regression costs one rerun of the failed jobs, never more.
     """
@@ -338,7 +340,7 @@ def flake_rerun(
     if not (run_id.isdigit() and run_id != "0"):
         return ()
     tests = {f.fingerprint for f in findings if f.kind == "test_failure"}
-    if not any(j.provenance in ("new", "unknown") and j.fingerprint in tests for j in judged):
+    if not any((j.provenance in ("new", "unknown") or j.by_history) and j.fingerprint in tests for j in judged):
         return ()
     return (RerunFailedJobs(run_id=int(run_id), attempt=1),)
 

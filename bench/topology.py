@@ -15,7 +15,15 @@ step of CI's job, or from ``workflow_run`` with ``download_logs``), then played 
 - ``step + push``: the step kept on pushes to main too (the pairing as it was): each main run reaches Gauntlet
   twice, and must be one observation.
 
-Main goes green, then breaks ``test_divide`` for real. Then ``--streams`` pull requests, each a stream with a
+First ``--histories`` default-branch histories, each from a green main (``MAIN_TRUTHS``): a push of 1-3
+commits one of which breaks ``test_add`` (its revert expected), two commits that both change the code under
+test (a person decides), a flake of ``test_lucky``, a flake of ``test_add`` itself (whose later breaks must
+still be reverted), or a group through the merge queue that lands on main. People merge the revert PR or
+fix main, and close the issue. Printed: bad reverts, culprits reverted, breaks left with neither a revert
+nor an issue, issues or reverts on histories that broke nothing, and needs-human issues filed before a
+rerun had spoken.
+
+Then main goes green, then breaks ``test_divide`` for real. Then ``--streams`` pull requests, each a stream with a
 truth: a regression (``test_add`` broken: ``new``), a failure main already has (``preexisting``), a flake
 (``test_lucky`` fails, passes when rerun: ``flaky``, must not block), or a regression beside the preexisting
 failure; every tenth stream goes through the merge queue instead. GitHub is played as it behaves: a rerun of
@@ -55,6 +63,9 @@ from gauntlet.state.branch import BranchRecord  # noqa: E402
 WORKFLOWS = ROOT / "examples" / "workflows"
 #: Gauntlet's own workflow and job where it runs on its own: neither may reach a record or a body.
 OWN = {"workflow": "Gauntlet on main", "job": "gauntlet-own-job"}
+#: The repository's configuration: every run of the bench happens on one day (the sandbox's clock), where a
+#: real repository spreads its histories over months, so the daily cap on revert PRs (3) is lifted.
+CONFIG_FILE, CONFIG = ".github/gauntlet.yml", "revert:\n  max_reverts_per_day: 1000\n"
 TRUTHS = ("regression", "preexisting", "flake", "regression+preexisting")
 #: Each truth: the logs of the first attempt, of a rerun, and the words of its failing tests at the end.
 PLAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]] = {
@@ -114,6 +125,9 @@ class Tally:
     right: int = 0
     regressions: int = 0
     regressions_new: int = 0
+    #: Regressions of a test that has a flaky history on main (a rerun tells them from a flake).
+    flaky_regressions: int = 0
+    flaky_regressions_new: int = 0
     flakes: int = 0
     flakes_green: int = 0
     flakes_green_after_person: int = 0
@@ -140,10 +154,13 @@ class Player:
     def __init__(self, world: Scenario, setup: Setup, tally: Tally) -> None:
         self.world, self.setup, self.tally = world, setup, tally
         self.next_run = 1000
+        #: The tests main's histories made flaky (failed, then passed on the same commit).
+        self.flaky_history: set[str] = set()
 
     def act(self, event: str, payload: dict[str, Any], **kwargs: Any) -> Outcome:
         before = len(self.world.sandbox.requests())
-        outcome = self.world.run(event, payload, **kwargs)
+        files = {CONFIG_FILE: CONFIG, **kwargs.pop("files", {})}
+        outcome = self.world.run(event, payload, files=files, **kwargs)
         assert outcome.code == 0, outcome.error or outcome.stdout[-2000:]
         self.tally.runs += 1
         self.tally.calls += len(self.world.sandbox.requests()) - before
@@ -232,8 +249,8 @@ def _words(world: Scenario, outcome: Outcome, sha: str) -> dict[str, str]:
     checks = world.check_runs(sha)
     if not checks:
         return {}
-    summary = checks[0].output.summary or ""
-    block = summary.rsplit("```json\n", 1)[-1].rsplit("\n```", 1)[0]
+    text = checks[0].output.text or ""  # the verdict (DESIGN §5)
+    block = text.rsplit("```json\n", 1)[-1].rsplit("\n```", 1)[0]
     verdict = json.loads(block)
     return {
         str(f["test_id"]).rsplit("::", 1)[-1]: str(f["provenance"]) for f in verdict["findings"] if f.get("test_id")
@@ -289,8 +306,12 @@ def _stream(player: Player, n: int, truth: str, queued: bool) -> None:
         tally.right += got == word
         tally.words[f"{word}->{got}"] += 1
         if word == "new":
-            tally.regressions += 1
-            tally.regressions_new += got == "new"
+            if test in player.flaky_history:
+                tally.flaky_regressions += 1
+                tally.flaky_regressions_new += got == "new"
+            else:
+                tally.regressions += 1
+                tally.regressions_new += got == "new"
 
 
 def _audit(player: Player) -> None:
@@ -361,6 +382,7 @@ def _history(player: Player, h: int, truth: str, rng: np.random.Generator) -> No
             tally.early_issues += len(fresh)
 
     player.play("push", _push(tip, base), tip, "main", plays, after=early)
+    player.flaky_history |= {"flake": {"test_lucky"}, "flake-add": {"test_add"}}.get(truth, set())
     reverts = [p for p in repo.get_pulls(state="open") if p.head.ref.startswith("gauntlet/revert-")]
     reverted = {p.head.ref.removeprefix("gauntlet/revert-") for p in reverts}
     tally.bad_reverts += sum(1 for r in reverted if not any(c.startswith(r) for c in culprits))
@@ -449,6 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [
         ("provenance right", lambda t: _pct(t.right, t.failing)),
         ("regressions marked new", lambda t: _pct(t.regressions_new, t.regressions)),
+        ("  of a test flaky on main", lambda t: _pct(t.flaky_regressions_new, t.flaky_regressions)),
         ("PR flakes not blocking", lambda t: _pct(t.flakes_green, t.flakes)),
         ("  after one rerun by a person", lambda t: _pct(t.flakes_green_after_person, t.flakes)),
         ("merge groups judged right", lambda t: _pct(t.groups_right, t.groups)),

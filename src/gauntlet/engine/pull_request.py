@@ -34,6 +34,7 @@ from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
 from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord, IterationRecord, PRRecord
+from gauntlet.untrusted import redact
 from gauntlet.vocabulary import Decision, RecoveryVerdict
 
 __all__ = [
@@ -386,15 +387,29 @@ def _recovery_effects(
     )
 
 
+#: What an issue's evidence quotes of a review comment (redacted first, so a cut never halves a secret).
+REVIEW_QUOTE_CHARS = 200
+
+
 def iteration_evidence(pr: PRRecord, last: int = 5) -> tuple[str, ...]:
     """The PR's last iterations, each with its commit and its failing fingerprints (what came back)."""
     lines: list[str] = []
     for it in pr.iterations[-last:]:
         failing = [f for f in it.findings if f.severity in recovery.BLOCKING_SEVERITIES]
-        named = ", ".join(f"`{f.fingerprint[:12]}` {f.test_id or f.path or f.message}" for f in failing[:5])
+        named = ", ".join(f"`{f.fingerprint[:12]}` {_named(f)}" for f in failing[:5])
         more = f" and {len(failing) - 5} more" if len(failing) > 5 else ""
         lines.append(f"iteration {it.number} at {it.head_sha[:7]}: {named or 'nothing failing'}{more}")
     return tuple(lines)
+
+
+def _named(finding: FindingRecord) -> str:
+    """A failing finding as evidence: its test or place, and for a review comment what the reviewer wrote."""
+    if finding.source not in ("review", "comment"):
+        return finding.test_id or finding.path or finding.message
+    where = f"{finding.path}:{finding.line}" if finding.path and finding.line else finding.path or "the PR"
+    text = " ".join(redact(finding.message).split())
+    quote = text if len(text) <= REVIEW_QUOTE_CHARS else text[: REVIEW_QUOTE_CHARS - 1] + "…"
+    return f"{where}: “{quote}”"
 
 
 def _view(facts: ReportFacts, pr: PRRecord, current: IterationRecord, decision: Decision, config: Config) -> RunView:

@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Protocol
 
 from gauntlet.state.branch import BranchRecord
+from gauntlet.state.outcomes import flake_rate
 from gauntlet.state.pr import PRRecord
 
 __all__ = [
@@ -149,8 +150,8 @@ class TestStats:
 
     @property
     def flake_rate(self) -> float:
-        """Share of the commits it ran on where it both failed and passed."""
-        return self.flaky_commits / self.commits if self.commits else 0.0
+        """Share of the commits it ran on where it both failed and passed (what a flaky-test issue says too)."""
+        return flake_rate(self.flaky_commits, self.commits)
 
 
 class OutcomeTally:

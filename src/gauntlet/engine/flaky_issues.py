@@ -25,7 +25,7 @@ from gauntlet.engine.defects import component_of
 from gauntlet.engine.outcomes import Flakiness, tracked
 from gauntlet.models import evolve
 from gauntlet.state.branch import BranchRecord, FlakyIssue
-from gauntlet.state.outcomes import TestOutcomes
+from gauntlet.state.outcomes import TestOutcomes, commit_flakes, flake_rate
 
 __all__ = ["FLAKY_LABELS", "MAX_FLAKY_ISSUES_KEPT", "flaked", "plan_flaky_issues"]
 
@@ -150,13 +150,21 @@ def _issue(
     shared = ident.startswith("component:")
     title = f"Flaky tests in {ident.removeprefix('component:')}" if shared else f"Flaky test: {name}"
     last = f", last flip {why.last_flip:%Y-%m-%d %H:%M} UTC" if why.last_flip else ""
+    flaky, commits = commit_flakes(test.outcomes)
     view = IssueView(
         repository=repository,
         summary=f"`{name}` fails and passes without a change ({why.reason}).",
         path=(test.test_id or "").split("::", 1)[0] or None,
         commit=commit,
-        why=f"flip rate {why.rate:.0%} over its last {len(test.outcomes)} outcomes{last}",
-        decision="reported as `flaky`: it never fails a pull request's check nor justifies a revert",
+        why=(
+            f"flake rate {flake_rate(flaky, commits):.0%} (it failed and passed on {flaky} of the {commits} commits"
+            f" of its last {len(test.outcomes)} outcomes on the default branch, as the dashboard counts), flip rate"
+            f" {why.rate:.0%}{last}"
+        ),
+        decision=(
+            "reported as `flaky` when it fails and passes on one commit; a failure that repeats on its reruns is "
+            "still a break (reverted, or sent to a human) and counts against a pull request"
+        ),
         evidence=tuple(f"{o.commit[:7]} run {o.run}: {'pass' if o.passed else 'FAIL'}" for o in test.outcomes[-10:]),
         resolve=(
             "fix or quarantine the test; Gauntlet closes this issue after it has not flaked for a while. "

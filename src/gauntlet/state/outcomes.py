@@ -9,6 +9,7 @@ fingerprint, :data:`MAX_OUTCOME_DAYS` days, :data:`MAX_TESTS_TRACKED` fingerprin
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Literal
 
@@ -22,6 +23,8 @@ __all__ = [
     "Outcome",
     "OutcomeHistory",
     "TestOutcomes",
+    "commit_flakes",
+    "flake_rate",
 ]
 
 MAX_OUTCOMES_PER_TEST = 200
@@ -54,6 +57,20 @@ class TestOutcomes(Record):
     test_id: str | None = None
     outcomes: list[Outcome] = []
     mark: FlakyMark | None = None
+
+
+def commit_flakes(outcomes: Iterable[Outcome]) -> tuple[int, int]:
+    """``(commits where it both failed and passed, commits it ran on)`` of one test's outcomes."""
+    seen: dict[str, set[bool]] = {}
+    for outcome in outcomes:
+        seen.setdefault(outcome.commit, set()).add(outcome.passed)
+    return sum(1 for results in seen.values() if len(results) == 2), len(seen)
+
+
+def flake_rate(flaky_commits: int, commits: int) -> float:
+    """THE flake rate people read, in a flaky-test issue as on the dashboard: of the commits a test ran on,
+    the share where it both failed and passed (flaky by the one definition, DESIGN §3)."""
+    return flaky_commits / commits if commits else 0.0
 
 
 class OutcomeHistory(Record):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from gauntlet.config import Config
+from gauntlet.dashboard.outcomes import OutcomeTally, branch_outcomes
 from gauntlet.effects.models import CloseIssue, Effect, FileIssue
 from gauntlet.engine.defects import component_of
 from gauntlet.engine.flaky_issues import flaked, plan_flaky_issues
@@ -97,3 +98,23 @@ def test_only_a_flip_on_the_runs_commit_is_a_flake_and_the_note_names_its_runs()
     )
     assert isinstance(again, FileIssue)
     assert again.recurrence_note == "Flaked again at aaaaaaa: on aaaaaaa it failed in run 1.1 and passed in run 1.2."
+
+
+def test_the_flaky_issue_and_the_dashboard_show_the_same_flake_rate() -> None:
+    """Issue 30: one figure, computed in one place (state/outcomes.flake_rate), read the same in both."""
+    history = OutcomeHistory()
+    runs = [("a", "1.1", True), ("a", "1.2", False), ("b", "2.1", False), ("c", "3.1", True), ("c", "3.2", True)]
+    for i, (commit, run, fails) in enumerate(runs):
+        seen = RunOutcomes(job="ci/test", commit=commit * 40, run=run, failing={"fx": "t::x"} if fails else {})
+        history = record(history, seen, NOW + timedelta(minutes=i))
+    branch = BranchRecord(name="main", outcomes=history)
+    flaky = flaky_fingerprints(history, CONFIG.provenance)
+    _, (filed,) = plan_flaky_issues(
+        branch, flaky, ["fx"], repository="o/r", commit="a" * 40, run="1.2", config=CONFIG, now=NOW
+    )
+    tally = OutcomeTally()
+    tally.add_place(branch_outcomes(branch))
+    rate = tally.stats["fx"].flake_rate
+    assert rate == 1 / 3, "flaky on commit a only, of a, b and c"
+    assert isinstance(filed, FileIssue) and f"flake rate {rate:.0%}" in filed.view.why
+    assert "1 of the 3 commits" in filed.view.why

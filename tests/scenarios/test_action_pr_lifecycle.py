@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mainline import LOGS
 from scenario import REPO, Scenario, failing_ci
 
 ONLY = {"logs": "*.log", "findings": ""}
@@ -79,3 +80,21 @@ def test_review_activity_refreshes_the_report_and_spends_no_attempt(world: Scena
     record = world.pr_record(number)
     assert record is not None and len(record.attempts) == 1, [a.failure_type for a in record.attempts]
     assert [i for i in world.repo.get_issues(state="all") if i.pull_request is None] == []
+
+
+def test_a_circular_fix_is_not_called_flaky_by_the_pr_health(world: Scenario) -> None:
+    """Issue 30, item 8: an A/B oscillation of a circular fix flips failures across commits; that is the
+    author's work, not flakiness, in the health line as in provenance (real pytest output)."""
+    logs = [LOGS / "pytest-add-broken.log", LOGS / "pytest-divide-broken.log"]
+    number, sha = world.open_pr("ab", {"calc.py": "def add(a, b):\n    return a * b\n"})
+    bodies = []
+    for n in range(4):
+        event = world.pull_request_event(number, sha, "opened" if n == 0 else "synchronize")
+        files = {"pytest.log": logs[n % 2].read_text(encoding="utf-8")}
+        done = world.run("pull_request", event, files=files, inputs=ONLY, run_id=300 + n)
+        assert done.code == 0, done.error
+        bodies.append(world.comments(number)[0].body + done.summary)
+        sha = world.push(number, {"calc.py": f"def add(a, b):\n    return a * b  # try {n}\n"})
+    assert "**Health:**" in bodies[-1]
+    health = [line for body in bodies for line in body.splitlines() if line.startswith("**Health:**")]
+    assert health and not any("flak" in line or "flip" in line for line in health), health

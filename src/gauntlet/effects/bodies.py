@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gauntlet.effects.models import (
+    AnswerKnownRule,
     CloseIssue,
     CommentOnPR,
     Effect,
@@ -10,6 +11,7 @@ from gauntlet.effects.models import (
     OpenProposalPR,
     OpenRevertPR,
     React,
+    RecordKnownHit,
     ReplyToComment,
     RerunFailedJobs,
     SetCheck,
@@ -44,5 +46,16 @@ def body_of(effect: Effect) -> str:
             return render("note.md.j2", view=effect.view, ident=effect.ident)
         case CloseIssue() | WithdrawRevertPR():
             return render("close_issue.md.j2", reason=effect.reason)
+        case RecordKnownHit():
+            return render(
+                "known_hit.md.j2",
+                key=effect.key.split(":", 1)[1],
+                count=effect.count,
+                pr=effect.pr,
+                branch=effect.branch,
+                last_sha=effect.last_sha,
+            )
+        case AnswerKnownRule():
+            return render("known_rule.md.j2", key=effect.key.split(":", 1)[1], reason=effect.reason)
         case React() | RerunFailedJobs():
             return ""

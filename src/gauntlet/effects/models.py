@@ -12,9 +12,10 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from gauntlet.effects.views import IssueView, ProposalView, ReplyView, RevertView, RunView
-from gauntlet.vocabulary import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict
+from gauntlet.vocabulary import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict, branch_slug
 
 __all__ = [
+    "AnswerKnownRule",
     "CheckAnnotation",
     "CloseIssue",
     "CommentOnPR",
@@ -25,6 +26,7 @@ __all__ = [
     "OpenRevertPR",
     "Plan",
     "React",
+    "RecordKnownHit",
     "ReplyToComment",
     "RerunFailedJobs",
     "SetCheck",
@@ -34,7 +36,7 @@ __all__ = [
 ]
 
 #: Marker kinds of issues Gauntlet files (DESIGN §5).
-IssueKind = Literal["risk", "needs-human", "flaky"]
+IssueKind = Literal["risk", "needs-human", "flaky", "known-failure"]
 
 
 class _Effect(BaseModel):
@@ -230,6 +232,36 @@ class WithdrawRevertPR(_Effect):
         return f"withdraw:{self.culprit[:12]}"
 
 
+class RecordKnownHit(_Effect):
+    """The hits of one PR (or branch) on a known-failure issue: one comment per PR, edited in place."""
+
+    type: Literal["record_known_hit"] = "record_known_hit"
+    issue: int
+    pr: int | None = None
+    branch: str | None = None
+    #: Runs of the PR (or branch) whose failures matched the issue, and the newest one's commit.
+    count: int
+    last_sha: str
+
+    @property
+    def key(self) -> str:
+        where = f"pr-{self.pr}" if self.pr is not None else f"branch-{branch_slug(self.branch or '')}"
+        return f"known-hit:{self.issue}:{where}"
+
+
+class AnswerKnownRule(_Effect):
+    """The answer to a known-failure issue whose rule cannot be used: once per version of its body."""
+
+    type: Literal["answer_known_rule"] = "answer_known_rule"
+    issue: int
+    version: str
+    reason: str
+
+    @property
+    def key(self) -> str:
+        return f"known-rule:{self.issue}:{self.version}"
+
+
 Effect = Annotated[
     UpsertComment
     | SetCheck
@@ -242,7 +274,9 @@ Effect = Annotated[
     | React
     | ReplyToComment
     | CommentOnPR
-    | RerunFailedJobs,
+    | RerunFailedJobs
+    | RecordKnownHit
+    | AnswerKnownRule,
     Field(discriminator="type"),
 ]
 

@@ -27,6 +27,9 @@ class Blamed(BaseModel):
     #: For a flaky one: flips per outcome and the last flip.
     rate: float | None = None
     last_flip: datetime | None = None
+    #: For a known one: the known-failure issue it matched, and its address (the comment links it).
+    issue: int | None = None
+    issue_url: str | None = None
 
 
 class RunView(BaseModel):

@@ -31,9 +31,9 @@ from gauntlet.effects.models import (
     WriteSummary,
 )
 from gauntlet.effects.views import IssueView, RevertView, RunView
-from gauntlet.engine import breakages, circular, flaky_issues, learning, outcomes, recovery, selfheal
+from gauntlet.engine import breakages, circular, flaky_issues, known, learning, outcomes, recovery, selfheal
 from gauntlet.engine.loop import conclusion_of, fails_check, gauntlet_action
-from gauntlet.engine.results import remember
+from gauntlet.engine.results import known_numbers, remember
 from gauntlet.engine.revert import RevertDecision, decide_revert, first_parent_chain
 from gauntlet.engine.triage import triage_branch_run
 from gauntlet.models import CommitFact, Observation, evolve
@@ -103,6 +103,9 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
                 branch, flaky, flakes, repository=obs.repository, commit=obs.head_sha, config=config, now=now
             )
             effects = (*effects, *filed)
+    if obs.on_default_branch and obs.known_failures is not None:
+        branch, noted = _known(branch, obs, known_numbers(state))
+        effects = (*effects, *noted)
     if config.paused:
         verdict, effects = recovery.paused(verdict), ()
     # Self-healing counts defects on branches too (a critical on the default branch is P0); a green run after
@@ -114,6 +117,17 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.fix_diff, now)
     state = evolve(state, branch=branch, events=events, defects=defects, learnings=learnings)
     return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))
+
+
+def _known(branch: BranchRecord, obs: Observation, answered: dict[str, int]) -> tuple[BranchRecord, tuple[Effect, ...]]:
+    """A hit on each known-failure issue the run's failures matched (one comment per branch, with a count), and
+    the answers to the issues whose rule cannot be used (``engine/known.py``)."""
+    read = obs.known_failures
+    assert read is not None
+    matched = known.match(obs.findings, read.rules)
+    if matched:
+        branch = evolve(branch, known_hits=known.count_hits(branch.known_hits, matched, obs.head_sha))
+    return branch, (*known.hit_effects(branch.known_hits, matched, branch=branch.name), *known.answers(read, answered))
 
 
 def recorded(branch: BranchRecord, obs: Observation) -> bool:

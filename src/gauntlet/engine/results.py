@@ -12,7 +12,7 @@ from gauntlet.state.pr import Written
 __all__ = ["PR_SCOPED_KINDS", "known_numbers", "link_risk_issues", "record_results", "remember"]
 
 #: Effect kinds that concern one PR only: remembered in its record, not in the shared index.
-PR_SCOPED_KINDS = ("pr-comment:", "reply:", "command:")
+PR_SCOPED_KINDS = ("pr-comment:", "reply:", "command:", "known-hit:")
 
 
 def known_numbers(state: State) -> dict[str, int]:
@@ -33,7 +33,7 @@ def remember(state: State, key: str, number: int) -> State:
 
 
 #: Effects whose last version the PR's record keeps (``PRRecord.written``): the next run edits them in place.
-WRITTEN_KINDS = ("pr-comment:", "check:")
+WRITTEN_KINDS = ("pr-comment:", "check:", "known-hit:")
 
 
 def record_results(state: State, results: Iterable[EffectResult]) -> State:
@@ -59,8 +59,10 @@ def _written(state: State, key: str, written: Written) -> State:
     """Keep what ``key`` now holds in the PR's record (a branch run's: its check run); a check run only for
     the newest head (bounded)."""
     pr, branch = state.pr, state.branch
-    if pr is None and branch is not None and key.startswith("check:") and branch.written.get(key) != written:
-        return evolve(state, branch=evolve(branch, written={key: written}))
+    if pr is None and branch is not None and branch.written.get(key) != written:
+        # A branch keeps its newest head's check run, and its comments on known-failure issues.
+        kept = {k: w for k, w in branch.written.items() if not (key.startswith("check:") and k.startswith("check:"))}
+        return evolve(state, branch=evolve(branch, written={**kept, key: written}))
     if pr is None or pr.written.get(key) == written:
         return state
     kept = {k: w for k, w in pr.written.items() if not (key.startswith("check:") and k.startswith("check:"))}

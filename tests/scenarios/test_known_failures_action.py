@@ -1,0 +1,154 @@
+"""Known failures as issues (issue 32, DESIGN §5), through the Action on the sandbox: an open issue labelled
+``known-failure`` makes matching failures ``known``; the comment links it, the issue records each PR's hits, and
+bad rules or thousands of issues get a reply or a bounded read, never a crash or a hang."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+from mainline import LOGS
+from scenario import BOT, REPO, Scenario
+
+from gauntlet.sandbox.store import Issue, now_iso
+
+ONLY_LOGS = {"logs": "*.log", "findings": ""}
+_VERDICT = re.compile(r"\n```json\n(.*)\n```\n\Z", re.S)
+RULE = '```json\n{"pattern": "where \\\\d+ = add\\\\(", "path": "tests/*.py", "kind": "test_failure"}\n```'
+
+
+def _logs(*names: str) -> dict[str, str]:
+    return {f"{n}-{name}": (LOGS / name).read_text(encoding="utf-8") for n, name in enumerate(names)}
+
+
+def _push(sha: str) -> dict[str, Any]:
+    return {"ref": "refs/heads/main", "after": sha, "repository": {"full_name": REPO, "default_branch": "main"}}
+
+
+def _main_with_a_flake_and_a_break(world: Scenario) -> None:
+    main = world.sandbox.head(REPO) or ""
+    first = _logs("pytest-divide-broken.log", "pytest-lucky-flaky.log")
+    assert world.run("push", _push(main), files=first, inputs=ONLY_LOGS, run_id=10).code == 0
+    again = _logs("pytest-divide-broken.log")
+    assert world.run("push", _push(main), files=again, inputs=ONLY_LOGS, run_id=10, attempt=2).code == 0
+
+
+def _known_issue(world: Scenario, body: str, title: str = "add() is broken upstream") -> int:
+    return int(world.repo.create_issue(title=title, body=body, labels=["known-failure"]).number)
+
+
+def _bot_comments(world: Scenario, number: int) -> list[Any]:
+    return [c for c in world.comments(number) if c.user.login == BOT]
+
+
+def test_a_known_failure_issue_lets_the_check_pass_is_linked_and_records_the_pr(world: Scenario) -> None:
+    _main_with_a_flake_and_a_break(world)
+    issue = _known_issue(world, f"Until the upstream fix lands.\n\n{RULE}\n")
+    number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
+    files = _logs("pytest-add-divide-broken.log", "pytest-lucky-flaky.log")
+    event = world.pull_request_event(number, sha, "opened")
+    pr = world.run("pull_request", event, files=files, inputs=ONLY_LOGS)
+
+    assert pr.code == 0, pr.error
+    [check] = world.check_runs(sha)
+    assert check.conclusion == "success"
+    [comment] = world.comments(number)
+    assert "**Nothing of yours is failing: you can merge.** 3 are not yours (1 flaky, 1 failing" in comment.body
+    assert "1 known" in comment.body
+    assert f"(matches known-failure issue [#{issue}](" in comment.body
+    assert comment.body.count("tests/test_calc.py::test_add`") == 1
+    found = _VERDICT.search(check.output.summary or "")
+    assert found is not None
+    verdict = json.loads(found.group(1))
+    words = {f["test_id"].rsplit("::", 1)[-1]: (f["provenance"], f["blocks"]) for f in verdict["findings"]}
+    assert words == {
+        "test_add": ("known", False),
+        "test_divide": ("preexisting", False),
+        "test_lucky": ("flaky", False),
+    }
+    assert [f["known_issue"] for f in verdict["findings"] if f["provenance"] == "known"] == [issue]
+    [hit] = _bot_comments(world, issue)
+    assert f"matched 1 time in #{number}; last on {sha[:7]}" in hit.body
+
+    # The same event again changes nothing on the issue; another run of the PR edits the count in place.
+    writes = len(world.requests("POST", f"/issues/{issue}/comments")) + len(world.requests("PATCH", "/comments/"))
+    assert world.run("pull_request", event, files=files, inputs=ONLY_LOGS).code == 0
+    assert (
+        len(world.requests("POST", f"/issues/{issue}/comments")) + len(world.requests("PATCH", "/comments/")) == writes
+    )
+    assert [c.body for c in _bot_comments(world, issue)] == [hit.body]
+    assert world.run("pull_request", event, files=files, inputs=ONLY_LOGS, run_id=101).code == 0
+    [hit] = _bot_comments(world, issue)
+    assert f"matched 2 times in #{number}" in hit.body
+
+    # Closing the issue ends the rule: the next run counts the failure as the PR's again.
+    world.repo.get_issue(issue).edit(state="closed")
+    assert world.run("pull_request", event, files=files, inputs=ONLY_LOGS, run_id=102).code == 0
+    assert [c.conclusion for c in world.check_runs(sha)] == ["failure"]
+    assert len(_bot_comments(world, issue)) == 1
+
+
+def test_a_bad_rule_is_answered_once_per_version_and_a_catastrophic_pattern_costs_no_time(world: Scenario) -> None:
+    broken = _known_issue(world, '```json\n{"message": "assert 0 == 4",}\n```', "bad json")
+    slow = _known_issue(world, '```json\n{"pattern": "(a+)+$"}\n```', "catastrophic")
+    number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
+    log = (LOGS / "pytest-add-divide-broken.log").read_text(encoding="utf-8")
+    files = {"pytest.log": log.replace("assert 0 == 4", "assert '" + "a" * 5000 + "!' == 4")}
+    event = world.pull_request_event(number, sha, "opened")
+    started = time.monotonic()
+    pr = world.run("pull_request", event, files=files, inputs=ONLY_LOGS)
+    assert pr.code == 0, pr.error
+    assert time.monotonic() - started < 30
+    [answer] = _bot_comments(world, broken)
+    assert "cannot use this known-failure rule" in answer.body and "not valid JSON" in answer.body
+    assert not _bot_comments(world, slow)
+    assert [c.conclusion for c in world.check_runs(sha)] == ["failure"]
+    assert f"#{broken}" in pr.summary
+
+    # Run again: no second answer. Edit the body, still broken: one answer for the new version.
+    assert world.run("pull_request", event, files=files, inputs=ONLY_LOGS, run_id=101).code == 0
+    assert len(_bot_comments(world, broken)) == 1
+    world.repo.get_issue(broken).edit(body='```json\n{"mesage": "assert"}\n```')
+    assert world.run("pull_request", event, files=files, inputs=ONLY_LOGS, run_id=102).code == 0
+    answers = _bot_comments(world, broken)
+    assert len(answers) == 2 and "unknown field" in answers[1].body
+
+
+def test_ten_thousand_known_failure_issues_are_a_bounded_read(world: Scenario) -> None:
+    _known_issue(world, RULE)  # creates the label
+    repo = world.sandbox.store.repo(*REPO.split("/"))
+    assert repo is not None
+    with world.sandbox.store.lock:
+        for _ in range(10_000):
+            stamp = now_iso()
+            number = repo.take_number()
+            repo.issues[number] = Issue(
+                id=world.sandbox.store.next_id(),
+                number=number,
+                title=f"known {number}",
+                body='```json\n{"message": "nothing like this fails"}\n```',
+                user="octo",
+                labels=["known-failure"],
+                created_at=stamp,
+                updated_at=stamp,
+            )
+    number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
+    before = len(world.sandbox.requests())
+    started = time.monotonic()
+    pr = world.run(
+        "pull_request",
+        world.pull_request_event(number, sha, "opened"),
+        files=_logs("pytest-add-divide-broken.log"),
+        inputs=ONLY_LOGS,
+    )
+    assert pr.code == 0, pr.error
+    assert time.monotonic() - started < 60
+    served = world.sandbox.requests()[before:]
+    listings = [
+        r for r in served if r["method"] == "GET" and r["path"].endswith("/issues") and "known-failure" in str(r)
+    ]
+    assert len(listings) <= 1, listings
+    assert len(served) <= 12, [f"{r['method']} {r['path']}" for r in served]
+    assert "known-failure issues are open: only the newest 200 were read" in pr.summary

@@ -228,10 +228,16 @@ def known_failures(issues: Iterable[Mapping[str, Any]], *, more: bool = False) -
     )
 
 
+#: Characters that could end the fence, ping someone or read as HTML, written as JSON escapes: the same value for a
+#: JSON reader, inert for Markdown (as in the check's verdict).
+_INERT = str.maketrans({"`": "\\u0060", "@": "\\u0040", "<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
 def block_text(block: RuleBlock) -> str:
-    """The fenced JSON block of a rule, as an issue Gauntlet files holds it (``/gauntlet known``)."""
+    """The fenced JSON block of a rule, as an issue Gauntlet files holds it (``/gauntlet known``): inert Markdown,
+    and it parses back to the same rule."""
     data = block.model_dump(exclude_none=True, include={"message", "pattern", "path", "kind"})
-    return "```json\n" + json.dumps(data, indent=2, ensure_ascii=False) + "\n```"
+    return "```json\n" + json.dumps(data, indent=2, ensure_ascii=False).translate(_INERT) + "\n```"
 
 
 # --- patterns --------------------------------------------------------------------------------------------------

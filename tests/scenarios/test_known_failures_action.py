@@ -12,6 +12,8 @@ from typing import Any
 from mainline import LOGS
 from scenario import BOT, REPO, Scenario
 
+from gauntlet.demo.payloads import comment_event
+from gauntlet.known import KnownRule, parse_issue
 from gauntlet.sandbox.store import Issue, now_iso
 
 ONLY_LOGS = {"logs": "*.log", "findings": ""}
@@ -152,3 +154,31 @@ def test_ten_thousand_known_failure_issues_are_a_bounded_read(world: Scenario) -
     assert len(listings) <= 1, listings
     assert len(served) <= 12, [f"{r['method']} {r['path']}" for r in served]
     assert "known-failure issues are open: only the newest 200 were read" in pr.summary
+
+
+def test_gauntlet_known_files_the_issue_once_and_the_next_run_counts_the_failure_known(world: Scenario) -> None:
+    number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
+    files = _logs("pytest-add-divide-broken.log")
+    event = world.pull_request_event(number, sha, "opened")
+    assert world.run("pull_request", event, files=files, inputs=ONLY_LOGS).code == 0
+    assert [c.conclusion for c in world.check_runs(sha)] == ["failure"]
+    world.sandbox.set_permission(REPO, "maya", "maintain")
+    as_maya = world.sandbox.pygithub("maya").get_repo(REPO)
+    pull = as_maya.get_pull(number)
+    for attempt in (1, 2):  # the same command twice: one issue
+        comment = as_maya.get_issue(number).create_comment(
+            "/gauntlet known tests/test_calc.py::test_add flaky upstream"
+        )
+        payload = comment_event(comment, pull)
+        assert world.run("issue_comment", payload, run_id=300 + attempt).code == 0
+    filed = list(world.repo.get_issues(state="all", labels=["known-failure"]))
+    assert len(filed) == 1
+    [issue] = filed
+    assert {label.name for label in issue.labels} >= {"gauntlet", "known-failure"}
+    rule = parse_issue(issue.number, issue.body)
+    assert isinstance(rule, KnownRule), rule
+    assert (rule.message, rule.path, rule.kind) == ("test_add: assert 0 == 4", "tests/test_calc.py", "test_failure")
+    assert world.run("pull_request", event, files=files, inputs=ONLY_LOGS, run_id=101).code == 0
+    record = world.pr_record(number)
+    assert record is not None and {m.issue for m in record.known.values()} == {issue.number}
+    assert len(_bot_comments(world, issue.number)) == 1  # the hit

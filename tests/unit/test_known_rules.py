@@ -86,3 +86,12 @@ def test_issues_are_read_up_to_the_cap_and_pull_requests_are_left_out() -> None:
 def test_the_block_gauntlet_files_parses_back() -> None:
     rule = KnownRule(issue=1, message="AssertionError: 3 != 4", path="tests/test_calc.py")
     assert parse_issue(1, "Filed by `/gauntlet known`.\n\n" + block_text(rule)) == rule
+
+
+def test_the_block_gauntlet_files_is_inert_markdown_and_parses_back() -> None:
+    hostile = "boom ``` @octo/core <img src=x> & done"
+    rule = KnownRule(issue=1, message=hostile, kind="crash")
+    text = block_text(rule)
+    inside = text.removeprefix("```json\n").removesuffix("\n```")
+    assert "`" not in inside and "@" not in inside and "<" not in inside
+    assert parse_issue(1, text) == rule

@@ -88,6 +88,8 @@ ALLOWED: dict[str, set[str]] = {
         "engine",
         "errors",
         "ingest",
+        "known",
+        "models",
         "observe",
         "pipeline",
         "report",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from markupsafe import Markup
+
 from gauntlet.effects.models import (
     AnswerKnownRule,
     CloseIssue,
@@ -35,7 +37,9 @@ def body_of(effect: Effect) -> str:
         case WriteSummary():
             return render("summary.md.j2", view=effect.view)
         case FileIssue():
-            return render("issue.md.j2", view=effect.view, kind=effect.kind, ident=effect.ident)
+            # The block is built by known.block_text: JSON whose fence-, ping- and HTML-characters are escapes.
+            block = Markup(effect.view.known_block)
+            return render("issue.md.j2", view=effect.view, kind=effect.kind, ident=effect.ident, block=block)
         case OpenRevertPR():
             return render("revert_pr.md.j2", view=effect.view, key=effect.culprit[:12])
         case OpenProposalPR():

@@ -97,6 +97,8 @@ class IssueView(BaseModel):
     resolve: str = ""
     accepted_by: str | None = None
     pr: int | None = None
+    #: A known-failure issue's rule, as the fenced JSON block ``known.block_text`` builds (inert Markdown).
+    known_block: str = ""
 
 
 class RevertView(BaseModel):

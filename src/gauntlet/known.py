@@ -192,7 +192,7 @@ def parse_issue(number: int, body: str | None, url: str | None = None) -> KnownR
 
 
 def _said(error: Mapping[str, Any]) -> str:
-    where = ".".join(str(part) for part in error.get("loc", ()))
+    where = ".".join(str(part) for part in error.get("loc", ()))[:60]  # a field name is the issue's text
     message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
     if error.get("type") == "extra_forbidden":
         message = "unknown field (the fields are message, pattern, path and kind)"

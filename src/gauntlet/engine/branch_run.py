@@ -389,7 +389,7 @@ def _plan(
         new=tuple(FindingRecord.of(f) for f in obs.findings),
         recovery=verdict,
         attempts=tuple(breakage.attempts[-3:]) if breakage else (),
-        notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
+        notes=(*(f"Not read: {p.message}" for p in obs.input_problems), *known.notes(obs.known_failures)),
     )
     report: tuple[Effect, ...] = (
         SetCheck(

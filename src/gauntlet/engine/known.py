@@ -22,12 +22,12 @@ from collections.abc import Mapping, Sequence
 from gauntlet.classify.globs import glob_matches
 from gauntlet.effects.models import AnswerKnownRule, RecordKnownHit
 from gauntlet.engine.provenance import has_provenance
-from gauntlet.known import MAX_TEXT_CHARS, KnownFailures, KnownRule, pattern_search
+from gauntlet.known import MAX_KNOWN_ISSUES, MAX_TEXT_CHARS, KnownFailures, KnownRule, pattern_search
 from gauntlet.models import Finding
 from gauntlet.state.known import MAX_KNOWN_HITS, KnownHit, KnownMatch
 from gauntlet.state.pr import FindingRecord
 
-__all__ = ["MAX_ANSWERS", "answers", "count_hits", "hit_effects", "match"]
+__all__ = ["MAX_ANSWERS", "answers", "count_hits", "hit_effects", "match", "notes"]
 
 #: Answers to unusable rules planned by one run, at most (each may cost a lookup of the issue's comments).
 MAX_ANSWERS = 3
@@ -119,3 +119,19 @@ def answers(known: KnownFailures | None, answered: Mapping[str, int]) -> tuple[A
         return ()
     planned = (AnswerKnownRule(issue=p.issue, version=p.version, reason=p.reason) for p in known.problems)
     return tuple(effect for effect in planned if effect.key not in answered)[:MAX_ANSWERS]
+
+
+def notes(read: KnownFailures | None) -> tuple[str, ...]:
+    """What the report says of the known-failure issues read: that some were left out, or could not be used."""
+    if read is None:
+        return ()
+    said = []
+    if read.more:
+        said.append(
+            f"{MAX_KNOWN_ISSUES} or more known-failure issues are open: only the newest {read.read} were read "
+            "as rules (docs/known-failures.md)."
+        )
+    if read.problems:
+        numbers = ", ".join(f"#{p.issue}" for p in read.problems[:10])
+        said.append(f"Known-failure issues whose rule cannot be used (answered on each): {numbers}.")
+    return tuple(said)

@@ -30,7 +30,7 @@ from gauntlet.engine.loop import (
     merge_observation,
 )
 from gauntlet.engine.results import known_numbers
-from gauntlet.known import MAX_KNOWN_ISSUES, KnownFailures
+from gauntlet.known import KnownFailures
 from gauntlet.models import MAX_ASSIGNED_PATHS, Observation, Severity, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
@@ -110,7 +110,7 @@ class ReportFacts(BaseModel):
             job=obs.job_key,
             base_sha=obs.base_sha,
             flaky_tests=obs.flaky_tests,
-            notes=(*(f"Not read: {p.message}" for p in obs.input_problems), *_known_notes(obs.known_failures)),
+            notes=(*(f"Not read: {p.message}" for p in obs.input_problems), *known.notes(obs.known_failures)),
             misconfigured=any(p.misconfigured for p in obs.input_problems),
             review_only=obs.event in REVIEW_EVENTS,
             known_failures=obs.known_failures,
@@ -132,22 +132,6 @@ class ReportFacts(BaseModel):
             run_attempt=attempt,
             job=job if "/" in job else f"/{job}",  # an id stored before ids held the workflow: the job alone
         )
-
-
-def _known_notes(read: KnownFailures | None) -> tuple[str, ...]:
-    """What the report says of the known-failure issues read: that some were left out, or could not be used."""
-    if read is None:
-        return ()
-    notes = []
-    if read.more:
-        notes.append(
-            f"More than {MAX_KNOWN_ISSUES} known-failure issues are open: only the newest {read.read} were read "
-            "as rules (docs/known-failures.md)."
-        )
-    if read.problems:
-        numbers = ", ".join(f"#{p.issue}" for p in read.problems[:10])
-        notes.append(f"Known-failure issues whose rule cannot be used (answered on each): {numbers}.")
-    return tuple(notes)
 
 
 #: Events that only say a review changed: Gauntlet reports again, and counts no attempt.

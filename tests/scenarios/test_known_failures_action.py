@@ -179,3 +179,20 @@ def test_gauntlet_known_files_the_issue_once_and_the_next_run_counts_the_failure
     record = world.pr_record(number)
     assert record is not None and {m.issue for m in record.known.values()} == {issue.number}
     assert len(_bot_comments(world, issue.number)) == 1  # the hit
+
+
+def test_under_faults_each_pr_leaves_one_hit_comment_with_its_count(world: Scenario) -> None:
+    issue = _known_issue(world, RULE)
+    prs = [world.open_pr(f"break-{i}", {"calc.py": f"def add(a, b):\n    return a * b  # {i}\n"}) for i in range(4)]
+    files = _logs("pytest-add-divide-broken.log")
+    world.sandbox.set_faults(0.25, seed=11)
+    for number, sha in prs:
+        for _ in range(8):  # rerun, as a person would, while GitHub keeps failing (exit 3)
+            outcome = world.run("pull_request", world.pull_request_event(number, sha), files=files, inputs=ONLY_LOGS)
+            if outcome.code != 3:
+                break
+        assert outcome.code == 0, outcome.error
+    world.sandbox.set_faults(0.0)
+    assert any(r["status"] >= 429 for r in world.sandbox.requests()), "faults were injected"
+    hits = sorted(c.body.splitlines()[-1] for c in _bot_comments(world, issue))
+    assert hits == sorted(f"**Gauntlet:** matched 1 time in #{n}; last on {sha[:7]}." for n, sha in prs)

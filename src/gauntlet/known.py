@@ -182,6 +182,8 @@ def parse_issue(number: int, body: str | None, url: str | None = None) -> KnownR
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         return problem(f"the ```json block is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    except RecursionError:  # [[[[…: the decoder recurses once per level
+        return problem("the ```json block nests too deeply: it must be one object of strings")
     if not isinstance(data, dict):
         return problem('the ```json block must be an object, such as {"message": "..."}')
     try:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import get_args
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gauntlet.known import (
     KINDS,
@@ -55,6 +58,8 @@ def test_a_rule_with_every_field() -> None:
         (body('{"pattern": "([^x]{99}){99}y"}'), "repeats too much"),
         (body('{"pattern": "' + "a" * 300 + '"}'), "at most 256"),
         ("```json\n" + "{" * 5000 + "\n```", "longer than"),
+        ("```json\n" + "[" * 4000 + "\n```", "nests too deeply"),
+        (body('{"message": {"nested": "object"}}'), "valid string"),
     ],
 )
 def test_a_block_that_cannot_be_used_says_why(text: str, said: str) -> None:
@@ -95,3 +100,21 @@ def test_the_block_gauntlet_files_is_inert_markdown_and_parses_back() -> None:
     inside = text.removeprefix("```json\n").removesuffix("\n```")
     assert "`" not in inside and "@" not in inside and "<" not in inside
     assert parse_issue(1, text) == rule
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=300),
+        st.text(alphabet='{}[]":,ab\\ 0-9.*+?()$^|', max_size=200).map(lambda t: f"```json\n{t}\n```"),
+        st.dictionaries(
+            st.sampled_from(["message", "pattern", "path", "kind", "other"]),
+            st.one_of(st.text(max_size=40), st.integers(), st.none()),
+        ).map(lambda d: "```json\n" + json.dumps(d) + "\n```"),
+    )
+)
+def test_any_body_is_a_rule_or_a_problem_never_an_error(text: str) -> None:
+    parsed = parse_issue(3, text)
+    assert isinstance(parsed, KnownRule | RuleProblem)
+    if isinstance(parsed, KnownRule) and parsed.pattern is not None:
+        pattern_search(parsed.pattern)("a" * 2000 + "!")

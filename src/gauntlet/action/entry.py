@@ -178,7 +178,8 @@ def _serve(
         first = start.known if start is not None else None
         if first is not None or needs_rules(observation):  # without the start query, a green run reads nothing
             found = read_known_failures(remote.client, remote.repository, first)
-            observation = evolve(observation, known_failures=found)
+            if found is not None:
+                observation = evolve(observation, known_failures=found)
     if handler == "close_pr":  # closes the needs-human issues filed about the PR; nothing else is written
         edge = _edge(settings, client, store)
         return serve(handler, observation, config, store, edge, clock, commit=commit), edge

@@ -16,14 +16,17 @@ nothing here decides.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from gauntlet.github.client import GitHubClient
+from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
 from gauntlet.github.hub import PAGE_SIZE
 from gauntlet.known import KNOWN_LABEL, MAX_KNOWN_ISSUES, KnownFailures, known_failures
 from gauntlet.models import Observation
 
 __all__ = ["needs_rules", "read_known_failures"]
+
+log = logging.getLogger(__name__)
 
 
 def needs_rules(observation: Observation) -> bool:
@@ -33,10 +36,11 @@ def needs_rules(observation: Observation) -> bool:
 
 def read_known_failures(
     client: GitHubClient, repository: str, first: tuple[list[dict[str, Any]], bool] | None
-) -> KnownFailures:
+) -> KnownFailures | None:
     """The rules of the open known-failure issues, newest first, at most :data:`MAX_KNOWN_ISSUES` of them.
 
     :param first: the first page as the start query read it, and whether another follows (``None``: read by REST).
+    :returns: ``None`` when the token may not list issues (the run goes on without rules, as before they existed).
     :raises GitHubUnavailable: GitHub kept failing.
     """
     pages = MAX_KNOWN_ISSUES // PAGE_SIZE
@@ -55,7 +59,11 @@ def read_known_failures(
             "per_page": PAGE_SIZE,
             "page": page,
         }
-        listed = client.request("GET", f"/repos/{repository}/issues", params=params)
+        try:
+            listed = client.request("GET", f"/repos/{repository}/issues", params=params)
+        except (NotFound, ReadOnlyToken) as exc:  # no `issues: read`: known failures are optional
+            log.warning("the known-failure issues could not be listed (%s); no rules this run", exc)
+            return None if first is None else known_failures(items, more=True)
         listed = [item for item in listed if isinstance(item, dict)] if isinstance(listed, list) else []
         seen = {item.get("number") for item in items}
         items.extend(item for item in listed if item.get("number") not in seen)

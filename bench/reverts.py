@@ -4,6 +4,12 @@ Usage::
 
     .venv/bin/python bench/reverts.py [--histories 300] [--seed 7] [--infra 0.05] [--hand 0.05] [--source-share 0.5]
 
+A third set of simulated histories makes the flaky test the same one a real break fails (``test_add``
+flakes, and later commits really break it): a flaky history must not switch off protection for it. For
+those it prints the figures issue 30 asks for: bad reverts, the share of nameable culprits reverted
+within the confirmation reruns of their first red run, real breaks left with neither a revert nor an
+issue, and needs-human issues filed before a confirmation rerun had spoken.
+
 Two sources of main-branch histories, both decided by the real engine (:func:`gauntlet.engine.decide.decide`)
 on observations built from real tool logs (``tests/scenarios/main_branch/logs``):
 
@@ -75,6 +81,12 @@ class Tally:
     #: ... and those reverted by the second red attempt (the red run and its first rerun).
     within_two_attempts: int = 0
     bad_shas: list[str] = field(default_factory=list)
+    #: ... and those reverted within the confirmation reruns of their first red workflow run.
+    within_one: int = 0
+    #: True culprits left with neither a revert (Gauntlet's or a person's) nor a needs-human issue.
+    unhandled: int = 0
+    #: Needs-human issues filed while no failure of the breakage had been seen twice (before a rerun spoke).
+    early_issues: int = 0
 
     def line(self, label: str) -> str:
         rate = self.bad / self.reverts if self.reverts else 0.0
@@ -119,9 +131,14 @@ class Repository:
         hand: float,
         name: str,
         source_share: float = 0.0,
+        same_test: bool = False,
     ) -> None:
         self.rng, self.config, self.flaky, self.infra, self.hand, self.name = rng, config, flaky, infra, hand, name
         self.source_share = source_share
+        #: The flaky test is the one a break of the ``test`` job fails (its flake shows the same log).
+        self.flaky_log = JOBS["test"][1] if same_test else FLAKY_LOG
+        #: True culprits reverted, or answered after a needs-human issue.
+        self.handled: set[str] = set()
         self.commits: list[CommitFact] = []
         self.breakers: dict[str, str] = {}  # sha -> job it breaks (while not reverted or fixed)
         self.broke: dict[str, str] = {}  # sha -> the file whose change broke its job
@@ -210,7 +227,7 @@ class Repository:
             if roll < self.infra
             else JOBS[job][1]
             if broken
-            else FLAKY_LOG
+            else self.flaky_log
             if job == "test" and roll < self.infra + self.flaky
             else GREEN_LOG
         )
@@ -256,7 +273,14 @@ class Repository:
                 )
             elif effect.type == "file_issue" and effect.kind == "needs-human":
                 tally.needs_human += 1
+                opened = next(b for b in reversed(self.state.branch.breakages) if b.job.endswith(f"/{job}"))
+                # Before confirmation: no rerun of the breakage had run yet (the gate in engine/branch_run.py).
+                tally.early_issues += opened.reruns == 0
                 self.answer(job)
+        asked = next((b for b in self.state.branch.breakages if b.job.endswith(f"/{job}") and b.open), None)
+        if asked is not None and asked.escalated:
+            # A needs-human issue is open about this job's breakage: it covers a break behind it too.
+            self.handled.update(broken)
         if broken and self.rng.random() < self.hand:
             # Somebody reverts the culprit by hand before Gauntlet is done with it.
             culprit = next(c for c in self.commits if c.sha == broken[0])
@@ -271,6 +295,7 @@ class Repository:
             tally.bad_shas.append(f"{self.name}:{culprit[:7]}")
         else:
             tally.culprits_reverted += 1
+            self.handled.add(culprit)
             self.reverted_within[culprit] = (self.red_runs.get(culprit, 0), self.red_attempts.get(culprit, 0))
         # Open until a person merges it after the next push's runs, which may withdraw it first.
         self.revert_prs[culprit] = RevertPRFact(culprit=culprit[:12], number=len(self.revert_prs) + 1, state="open")
@@ -279,6 +304,7 @@ class Repository:
     def answer(self, job: str) -> None:
         """A person answers a needs-human issue: a fix commit for what is broken."""
         fixed = [sha for sha, j in self.breakers.items() if j == job]
+        self.handled.update(fixed)
         if fixed:
             self.commit(f"fix {job}", tuple(sorted({self.broke[sha] for sha in fixed})))
             for sha in fixed:
@@ -296,14 +322,33 @@ BREAK_RATE = 0.2
 
 
 def simulated_tally(
-    histories: int, seed: int, config: Config, *, infra: float, hand: float, source_share: float
+    histories: int,
+    seed: int,
+    config: Config,
+    *,
+    infra: float,
+    hand: float,
+    source_share: float,
+    same_test: bool = False,
 ) -> Tally:
-    """Run ``histories`` simulated branches of 12 pushes each, flake rates spread over 0-20%."""
+    """Run ``histories`` simulated branches of 12 pushes each, flake rates spread over 0-20%.
+
+    :param same_test: the flaky test is the one real breaks of the ``test`` job fail.
+    """
     tally = Tally()
     for index in range(histories):
         flaky = FLAKE_RATES[index % len(FLAKE_RATES)]
         rng = np.random.default_rng([seed, index])
-        repo = Repository(rng, config, flaky=flaky, infra=infra, hand=hand, name=f"h{index}", source_share=source_share)
+        repo = Repository(
+            rng,
+            config,
+            flaky=flaky,
+            infra=infra,
+            hand=hand,
+            name=f"h{index}",
+            source_share=source_share,
+            same_test=same_test,
+        )
         for _ in range(12):
             repo.push(tally)
         tally.culprits += len(repo.truth)
@@ -314,6 +359,8 @@ def simulated_tally(
         within = [repo.reverted_within.get(sha, (99, 99)) for sha in nameable]
         tally.within_two += sum(1 for runs, _ in within if runs <= 2)
         tally.within_two_attempts += sum(1 for _, attempts in within if attempts <= 2)
+        tally.within_one += sum(1 for runs, _ in within if runs <= 1)
+        tally.unhandled += len(repo.truth - repo.handled - repo.by_hand)
     return tally
 
 
@@ -352,11 +399,28 @@ def main(argv: list[str] | None = None) -> int:
         f"  culprits reverted by hand: {tally.by_hand}; Gauntlet's revert PRs withdrawn: {tally.withdrawn} "
         f"({tally.withdrawn_bad} of them bad); bad revert PRs merged: {tally.merged_bad}"
     )
-    if tally.bad_shas:
-        print(f"  bad reverts: {', '.join(tally.bad_shas[:10])}")
+    mixed = simulated_tally(
+        args.histories,
+        args.seed,
+        Config(),
+        infra=args.infra,
+        hand=args.hand,
+        source_share=args.source_share,
+        same_test=True,
+    )
+    print(mixed.line(f"flakes and breaks of one test ({args.histories})"))
+    within = mixed.within_one / mixed.nameable if mixed.nameable else 0.0
+    print(
+        f"  bad reverts: {mixed.bad}; nameable culprits reverted within the confirmation reruns of their first "
+        f"red run: {mixed.within_one}/{mixed.nameable} ({within:.1%}); real breaks left without a revert or an "
+        f"issue: {mixed.unhandled}; needs-human issues before confirmation: {mixed.early_issues} "
+        f"(all simulated: {tally.early_issues + mixed.early_issues})"
+    )
+    if tally.bad_shas or mixed.bad_shas:
+        print(f"  bad reverts: {', '.join([*tally.bad_shas, *mixed.bad_shas][:10])}")
     if suite.bad_shas:
         print(f"  bad reverts in the suite: {', '.join(suite.bad_shas)}")
-    return 1 if suite.bad or tally.bad else 0
+    return 1 if suite.bad or tally.bad or mixed.bad else 0
 
 
 if __name__ == "__main__":

@@ -101,9 +101,19 @@ def test_one_ci_run_reaching_gauntlet_as_a_step_and_from_workflow_run_is_one_obs
     assert len(branch.runs) == 1, [r.observation for r in branch.runs]
     assert len(branch.breakages) <= 1
     done = {(e["type"], e["status"]) for e in watched.report["effects"] if e["type"] != "write_summary"}
-    assert not {t for t, s in done if s in ("created", "updated", "performed")}, done
+    # The one thing the step could not do, the run seen from workflow_run does: ask for the confirming rerun.
+    assert ("rerun_failed_jobs", "skipped") in {(e["type"], e["status"]) for e in step.report["effects"]}
+    assert ("rerun_failed_jobs", "created") in done
+    assert not {t for t, s in done if s in ("created", "updated", "performed") and t != "rerun_failed_jobs"}, done
     assert len(world.check_runs(culprit)) <= 1, "no second check on the commit"
     assert world.state_files() == before, "the second delivery changed nothing"
+
+    again = world.run("workflow_run", _workflow_run(world, red), inputs=WATCH, run_id=9001, **OWN)
+    assert again.code == 0, again.error
+    reruns = [e["status"] for e in again.report["effects"] if e["type"] == "rerun_failed_jobs"]
+    assert reruns in ([], ["unchanged"]), "a redelivery never asks GitHub twice"
+    asked = world.requests("POST", f"/actions/runs/{red}/rerun-failed-jobs")
+    assert len(asked) == 1
 
 
 def test_a_ci_run_that_lists_no_jobs_is_refused_and_nothing_stored_is_lost(world: Scenario) -> None:

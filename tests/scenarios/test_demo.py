@@ -136,7 +136,9 @@ def test_the_nightly_scan_proposes_only_what_recurred_and_says_why(played: Playe
     issues = [i for i in played.repo.get_issues(state="all") if "needs a human (SH-" in i.title]
     [issue] = issues
     assert "<!-- gauntlet:key=needs-human:proposal-SH-1 -->" in issue.body
-    assert "P1 on PR #1: tests/test_calc.py::test_add" in issue.body
+    # Both of PR #1's failing tests test calc.py: one component (the code under test), one line per occasion.
+    assert "calc/test_failure keeps recurring" in issue.body
+    assert "P1 on PR #1: tests/test_calc.py::test_" in issue.body
     assert "P0 on main on " in issue.body and "/gauntlet approve SH-1" in issue.body
     assert "why: 2 occasions in the last 14 days (1 × P0, 1 × P1)" in played.text
     # The reviewer's rule was seen on one PR: no proposal, and the scan's account says so.

@@ -76,7 +76,7 @@ class Repo:
             repository="octo/app",
             pr=pr,
             branch=None if pr else "main",
-            head_sha=sha or f"{self.runs:040x}",
+            head_sha=sha or f"{self.runs:040x}"[::-1],  # distinct in the 12 characters outcomes keep
             run_id=str(self.runs),
             findings=tuple(findings),
             changed_files=files,

@@ -23,8 +23,11 @@ def test_the_setups_are_read_from_the_documented_workflows() -> None:
 
 @pytest.mark.slow
 def test_a_few_streams_play_through_every_setup() -> None:
-    tallies = topology.bench(streams=10, seed=3)
+    tallies = topology.bench(streams=8, seed=3, histories=5)
     assert set(tallies) == {"step", "workflow_run", "step + push"}
     for tally in tallies.values():
         assert tally.failing > 0 and tally.runs > 10 and tally.calls > tally.runs
         assert tally.regressions_new == tally.regressions
+        assert tally.main_histories == 5 and tally.breaks > 0
+        assert tally.bad_reverts == 0 and tally.early_issues == 0 and tally.false_alarms == 0
+        assert tally.breaks_handled == tally.breaks

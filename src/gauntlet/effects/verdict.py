@@ -1,10 +1,11 @@
-"""The machine-readable verdict that ends the check run's summary (DESIGN §5, contract; ``docs/verdict.md``).
+"""The machine-readable verdict of the check run (DESIGN §5, contract; ``docs/verdict.md``).
 
-A merge bot or an agent reads the ``Gauntlet`` check run and finds, after the report people read, one fenced
-```` ```json ```` block: the conclusion and each failing finding with its place and whose it is
-(``provenance``). The block is built here, not in a template, so it is always valid JSON; it always fits
-GitHub's 65,535 characters: findings past what fits are left out and counted in ``trimmed``, and the human
-part is cut before the block is.
+A merge bot or an agent reads the ``Gauntlet`` check run and finds one fenced ```` ```json ```` block: the
+conclusion and each failing finding with its place and whose it is (``provenance``). The block is the check
+run's ``output.text`` (where the contract puts it) and also ends its ``output.summary``, after the report
+people read, so a reader of either field finds it last. The block is built here, not in a template, so it
+is always valid JSON; it always fits GitHub's 65,535 characters: findings past what fits are left out and
+counted in ``trimmed``, and the human part is cut before the block is.
 
 Untrusted text in it (messages, paths, test ids) is redacted, and the characters that could end the fence or
 ping someone (a backtick, ``@``) or read as HTML are written as JSON escapes: the same value for a JSON
@@ -29,6 +30,7 @@ __all__ = [
     "VERDICT_VERSION",
     "Verdict",
     "VerdictFinding",
+    "verdict_block",
     "verdict_of",
     "verdict_schema",
     "with_verdict",
@@ -125,11 +127,10 @@ def verdict_of(effect: SetCheck) -> Verdict:
     return Verdict(conclusion=effect.conclusion, head_sha=effect.head_sha, pr=view.pr, counts=counts, findings=findings)
 
 
-def with_verdict(report: str, effect: SetCheck, limit: int = CHECK_SUMMARY_CHARS) -> str:
-    """``report`` followed by the fenced verdict, within ``limit`` characters.
+def verdict_block(effect: SetCheck, limit: int = CHECK_SUMMARY_CHARS) -> str:
+    """The fenced verdict of ``effect``, keeping as many findings as fit in half of ``limit``.
 
-    The verdict keeps as many findings as fit in half the limit (at least its head); the report is cut to
-    what is left, saying so.
+    Findings left out are counted in ``trimmed``; the head (conclusion, counts) is always whole.
     """
     verdict = verdict_of(effect)
     block = _fenced(verdict)
@@ -138,6 +139,12 @@ def with_verdict(report: str, effect: SetCheck, limit: int = CHECK_SUMMARY_CHARS
         keep //= 2
         shown = verdict.findings[:keep]
         block = _fenced(verdict.model_copy(update={"findings": shown, "trimmed": len(verdict.findings) - keep}))
+    return block
+
+
+def with_verdict(report: str, effect: SetCheck, limit: int = CHECK_SUMMARY_CHARS) -> str:
+    """``report`` followed by the fenced verdict, within ``limit`` characters (the report cut, saying so)."""
+    block = verdict_block(effect, limit)
     room = limit - len(block)
     if len(report) > room:
         report = report[: max(room - len(_TRIMMED_NOTE), 0)] + _TRIMMED_NOTE

@@ -34,7 +34,7 @@ from gauntlet.effects.views import IssueView, RevertView, RunView
 from gauntlet.engine import breakages, circular, flaky_issues, known, learning, outcomes, recovery, selfheal
 from gauntlet.engine.loop import conclusion_of, fails_check, gauntlet_action
 from gauntlet.engine.results import known_numbers, remember
-from gauntlet.engine.revert import RevertDecision, decide_revert, first_parent_chain
+from gauntlet.engine.revert import CONFIRMING_SIGHTINGS, RevertDecision, decide_revert, first_parent_chain
 from gauntlet.engine.triage import triage_branch_run
 from gauntlet.models import CommitFact, Observation, evolve
 from gauntlet.state.base import keep_last
@@ -72,7 +72,12 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     green, complete = _judge(records, decision, config)
     branch = state.branch
     if recorded(branch, obs):
-        return state, _plan(obs, branch, config, decision, green, _recorded_verdict(branch, obs), ())
+        verdict = _recorded_verdict(branch, obs)
+        # The same CI run delivered again asks again for the rerun it was judged to need: a step of the CI job
+        # cannot rerun its own run, the same run seen from ``workflow_run`` can (and once it has been rerun,
+        # GitHub's later attempt makes the request a no-op).
+        again = (_rerun(obs),) if verdict.action == "retry" and _rerunnable(obs) and not config.paused else ()
+        return state, _plan(obs, branch, config, decision, green, verdict, again)
     # Accepted-risk issues (engine/triage.py): what this run shows ends or reopens them.
     state, triaged = triage_branch_run(state, obs, config, now, complete=complete)
     branch = breakages.fold_revert_facts(branch, obs, state.index.entries, now)
@@ -100,7 +105,7 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
             run = f"{obs.run_id}.{obs.run_attempt}"
             flakes = flaky_issues.flaked(branch, flaky, flaky_before, obs.head_sha, run)
             branch, filed = flaky_issues.plan_flaky_issues(
-                branch, flaky, flakes, repository=obs.repository, commit=obs.head_sha, config=config, now=now
+                branch, flaky, flakes, repository=obs.repository, commit=obs.head_sha, run=run, config=config, now=now
             )
             effects = (*effects, *filed)
     if obs.on_default_branch and obs.known_failures is not None:
@@ -114,7 +119,9 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     # What the run exercised: its findings' components and what its commit changed (a green run counts too).
     changed = obs.changed_files or (obs.commits[0].files if obs.commits else ())
     defects = selfheal.record_defects(state.defects, obs.findings, place, now, config.components, changed, obs.owners)
-    learnings = learning.record_branch_fixes(state.learnings, defects, branch.runs, place, obs.fix_diff, now)
+    learnings = learning.record_branch_fixes(
+        state.learnings, defects, branch.runs, place, obs.fix_diff, now, {*flaky, *branch.flaky}
+    )
     state = evolve(state, branch=branch, events=events, defects=defects, learnings=learnings)
     return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))
 
@@ -179,7 +186,8 @@ def _red(
         breakage = evolve(breakage, failed_jobs=sorted({*breakage.failed_jobs, *obs.failed_jobs}))
     branch = evolve(branch, breakages=breakages.replace(branch.breakages, breakage))
     revert = decide_revert(branch, breakage, records, chain, config.revert, now, flaky)
-    verdict = _verdict(branch, breakage, records, revert, config)
+    rerunnable = _rerunnable(obs)
+    verdict = _unless_unconfirmed(_verdict(branch, breakage, records, revert, config), breakage, rerunnable, config)
     effects: list[Effect] = list(closed)
     update: dict[str, object] = {
         "culprit": revert.culprit.sha if revert.culprit else None,
@@ -191,8 +199,8 @@ def _red(
         branch = _count_revert(branch, breakage, revert, now)
     elif verdict.action == "retry":
         update["reruns"] = breakage.reruns + 1
-        if obs.run_id.isdigit() and obs.run_id != "0" and obs.run_attempt.isdigit():
-            effects.append(RerunFailedJobs(run_id=int(obs.run_id), attempt=int(obs.run_attempt)))
+        if rerunnable:
+            effects.append(_rerun(obs))
     elif verdict.action == "escalate" and not breakage.escalated:
         update["escalated"] = True
         effects.append(_needs_human(obs, branch.name, breakage, revert, verdict))
@@ -259,6 +267,26 @@ def _verdict(
             reason=f"{loop.reason}; {verdict.reason}",
         )
     return evolve(verdict, budget=budget)
+
+
+def _unless_unconfirmed(
+    verdict: RecoveryVerdict, breakage: Breakage, rerunnable: bool, config: Config
+) -> RecoveryVerdict:
+    """Hold back a needs-human issue about a broken build until a confirmation rerun has spoken.
+
+    A breakage is confirmed once a failure of it has been seen twice (its rerun, or a later run failed too);
+    before that the job is rerun once instead (a one-off flake ends there, green). When no rerun can run
+    (``confirm_reruns: 0``, or a run Gauntlet cannot rerun), the issue is filed and says so.
+    """
+    if verdict.action != "escalate" or verdict.failure_type not in ("broken_build", "circular_fix"):
+        return verdict
+    if any(seen >= CONFIRMING_SIGHTINGS for seen in breakage.sightings.values()):
+        return verdict
+    if rerunnable and config.revert.confirm_reruns and breakage.reruns < config.revert.confirm_reruns:
+        why = f"{verdict.reason}; rerunning once to confirm the failure before asking a human"
+        return evolve(verdict, action="retry", reason=why)
+    why = "this run cannot be rerun" if config.revert.confirm_reruns else "confirm_reruns is 0"
+    return evolve(verdict, reason=f"{verdict.reason}; not confirmed by a rerun ({why})")
 
 
 def _revert_reason(revert: RevertDecision, config: Config) -> str:
@@ -351,6 +379,15 @@ def _needs_human(
         view=view,
         labels=NEEDS_HUMAN_LABELS,
     )
+
+
+def _rerunnable(obs: Observation) -> bool:
+    """True when ``obs`` came from a GitHub run whose failed jobs can be rerun (a local run's id is 0)."""
+    return obs.run_id.isdigit() and obs.run_id != "0" and obs.run_attempt.isdigit()
+
+
+def _rerun(obs: Observation) -> RerunFailedJobs:
+    return RerunFailedJobs(run_id=int(obs.run_id), attempt=int(obs.run_attempt))
 
 
 def _recorded_verdict(branch: BranchRecord, obs: Observation) -> RecoveryVerdict:

@@ -19,8 +19,10 @@ from datetime import datetime, timedelta
 
 from gauntlet.classify import components as classify
 from gauntlet.config import SelfHealConfig
+from gauntlet.engine import relation
 from gauntlet.models import Finding, Priority, evolve
 from gauntlet.state.base import keep_last
+from gauntlet.state.pr import FindingRecord
 from gauntlet.state.shared import MAX_ACTIVITY_DAYS, MAX_COMPONENTS_SEEN, MAX_DEFECTS, DefectEntry, DefectLog
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "component_of",
     "components_seen",
     "counts_by_key",
+    "involved_component",
     "observations_of",
     "occasion_of",
     "record_defects",
@@ -72,6 +75,23 @@ def component_of(
     return "/".join(parts)
 
 
+def involved_component(
+    finding: Finding, changed: Sequence[str], components: Mapping[str, Sequence[str]], owners: Mapping[str, str] = {}
+) -> str:
+    """The component of the code a finding involves: for a failing test, the code under test.
+
+    A test's own file is not what a fix changes, so a proposal keyed on it could never see its component
+    exercised: the code under test (by the commit↔failure relation, :mod:`gauntlet.engine.relation`: its first
+    frame outside the tests, else a changed file it tests by name) keys it instead, when there is one.
+    """
+    where = finding.path or (finding.test_id.split("::", 1)[0] if finding.test_id else None)
+    if where and relation.is_test_file(where):
+        subject = relation.code_under_test(where, FindingRecord.of(finding).frames, changed)
+        if subject is not None:
+            return component_of(subject, None, components, owners)
+    return component_of(finding.path, finding.test_id, components, owners)
+
+
 def occasion_of(entry: DefectEntry) -> str:
     """The occasion a defect counts toward: its PR, or its branch and UTC day."""
     if entry.place.startswith("pr:"):
@@ -101,6 +121,7 @@ def record_defects(
     :param owners: path → code owner (``Observation.owners``).
     """
     findings = list(findings)
+    changed = list(changed)
     seen = {(e.place, e.fingerprint) for e in log.entries}
     added: list[DefectEntry] = []
     for f in findings:
@@ -110,7 +131,7 @@ def record_defects(
         added.append(
             DefectEntry(
                 at=now,
-                component=component_of(f.path, f.test_id, components, owners),
+                component=involved_component(f, changed, components, owners),
                 defect_type=f.kind,
                 priority=f.priority,
                 fingerprint=f.fingerprint,
@@ -119,15 +140,30 @@ def record_defects(
                 path=f.path or (f.test_id.split("::", 1)[0] if f.test_id else None),
             )
         )
+    own = {f.fingerprint: component_of(f.path, f.test_id, components, owners) for f in findings}
+    entries = _one_component([*log.entries, *added], own)
     day = now.date().isoformat()
     activity = dict(log.activity)
     activity[day] = activity.get(day, 0) + 1
     return evolve(
         log,
-        entries=keep_last([*log.entries, *added], MAX_DEFECTS),
+        entries=keep_last(entries, MAX_DEFECTS),
         activity=_recent_days(activity),
         seen=_seen(log.seen, components_seen(findings, changed, components, owners), day),
     )
+
+
+def _one_component(entries: list[DefectEntry], own: Mapping[str, str]) -> list[DefectEntry]:
+    """Every place's defect of one failing test under one component: the code under test, once any run found it.
+
+    Where a run sees the code a test exercises depends on what it changed (:func:`involved_component`); a run
+    that found it names the component for the runs that could only fall back on the test's own file (``own``).
+    """
+    found = {e.fingerprint: e.component for e in entries if e.fingerprint in own and e.component != own[e.fingerprint]}
+    return [
+        evolve(e, component=found[e.fingerprint]) if e.fingerprint in found and e.component == own[e.fingerprint] else e
+        for e in entries
+    ]
 
 
 def components_seen(
@@ -137,7 +173,8 @@ def components_seen(
     owners: Mapping[str, str] = {},
 ) -> set[str]:
     """The components an observation exercised: where its findings are and what its change touched."""
-    touched = {component_of(f.path, f.test_id, components, owners) for f in findings if f.path or f.test_id}
+    changed = list(changed)
+    touched = {involved_component(f, changed, components, owners) for f in findings if f.path or f.test_id}
     touched |= {component_of(path, None, components, owners) for path in changed}
     return touched - {classify.UNASSIGNED}
 

@@ -36,7 +36,11 @@ MAX_FLAKY_ISSUES_KEPT = 200
 def flaked(
     branch: BranchRecord, flaky: Mapping[str, Flakiness], before: Collection[str], commit: str, run: str
 ) -> list[str]:
-    """The fingerprints that flaked in this run, sorted: newly found flaky, or flaky and failing again.
+    """The fingerprints that flaked in this run, sorted: newly found flaky, or flipped on this run's commit.
+
+    A flaky fingerprint flakes again only when this run's outcome contradicts an earlier one on the same
+    commit (it failed, then passed on the rerun, or the reverse). A failure alone is not a flake, whatever
+    the fingerprint's history: it is rerun and confirmed like any other (:mod:`gauntlet.engine.revert`).
 
     :param before: the fingerprints that were flaky before this run.
     """
@@ -45,10 +49,19 @@ def flaked(
         test = tracked(branch.outcomes, fingerprint)
         if test is None:
             continue
-        failed_here = any(o.run == run and commit.startswith(o.commit) and not o.passed for o in test.outcomes)
-        if failed_here or fingerprint not in before:
+        if fingerprint not in before or _flipped_here(test, commit, run) is not None:
             found.append(fingerprint)
     return found
+
+
+def _flipped_here(test: TestOutcomes, commit: str, run: str) -> str | None:
+    """What happened on ``commit`` when this ``run`` contradicts the outcome before it there, else ``None``."""
+    here = [o for o in test.outcomes if commit.startswith(o.commit)]
+    at = next((i for i, o in enumerate(here) if o.run == run), None)
+    if at is None or at == 0 or here[at - 1].passed == here[at].passed:
+        return None
+    failed, passed = (here[at - 1], here[at]) if here[at].passed else (here[at], here[at - 1])
+    return f"on {commit[:7]} it failed in run {failed.run} and passed in run {passed.run}"
 
 
 def plan_flaky_issues(
@@ -58,6 +71,7 @@ def plan_flaky_issues(
     *,
     repository: str,
     commit: str,
+    run: str,
     config: Config,
     now: datetime,
 ) -> tuple[BranchRecord, tuple[Effect, ...]]:
@@ -65,6 +79,7 @@ def plan_flaky_issues(
 
     :param flaky: every flaky fingerprint of the branch and why.
     :param flakes: the fingerprints that flaked in this run (:func:`flaked`).
+    :param commit: the run's head commit; ``run`` its ``<run id>.<attempt>`` (the comment says which).
     """
     settings = config.provenance
     records = list(branch.flaky_issues)
@@ -91,7 +106,8 @@ def plan_flaky_issues(
             record = evolve(record, generation=record.generation + 1)
         record = evolve(record, last_flake=now, closed_at=None)
         records[at] = record
-        note = f"Flaked again at {commit[:7]}: {flaky[fingerprint].reason}."
+        what = _flipped_here(test, commit, run) or flaky[fingerprint].reason
+        note = f"Flaked again at {commit[:7]}: {what}."
         effects.append(_issue(record.ident, record.generation, test, flaky[fingerprint], repository, commit, note))
     quiet = timedelta(days=settings.flaky_issue_close_days)
     for i, record in enumerate(records):

@@ -6,7 +6,9 @@ the worst status, with all the sentences::
     iteration pressure  iteration / max_iterations ≥ 0.8 -> warn, ≥ 1.0 -> block
     circular fix        recovery saw the same failures come back       -> reflect
     stall               red for longer than stall_hours (24)           -> warn
-    flakiness           a fingerprint flips failing/passing ≥ 3 times  -> warn
+    flakiness           a failure failed and passed on one commit      -> warn
+                        (the PR's outcome history; flips across commits
+                        are the author's work, e.g. a circular fix)
     verification        retries of a failed verification spent         -> warn
     (repository)        proposals rolled back or waiting for a human   -> warn
 
@@ -17,17 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from itertools import pairwise
 
 from gauntlet.config import HealthConfig
 from gauntlet.effects.models import FileIssue
 from gauntlet.effects.views import IssueView
+from gauntlet.engine import outcomes
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.pr import IterationRecord, PRRecord
 from gauntlet.state.shared import ProposalBook
 from gauntlet.vocabulary import HealthStatus, HealthVerdict, RecoveryVerdict
 
-__all__ = ["assess_pr", "assess_repository", "block_issue", "flips", "verdict_of"]
+__all__ = ["assess_pr", "assess_repository", "block_issue", "verdict_of"]
 
 _RANK: dict[HealthStatus, int] = {"continue": 0, "warn": 1, "reflect": 2, "block": 3}
 Signal = tuple[HealthStatus, str]
@@ -67,9 +69,10 @@ def assess_pr(
         signals.append(("warn", f"verification keeps failing: {recovery.reason}"))
     if pr is not None and now is not None:
         signals.extend(_stall(pr.iterations, now, config))
-        flaky = [fp for fp, n in flips(pr.iterations).items() if n >= config.flaky_flips]
+        # The PR's outcome history, judged as provenance judges it: only a flip on one commit is flakiness.
+        flaky = outcomes.flaky_on_one_commit(pr.outcomes)
         if flaky:
-            signals.append(("warn", f"flaky: {len(flaky)} failure(s) flip between failing and passing"))
+            signals.append(("warn", f"flaky: {len(flaky)} failure(s) failed and passed on the same commit"))
     return verdict_of(signals)
 
 
@@ -123,19 +126,6 @@ def block_issue(verdict: HealthVerdict, repository: str, pr: int) -> FileIssue |
             pr=pr,
         ),
     )
-
-
-def flips(iterations: Sequence[IterationRecord]) -> dict[str, int]:
-    """How often each fingerprint went from failing to passing or back across ``iterations``."""
-    present = [{f.fingerprint for f in it.findings if f.severity in ("critical", "major")} for it in iterations]
-    counts: dict[str, int] = {}
-    seen: set[str] = set(present[0]) if present else set()
-    for before, after in pairwise(present):
-        # A fingerprint's first appearance is a new failure, not a flip.
-        for fp in (before ^ after) & seen:
-            counts[fp] = counts.get(fp, 0) + 1
-        seen |= after
-    return counts
 
 
 def _stall(iterations: Sequence[IterationRecord], now: datetime, config: HealthConfig) -> list[Signal]:

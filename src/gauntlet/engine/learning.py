@@ -24,14 +24,14 @@ import hashlib
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 
 from gauntlet.config import Config
-from gauntlet.engine import bandit, fixes, selfheal
+from gauntlet.engine import bandit, fixes, outcomes, relation, selfheal
 from gauntlet.models import Finding, FixDiff, Kind, Observation, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.branch import RunRecord
@@ -161,11 +161,16 @@ def record_fixes(
     now: datetime,
     components: Mapping[str, Sequence[str]] = {},
     owners: Mapping[str, str] = {},
+    *,
+    passed: Collection[str] = (),
+    flaky: Collection[str] = (),
 ) -> LearningBook:
     """Record the failure→fix pairs ``current`` shows at ``place``, and what contradicts earlier ones.
 
-    A pair needs a blocking fingerprint of ``previous`` that ``current`` no longer has; its files come
-    from ``diff`` (``previous``'s head to ``current``'s), ranked by what the failure named.
+    A pair needs a blocking fingerprint of ``previous`` that ``current`` no longer has and that was really
+    fixed (:func:`really_fixed`: ``passed`` lists the test ids the run's reports saw pass, ``flaky`` the
+    fingerprints known flaky); its files come from ``diff`` (``previous``'s head to ``current``'s), ranked
+    by what the failure named.
     The same fingerprint failing again at the fixing SHA (a later job) withdraws the pair;
     failing again at a later SHA counts as a contradiction of the rule it taught.
     """
@@ -186,7 +191,9 @@ def record_fixes(
         record = before.get(fingerprint)
         if record is None or (place, fingerprint, current.head_sha) in known:
             continue
-        files, named = fixes.rank_files(changed, fixes.named_by(record.path, record.test_id, record.frames))
+        if not really_fixed(fingerprint, record.test_id, passed, flaky):
+            continue
+        files, named = fixes.rank_files(changed, relation.named_by(record.path, record.test_id, record.frames))
         pair = FixPair(
             fingerprint=fingerprint,
             error_class=error_class(record.kind),
@@ -210,8 +217,11 @@ def record_branch_fixes(
     place: str,
     diff: FixDiff | None,
     now: datetime,
+    flaky: Collection[str] = (),
 ) -> LearningBook:
     """Record the failure→fix pairs of a branch run that went green after a red run of the same job.
+
+    A fingerprint known ``flaky`` (it failed and passed on one commit, or flips) fixed nothing by going away.
 
     :param defects: the defect log, which knows what each fingerprint seen at ``place`` was.
     :param runs: the branch's runs, the one just recorded last.
@@ -231,7 +241,9 @@ def record_branch_fixes(
         entry = seen.get(fingerprint)
         if entry is None or (place, fingerprint, current.head_sha) in known:
             continue
-        files, named = fixes.rank_files(changed, fixes.named_by(entry.path, None))
+        if not really_fixed(fingerprint, None, (), flaky):
+            continue
+        files, named = fixes.rank_files(changed, relation.named_by(entry.path, None))
         pair = FixPair(
             fingerprint=fingerprint,
             error_class=entry.defect_type,
@@ -246,6 +258,18 @@ def record_branch_fixes(
         )
         book = _add_pair(book, pair, entry.component, now)
     return book
+
+
+def really_fixed(fingerprint: str, test_id: str | None, passed: Collection[str], flaky: Collection[str]) -> bool:
+    """True when a failure that went away was fixed, not merely absent.
+
+    A flaky failure that did not recur fixed nothing. A test must pass under the same id: when the run's
+    test reports list the tests that passed, a renamed or deleted test is not among them (without reports
+    there is no telling, and the failure's absence is taken for a fix).
+    """
+    if fingerprint in flaky:
+        return False
+    return not (test_id and passed) or test_id in passed
 
 
 def hints_for(book: LearningBook, findings: Iterable[FindingRecord], place: str, head_sha: str) -> tuple[str, ...]:
@@ -293,7 +317,18 @@ def learn_from_pr(state: State, obs: Observation, *, config: Config, now: dateti
         state.defects, obs.findings, place, now, config.components, obs.changed_files, obs.owners
     )
     book = sync_curated(state.learnings, config.selfheal.curated_rules, now)
-    book = record_fixes(book, previous, current, place, obs.fix_diff, now, config.components, obs.owners)
+    book = record_fixes(
+        book,
+        previous,
+        current,
+        place,
+        obs.fix_diff,
+        now,
+        config.components,
+        obs.owners,
+        passed=obs.passed_tests,
+        flaky=outcomes.flaky_on_one_commit(state.pr.outcomes),
+    )
     book = _learn_reviews(book, obs.findings, place, now)
     table = bandit.settle(state.bandit, place, current.head_sha, _classes(current.findings), book.rules)
     for context in _ranked_classes(current.findings):

@@ -55,6 +55,7 @@ def step_merge_group(state: State, obs: Observation, config: Config, now: dateti
         flaky_tests=obs.flaky_tests,
         config=config.provenance,
         known=known.match(obs.findings, obs.known_failures.rules) if obs.known_failures is not None else None,
+        rerun=obs.run_attempt not in ("", "1"),
     )
     unblocked = provenance.unblocked(judged, config.gauntlet.block_on)
     decision = decision_of(records)

@@ -35,7 +35,18 @@ from gauntlet.state.outcomes import (
 )
 from gauntlet.state.pr import FindingRecord
 
-__all__ = ["Flakiness", "RunOutcomes", "flakiness", "flaky_fingerprints", "mark", "of_run", "record", "tracked"]
+__all__ = [
+    "Flakiness",
+    "RunOutcomes",
+    "flakiness",
+    "flaky_fingerprints",
+    "flaky_on_one_commit",
+    "flip_rate_of",
+    "mark",
+    "of_run",
+    "record",
+    "tracked",
+]
 
 _SHA = 12
 
@@ -157,13 +168,9 @@ def flakiness(test: TestOutcomes, *, flip_rate: float, min_flips: int, across_co
     if test.mark == "not_flaky":
         return None
     outcomes = test.outcomes
-    isolated = [
-        i
-        for i in range(1, len(outcomes) - 1)
-        if not outcomes[i].passed and outcomes[i - 1].passed and outcomes[i + 1].passed
-    ]
+    isolated = _isolated(outcomes)
     flips = sorted({outcomes[j].at for i in isolated for j in (i, i + 1)})
-    rate = 2 * len(isolated) / (len(outcomes) - 1) if len(outcomes) > 1 else 0.0
+    rate = flip_rate_of(outcomes)
     last = flips[-1] if flips else None
     if test.mark == "flaky":
         return Flakiness(fingerprint=test.fingerprint, reason="marked flaky by a maintainer", rate=rate, last_flip=last)
@@ -183,6 +190,34 @@ def flakiness(test: TestOutcomes, *, flip_rate: float, min_flips: int, across_co
             last_flip=last,
         )
     return None
+
+
+def flip_rate_of(outcomes: Sequence[Outcome]) -> float:
+    """Flips per outcome around isolated failures: THE flip rate, which flaky issues and the dashboard both show.
+
+    A failure neither the outcome before nor the one after repeats flips twice (fail, then pass); a real break
+    fails on its reruns and every run until fixed, so it adds nothing (see the module docstring).
+    """
+    return 2 * len(_isolated(outcomes)) / (len(outcomes) - 1) if len(outcomes) > 1 else 0.0
+
+
+def _isolated(outcomes: Sequence[Outcome]) -> list[int]:
+    return [
+        i
+        for i in range(1, len(outcomes) - 1)
+        if not outcomes[i].passed and outcomes[i - 1].passed and outcomes[i + 1].passed
+    ]
+
+
+def flaky_on_one_commit(history: OutcomeHistory) -> list[str]:
+    """The fingerprints a PR's own history proves flaky, sorted: marked, or failed and passed on one commit.
+
+    Flips across a PR's commits are its author's work (an A/B oscillation of a circular fix is not flakiness).
+    """
+    # The rate and flip thresholds only judge flips across commits, which this question leaves out.
+    return sorted(
+        t.fingerprint for t in history.tests if flakiness(t, flip_rate=1.0, min_flips=1, across_commits=False)
+    )
 
 
 def flaky_fingerprints(history: OutcomeHistory, config: ProvenanceConfig) -> dict[str, Flakiness]:

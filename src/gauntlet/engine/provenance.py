@@ -8,7 +8,9 @@ and the default branch's, first match wins::
     0. known        an open known-failure issue's rule matches it: a maintainer said so, the most deliberate
                     evidence there is (the comment links the issue)
     1. flaky        marked flaky, listed as flaky by the run's reports, failed and passed on one commit
-                    (in the PR or on the default branch), or flips on the default branch past the rate
+                    (in the PR or on the default branch), or flips on the default branch past the rate;
+                    but a flaky *history* does not outweigh a rerun that failed again: a test that
+                    fails on the rerun of its own commit is judged by 2-4 (a flaky test can break)
     2. preexisting  its latest outcome on the default branch, at or before the PR's base commit, is a failure
     3. new          the default branch has a complete run of the job (so the finding passed there or
                     did not exist)
@@ -51,6 +53,8 @@ class Judged(BaseModel):
     flaky: Flakiness | None = None
     #: For a known one: the known-failure issue it matched.
     known: KnownMatch | None = None
+    #: Flaky by the default branch's history alone, not by anything seen on this commit: a rerun tells.
+    by_history: bool = False
 
 
 def report_of(judged: Iterable[Judged]) -> ProvenanceReport:
@@ -73,6 +77,7 @@ def judge(
     flaky_tests: Collection[str],
     config: ProvenanceConfig,
     known: Mapping[str, KnownMatch] | None = None,
+    rerun: bool = False,
 ) -> list[Judged]:
     """The provenance of each failing finding, in the order given (non-failing findings are skipped).
 
@@ -85,6 +90,8 @@ def judge(
     :param flaky_tests: test ids the run's reports list as failed and then passed on a retry.
     :param config: the flaky thresholds.
     :param known: fingerprint -> the known-failure issue it matched (``engine/known.py``).
+    :param rerun: the run is a rerun of failed jobs on the same commit (attempt 2 or later): what fails in it
+        failed before on this commit too.
     """
     base = base_history or OutcomeHistory()
     base_flaky = outcomes.flaky_fingerprints(base, config)
@@ -100,7 +107,7 @@ def judge(
             why = f"matches known-failure issue #{matched.issue}"
             judged.append(Judged(fingerprint=finding.fingerprint, provenance="known", why=why, known=matched))
             continue
-        judged.append(_one(finding, job, pr_history, base, base_flaky, job_known, base_sha, flaky_tests, config))
+        judged.append(_one(finding, job, pr_history, base, base_flaky, job_known, base_sha, flaky_tests, config, rerun))
     return judged
 
 
@@ -128,11 +135,12 @@ def judge_pr(
     base_sha: str | None,
     flaky_tests: Collection[str],
     known: Mapping[str, KnownMatch] | None = None,
+    rerun: bool = False,
 ) -> list[Judged]:
     """:func:`judge` a PR's current findings against its own history and the default branch's (``base``).
 
     :param job: the run's ``workflow/job``; ``base_sha`` its merge base; ``flaky_tests`` what a maintainer marked;
-        ``known`` the known-failure issues its failures matched.
+        ``known`` the known-failure issues its failures matched; ``rerun`` whether the run is a rerun of failed jobs.
     """
     return judge(
         findings,
@@ -144,6 +152,7 @@ def judge_pr(
         flaky_tests=flaky_tests,
         config=config.provenance,
         known=known,
+        rerun=rerun,
     )
 
 
@@ -184,13 +193,19 @@ def _one(
     base_sha: str | None,
     flaky_tests: Collection[str],
     config: ProvenanceConfig,
+    rerun: bool,
 ) -> Judged:
     fp = finding.fingerprint
     on_base = _on_base(base, finding)
+    by_history = False
     if on_base is not None and on_base.mark == "not_flaky":
         flaky = None
     else:
         flaky = base_flaky.get(on_base.fingerprint) if on_base is not None else None
+        by_history = flaky is not None and on_base is not None and on_base.mark != "flaky"
+        if by_history and rerun:
+            # It failed again on the rerun of this commit: the history does not make this failure a flake.
+            flaky, by_history = None, False
         mine = outcomes.tracked(pr_history, fp, job)
         if flaky is None and mine is not None:
             # A PR's own history proves flakiness only on one commit: flips across commits are the author's work.
@@ -200,7 +215,7 @@ def _one(
     if flaky is None and finding.test_id is not None and finding.test_id in flaky_tests:
         flaky = Flakiness(fingerprint=fp, reason="the test report shows it failed and passed on a retry", rate=0.0)
     if flaky is not None:
-        return Judged(fingerprint=fp, provenance="flaky", why=flaky.reason, flaky=flaky)
+        return Judged(fingerprint=fp, provenance="flaky", why=flaky.reason, flaky=flaky, by_history=by_history)
     if on_base is not None:
         latest = _latest_at_or_before(on_base.outcomes, base_sha)
         if latest is not None and not latest.passed:

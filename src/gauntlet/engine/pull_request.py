@@ -37,6 +37,7 @@ from gauntlet.state.events import Event
 from gauntlet.state.known import KnownMatch
 from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord, IterationRecord, PRRecord
+from gauntlet.untrusted import redact
 from gauntlet.vocabulary import Decision, RecoveryVerdict
 
 __all__ = [
@@ -231,6 +232,7 @@ def plan_iteration(
         base_sha=facts.base_sha,
         flaky_tests=facts.flaky_tests,
         known=pr.known,
+        rerun=facts.run_attempt not in ("", "1"),
     )
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
     # The check follows provenance: only block_on provenances (new, unknown) count toward fail_on.
@@ -242,7 +244,10 @@ def plan_iteration(
         window=config.recovery.circular_window,
         threshold=config.recovery.circular_similarity,
     )
-    verdict = recovery.assess(current.findings, earlier, "pr", config.recovery, loop, observation=facts.observation)
+    # A finding a maintainer accepted is no failure to recover from: a clean iteration with only one left is clean.
+    accepted = {risk.fingerprint for risk in pr.accepted_risks}
+    open_findings = [f for f in current.findings if f.fingerprint not in accepted]
+    verdict = recovery.assess(open_findings, earlier, "pr", config.recovery, loop, observation=facts.observation)
     if config.paused:
         verdict = recovery.paused(verdict)
     status = health.assess_pr(current.number, config.gauntlet.max_iterations, verdict, config.health, pr=pr, now=now)
@@ -359,8 +364,9 @@ def _record_attempt(
 def flake_rerun(
     run_id: str, run_attempt: str, judged: list[provenance.Judged], findings: list[FindingRecord], config: Config
 ) -> tuple[Effect, ...]:
-    """Rerun the failed jobs once when a test failure is ``new``: a flake passes the rerun and turns ``flaky``
-    (a PR's run, or a merge group's).
+    """Rerun the failed jobs once when a test failure is ``new``, or flaky only by the default branch's history:
+    a flake passes the rerun and is ``flaky`` on this commit; a failure that fails again is judged as any
+    other (a PR's run, or a merge group's).
 
     Only a run's first attempt asks, so a real regression costs one rerun of the failed jobs, never more.
     """
@@ -369,7 +375,7 @@ def flake_rerun(
     if not (run_id.isdigit() and run_id != "0"):
         return ()
     tests = {f.fingerprint for f in findings if f.kind == "test_failure"}
-    if not any(j.provenance in ("new", "unknown") and j.fingerprint in tests for j in judged):
+    if not any((j.provenance in ("new", "unknown") or j.by_history) and j.fingerprint in tests for j in judged):
         return ()
     return (RerunFailedJobs(run_id=int(run_id), attempt=1),)
 
@@ -415,15 +421,29 @@ def _recovery_effects(
     )
 
 
+#: What an issue's evidence quotes of a review comment (redacted first, so a cut never halves a secret).
+REVIEW_QUOTE_CHARS = 200
+
+
 def iteration_evidence(pr: PRRecord, last: int = 5) -> tuple[str, ...]:
     """The PR's last iterations, each with its commit and its failing fingerprints (what came back)."""
     lines: list[str] = []
     for it in pr.iterations[-last:]:
         failing = [f for f in it.findings if f.severity in recovery.BLOCKING_SEVERITIES]
-        named = ", ".join(f"`{f.fingerprint[:12]}` {f.test_id or f.path or f.message}" for f in failing[:5])
+        named = ", ".join(f"`{f.fingerprint[:12]}` {_named(f)}" for f in failing[:5])
         more = f" and {len(failing) - 5} more" if len(failing) > 5 else ""
         lines.append(f"iteration {it.number} at {it.head_sha[:7]}: {named or 'nothing failing'}{more}")
     return tuple(lines)
+
+
+def _named(finding: FindingRecord) -> str:
+    """A failing finding as evidence: its test or place, and for a review comment what the reviewer wrote."""
+    if finding.source not in ("review", "comment"):
+        return finding.test_id or finding.path or finding.message
+    where = f"{finding.path}:{finding.line}" if finding.path and finding.line else finding.path or "the PR"
+    text = " ".join(redact(finding.message).split())
+    quote = text if len(text) <= REVIEW_QUOTE_CHARS else text[: REVIEW_QUOTE_CHARS - 1] + "…"
+    return f"{where}: “{quote}”"
 
 
 def _view(facts: ReportFacts, pr: PRRecord, current: IterationRecord, decision: Decision, config: Config) -> RunView:

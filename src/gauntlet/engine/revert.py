@@ -14,11 +14,13 @@ order; the first that fails is the refusal, with a reason code
     1. some failing finding is test_failure/build_error/         infra | not_confirmed  retry
        type_error/crash (infra, timeout, dependency, unknown
        never justify a revert)
-    2. not every such fingerprint is known flaky (it failed      flaky              skip
-       and passed on the same commit, flips past the rate in
-       the outcome history, or a maintainer marked it)
-    3. exactly one suspect, or the failing files point to        ambiguous          escalate
-       exactly one of several
+    2. not every such fingerprint failed and passed on one of    flaky              skip
+       the breakage's own commits (a flaky *history* does not
+       count: a real bug in a flaky test is rerun and confirmed
+       like any other failure)
+    3. exactly one suspect, or exactly one of several comes      ambiguous          escalate
+       closest to the failure (engine/relation.py: its file,
+       its folder, the code under test by name)
     4. the culprit is not itself a revert                        is_revert          escalate
     5. no revert of it exists: no Gauntlet revert PR (open,      already_reverted   skip (escalate when a
        merged, or closed unmerged: never recreated) and no                          human closed ours)
@@ -36,8 +38,10 @@ order; the first that fails is the refusal, with a reason code
     9. no later commit changed a file the culprit changed        conflict           escalate
    10. fewer than max_reverts_per_day revert PRs today           daily_cap          escalate
 
-Permanent refusals (4-7) come before confirmation, so Gauntlet never reruns jobs
-to confirm a breakage it would not revert anyway. When every check passes the
+Permanent refusals (4-7) come before confirmation, so Gauntlet never reruns a job
+more than once to confirm a breakage it would not revert anyway; but it asks no
+human about the default branch before one rerun has spoken
+(:func:`gauntlet.engine.branch_run`): a one-off flake ends there. When every check passes the
 culprit is reverted: ``auto_revert: on`` opens the revert PR, ``shadow`` only
 records the decision, ``off`` asks a human instead. Everything here is pure: the
 engine passes the branch history, the observed commits and the time in.
@@ -51,7 +55,7 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict
 
 from gauntlet.config import RevertConfig
-from gauntlet.engine import fixes
+from gauntlet.engine import relation
 from gauntlet.engine.recovery import BLOCKING_SEVERITIES, BREAKING_KINDS, INFRA_KINDS
 from gauntlet.models import CommitFact, evolve
 from gauntlet.state.branch import BranchRecord, Breakage, RunRecord, same_commit
@@ -150,15 +154,10 @@ def suspects_between(chain: Sequence[CommitFact], last_good: str | None, first_r
 
 def failing_files(findings: Sequence[FindingRecord]) -> set[str]:
     """The repository paths the findings point at: a path, a test id's file, the files of its stack frames."""
-    files: set[str] = set()
-    for finding in findings:
-        for path in (finding.path, (finding.test_id or "").split("::")[0] or None, *finding.frames):
-            if path:
-                files.add(path.removeprefix("./"))
-    return files
+    return relation.named_by_all([(f.path, f.test_id, f.frames) for f in findings])
 
 
-def sightings_needed(culprit: CommitFact, finding: FindingRecord) -> int | None:
+def sightings_needed(culprit: CommitFact, finding: FindingRecord, *, flaky: bool = False) -> int | None:
     """How many observations of ``finding`` confirm it as ``culprit``'s breakage, or ``None`` if none ever do.
 
     A compiler's or type checker's error in a file near what the culprit changed confirms on its rerun
@@ -170,34 +169,46 @@ def sightings_needed(culprit: CommitFact, finding: FindingRecord) -> int | None:
     as pointing at the culprit. A culprit that changed nothing the failure names (closeness 0 in
     :mod:`gauntlet.engine.fixes`) is never confirmed: the reruns tell a flake, and a human decides the rest.
     """
-    named = fixes.named_by(finding.path, finding.test_id, finding.frames)
-    close = fixes.closeness(culprit.files, named) if named else fixes.SAME_FILE
+    named = relation.named_by(finding.path, finding.test_id, finding.frames)
+    close = relation.closeness(culprit.files, named) if named else relation.SAME_FILE
     if close == 0:
         return None
     if finding.kind in _DETERMINISTIC_KINDS:
         return CONFIRMING_SIGHTINGS
-    return CONFIRMING_SIGHTINGS + (1 if close == fixes.SAME_FILE else 2)
+    # A test with a flaky history fails its reruns at its (known) flake rate: one more sighting keeps the
+    # coincidence below an unknown test's bar, and consistent failure across them is still a break.
+    return CONFIRMING_SIGHTINGS + (1 if close == relation.SAME_FILE else 2) + (1 if flaky else 0)
 
 
 def identify_culprit(suspects: Sequence[CommitFact], files: set[str]) -> tuple[CommitFact | None, str]:
     """The one suspect to blame, or ``None`` with the reason it is ambiguous.
 
-    Exactly one suspect is the culprit; among several, the one (and only one)
-    that changed a file the failures point at.
+    Exactly one suspect is the culprit; among several (a push of several commits), the one that comes
+    closest to the failing ``files`` by the commit↔failure relation (:mod:`gauntlet.engine.relation`),
+    when no other comes as close: a code commit and a docs commit pushed together blame the code commit.
     """
     if len(suspects) == 1:
         return suspects[0], f"{_short(suspects[0])} is the only commit since the last green run"
     if not suspects:
         return None, "no commit since the last green run (the job went red on a commit it passed before)"
-    touching = [c for c in suspects if files & set(c.files)]
+    scores = [relation.closeness(c.files, files) for c in suspects]
+    best = max(scores)
+    touching = [c for c, score in zip(suspects, scores, strict=True) if best and score == best]
+    how = _HOW_CLOSE.get(best, "")
     if len(touching) == 1:
-        return touching[0], (
-            f"{_short(touching[0])} is the only one of {len(suspects)} suspects that changed the failing files"
-        )
+        return touching[0], f"{_short(touching[0])} is the only one of {len(suspects)} suspects that {how}"
     names = ", ".join(_short(c) for c in (touching or suspects))
     if touching:
-        return None, f"{len(touching)} of {len(suspects)} suspects changed the failing files ({names})"
-    return None, f"none of the {len(suspects)} suspects ({names}) changed the failing files"
+        return None, f"{len(touching)} of {len(suspects)} suspects {how} ({names})"
+    return None, f"none of the {len(suspects)} suspects ({names}) changed the failing files or the code they test"
+
+
+#: How a suspect relates to the failure, by its :func:`gauntlet.engine.relation.closeness`.
+_HOW_CLOSE = {
+    relation.SAME_FILE: "changed the failing files",
+    2: "changed a file next to the failing files",
+    1: "changed the code under test",
+}
 
 
 def decide_revert(
@@ -217,7 +228,8 @@ def decide_revert(
     :param chain: the observed first-parent history, newest first (may be empty).
     :param config: the revert settings.
     :param now: the time of the run.
-    :param flaky: fingerprints the outcome history calls flaky (besides ``branch.flaky``).
+    :param flaky: fingerprints the outcome history calls flaky (besides ``branch.flaky``): confirmed like any
+        failure, with one more sighting (:func:`sightings_needed`).
     """
     blocking = [f for f in findings if f.severity in BLOCKING_SEVERITIES]
     breaking = [f for f in blocking if f.kind in BREAKING_KINDS]
@@ -225,14 +237,16 @@ def decide_revert(
         kinds = ", ".join(sorted({f.kind for f in blocking})) or "no"
         code = RevertReason.INFRA if any(f.kind in INFRA_KINDS for f in blocking) else RevertReason.NOT_CONFIRMED
         return RevertDecision(refusal=code, detail=f"only {kinds} failures, which never justify a revert")
-    runs = [r for r in branch.runs if r.job == breakage.job]
-    known_flaky = set(branch.flaky) | set(flaky)
-    real = [f for f in breaking if f.fingerprint not in known_flaky and not _failed_and_passed(f.fingerprint, runs)]
+    # A flaky history proves nothing about this failure: only passing on the breakage's own commits does.
+    # Everything else is rerun and confirmed like any failure (a real bug in a flaky test is a break).
+    mine = {r.head_sha for r in branch.runs if r.observation in breakage.observations}
+    runs = [r for r in branch.runs if r.job == breakage.job and r.head_sha in mine]
+    real = [f for f in breaking if not _failed_and_passed(f.fingerprint, runs)]
     if not real:
         return RevertDecision(
             refusal=RevertReason.FLAKY,
-            detail=f"all {len(breaking)} failing fingerprint(s) are known flaky (they failed and passed on one "
-            "commit, or flip too often): flaky, not broken",
+            detail=f"all {len(breaking)} failing fingerprint(s) failed and passed on the same commit: "
+            "flaky, not broken",
             fingerprints=_fps(breaking),
         )
     fps = _fps(real)
@@ -287,7 +301,11 @@ def decide_revert(
         # Documentation alone does not fail a test elsewhere; a flaky test that failed on its rerun too does
         # (the README-only revert of issue 18). Rerun to learn it is flaky; then a human decides.
         return refuse(RevertReason.NOT_CONFIRMED, "it changed only documentation the failures do not point at")
-    needed = {f.fingerprint: sightings_needed(culprit, f) for f in real}
+    every = [r for r in branch.runs if r.job == breakage.job]
+    known_flaky = (
+        set(branch.flaky) | set(flaky) | {f.fingerprint for f in real if _failed_and_passed(f.fingerprint, every)}
+    )
+    needed = {f.fingerprint: sightings_needed(culprit, f, flaky=f.fingerprint in known_flaky) for f in real}
     bars = [n for n in needed.values() if n is not None]
     if not bars:
         decision = refuse(

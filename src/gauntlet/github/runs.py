@@ -21,6 +21,7 @@ from typing import Any
 from gauntlet.effects.base import EffectResult, Existing, unchanged
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import CheckAnnotation, Effect, RerunFailedJobs, SetCheck
+from gauntlet.effects.verdict import verdict_block
 from gauntlet.github.client import NotFound
 from gauntlet.github.hub import Hub
 from gauntlet.untrusted import redact
@@ -155,7 +156,8 @@ class CheckRunHandler:
 
 
 def _payload(effect: SetCheck, summary: str, annotations: list[CheckAnnotation]) -> dict[str, Any]:
-    output: dict[str, Any] = {"title": redact(effect.title), "summary": summary}
+    # The verdict is the output's text (DESIGN §5) as well as the summary's last block.
+    output: dict[str, Any] = {"title": redact(effect.title), "summary": summary, "text": verdict_block(effect)}
     if annotations:
         # Annotations are written as is (no template): redacted here like every body (DESIGN §6).
         output["annotations"] = [

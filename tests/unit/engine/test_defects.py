@@ -76,3 +76,31 @@ def test_code_owners_name_the_component_after_the_configuration() -> None:
     assert defects.component_of("src/pay/charge.py", None, {}, owners) == "@octo/payments"
     assert defects.component_of("src/pay/charge.py", None, {"billing": ["src/pay/**"]}, owners) == "billing"
     assert defects.component_of("src/pay/refund.py", None, {}, owners) == "src/pay"
+
+
+def test_a_failing_test_counts_toward_the_component_of_the_code_it_tests() -> None:
+    # tests/test_core.py tests src/app/core.py (the relation's code under test by name): the change touched it.
+    failing = Finding(
+        fingerprint="t", source="log", kind="test_failure", severity="critical", message="x",
+        path="tests/test_core.py", test_id="tests/test_core.py::test_total",
+    )  # fmt: skip
+    log = defects.record_defects(DefectLog(), [failing], "pr:1", NOW, changed=["src/app/core.py", "README.md"])
+    assert [e.component for e in log.entries] == ["src/app"]
+    assert log.entries[0].path == "tests/test_core.py"  # what failed is still named as it was
+    # A frame outside the tests names the code under test even when the change did not touch it.
+    framed = failing.model_copy(update={"excerpt": 'File "src/lib/total.py", line 3, in total'})
+    assert defects.involved_component(framed, [], {}) == "src/lib"
+    # Nothing to go on: the test's own file, as before.
+    assert defects.involved_component(failing, ["docs/a.md"], {}) == "tests/test_core"
+
+
+def test_a_run_that_finds_the_code_under_test_names_the_component_for_every_place() -> None:
+    failing = Finding(
+        fingerprint="t", source="log", kind="test_failure", severity="critical", message="x",
+        path="tests/test_core.py", test_id="tests/test_core.py::test_total",
+    )  # fmt: skip
+    log = defects.record_defects(DefectLog(), [failing], "pr:1", NOW)  # nothing to go on: the test's file
+    log = defects.record_defects(log, [failing], "branch:main", NOW, changed=["src/app/core.py"])
+    assert [(e.place, e.component) for e in log.entries] == [("pr:1", "src/app"), ("branch:main", "src/app")]
+    log = defects.record_defects(log, [failing], "pr:2", NOW)  # found before: kept
+    assert {e.component for e in log.entries} == {"src/app"}

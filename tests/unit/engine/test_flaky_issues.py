@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from gauntlet.config import Config
 from gauntlet.effects.models import CloseIssue, Effect, FileIssue
 from gauntlet.engine.defects import component_of
-from gauntlet.engine.flaky_issues import plan_flaky_issues
-from gauntlet.engine.outcomes import Flakiness, mark
+from gauntlet.engine.flaky_issues import flaked, plan_flaky_issues
+from gauntlet.engine.outcomes import Flakiness, RunOutcomes, flaky_fingerprints, mark, record
 from gauntlet.state.branch import BranchRecord
 from gauntlet.state.outcomes import OutcomeHistory
 
@@ -29,7 +29,9 @@ def why(*fps: str) -> dict[str, Flakiness]:
 
 def step(branch: BranchRecord, flakes: list[str], at: datetime) -> tuple[BranchRecord, tuple[Effect, ...]]:
     fps = [t.fingerprint for t in branch.outcomes.tests]
-    return plan_flaky_issues(branch, why(*fps), flakes, repository="o/r", commit="c" * 40, config=CONFIG, now=at)
+    return plan_flaky_issues(
+        branch, why(*fps), flakes, repository="o/r", commit="c" * 40, run="1.1", config=CONFIG, now=at
+    )
 
 
 def test_one_issue_per_flaky_test_updated_then_closed_after_fourteen_quiet_days() -> None:
@@ -70,3 +72,28 @@ def test_ten_flaky_tests_of_one_component_share_one_issue() -> None:
     assert len(set(keys[:9])) == 9, "one issue each below the threshold"
     component = component_of(None, "tests/test_app.py::fp00", CONFIG.components)
     assert set(keys[9:]) == {f"flaky:component:{component}"}, keys[9:]
+
+
+def test_only_a_flip_on_the_runs_commit_is_a_flake_and_the_note_names_its_runs() -> None:
+    # test_x failed and passed on commit a (a flake); then it fails on b, on b's rerun too, and passes on c.
+    history = OutcomeHistory()
+    runs = [("a", "1.1", True), ("a", "1.2", False), ("b", "2.1", True), ("b", "2.2", True), ("c", "3.1", False)]
+    flakes: list[list[str]] = []
+    branch = BranchRecord(name="main")
+    for i, (commit, run, fails) in enumerate(runs):
+        seen = RunOutcomes(job="ci/test", commit=commit * 40, run=run, failing={"fx": "t::x"} if fails else {})
+        before = set(flaky_fingerprints(history, CONFIG.provenance))
+        history = record(history, seen, NOW + timedelta(minutes=i))
+        branch = BranchRecord(name="main", outcomes=history)
+        flakes.append(flaked(branch, flaky_fingerprints(history, CONFIG.provenance), before, commit * 40, run))
+    assert flakes == [[], ["fx"], [], [], []]  # b's failures are no flake, nor is c's pass after them
+    branch = BranchRecord(name="main", outcomes=history)
+    flaky = flaky_fingerprints(history, CONFIG.provenance)
+    branch, (_filed,) = plan_flaky_issues(
+        branch, flaky, ["fx"], repository="o/r", commit="a" * 40, run="1.2", config=CONFIG, now=NOW
+    )
+    branch, (again,) = plan_flaky_issues(
+        branch, flaky, ["fx"], repository="o/r", commit="a" * 40, run="1.2", config=CONFIG, now=NOW
+    )
+    assert isinstance(again, FileIssue)
+    assert again.recurrence_note == "Flaked again at aaaaaaa: on aaaaaaa it failed in run 1.1 and passed in run 1.2."

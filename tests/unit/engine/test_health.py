@@ -8,10 +8,11 @@ import pytest
 
 from gauntlet.config import HealthConfig
 from gauntlet.effects.models import FileIssue
-from gauntlet.engine import health
+from gauntlet.engine import health, outcomes
 from gauntlet.engine.loop import merge_observation
 from gauntlet.models import Finding
 from gauntlet.state.branch import BranchRecord, RunRecord
+from gauntlet.state.outcomes import Outcome
 from gauntlet.state.pr import PRRecord
 from gauntlet.state.shared import Proposal, ProposalBook
 from gauntlet.vocabulary import HealthVerdict, RecoveryVerdict
@@ -67,11 +68,36 @@ def test_green_in_between_resets_the_stall_clock() -> None:
     assert health.assess_pr(3, 10, OK, CONFIG, pr=pr, now=NOW + timedelta(hours=50)).status == "continue"
 
 
-def test_flips_count_only_reappearances() -> None:
-    pr = pr_of(failing("a"), [], failing("a", "b"), [], failing("a"))
-    assert health.flips(pr.iterations) == {"a": 4, "b": 1}
-    verdict = health.assess_pr(5, 100, OK, CONFIG, pr=pr, now=NOW + timedelta(hours=5))
-    assert verdict.status == "warn" and any("flaky" in r for r in verdict.reasons)
+def with_outcomes(pr: PRRecord, *runs: tuple[str, str, dict[str, str | None]]) -> PRRecord:
+    history = pr.outcomes
+    for i, (commit, run, failing) in enumerate(runs):
+        seen = outcomes.RunOutcomes(job="ci/test", commit=commit, run=run, failing=failing)
+        history = outcomes.record(history, seen, NOW + timedelta(minutes=i))
+    return pr.model_copy(update={"outcomes": history})
+
+
+def test_an_a_b_oscillation_across_commits_is_no_flakiness() -> None:
+    # A circular fix: a, b, a, b on four commits. Health reports it as that, never as "flaky".
+    pr = pr_of(failing("a"), failing("b"), failing("a"), failing("b"))
+    pr = with_outcomes(pr, *((str(i) * 40, f"{i}.1", {fp: None}) for i, fp in enumerate(("a", "b", "a", "b"), start=0)))
+    verdict = health.assess_pr(4, 100, OK, CONFIG, pr=pr, now=NOW + timedelta(hours=4))
+    assert not any("flaky" in r for r in verdict.reasons)
+
+
+def test_a_failure_that_passed_on_its_own_commit_is_flaky() -> None:
+    pr = pr_of(failing("a"))
+    pr = with_outcomes(pr, (f"{0:040d}", "1.1", {"a": None}), (f"{0:040d}", "1.2", {}))
+    verdict = health.assess_pr(1, 100, OK, CONFIG, pr=pr, now=NOW + timedelta(hours=1))
+    assert verdict.status == "warn"
+    assert "flaky: 1 failure(s) failed and passed on the same commit" in verdict.reasons
+
+
+def test_the_flip_rate_counts_isolated_failures_only() -> None:
+    def history(*passed: bool) -> list[Outcome]:
+        return [Outcome(commit=f"c{i}", run=f"{i}.1", passed=p, at=NOW) for i, p in enumerate(passed)]
+
+    assert outcomes.flip_rate_of(history(True, False, True, True, True)) == 0.5  # 2 flips over 4 steps
+    assert outcomes.flip_rate_of(history(True, False, False, False, True)) == 0.0  # a real break and its fix
 
 
 def test_spent_verification_retries_warn() -> None:

@@ -268,3 +268,19 @@ def test_fix_rules_of_different_error_classes_stay_apart() -> None:
     book, second = learning.learn_rule(book, tests, "fix", ["test_failure"], NOW)
     assert first != second
     assert sorted(r.classes[0] for r in book.rules) == ["lint", "test_failure"]
+
+
+def test_a_renamed_test_or_a_flake_that_did_not_recur_is_no_fix_pair() -> None:
+    pr = pr_after(("a" * 40, [finding("t1")]), ("b" * 40, []))
+    changed = diff("tests/test_calc.py")
+
+    def pairs(passed: tuple[str, ...] = (), flaky: tuple[str, ...] = ()) -> list[str]:
+        book = learning.record_fixes(
+            LearningBook(), pr.iterations[0], pr.iterations[1], "pr:7", changed, NOW, passed=passed, flaky=flaky
+        )
+        return [p.fingerprint for p in book.fixes]
+
+    # The reports list what passed: t1 renamed to t1_renamed (or deleted) is not among them.
+    assert pairs(passed=("tests/test_calc.py::t1_renamed",)) == []
+    assert pairs(passed=("tests/test_calc.py::t1",)) == ["t1"]  # it passes under the same id: a fix
+    assert pairs(flaky=("t1",)) == []  # a flake that simply did not recur fixed nothing

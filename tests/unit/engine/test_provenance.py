@@ -133,3 +133,19 @@ def test_a_new_pr_failure_fails_the_check_asks_for_one_rerun_and_turns_flaky_whe
     state, conclusion, _ = pr_run(state, (finding("mine", "t::mine"),), "3", Config())
     assert conclusion == "success"
     assert state.pr is not None and state.pr.outcomes.tests[0].fingerprint == "mine"
+
+
+def test_a_flaky_history_is_rerun_and_a_failure_that_fails_again_is_new() -> None:
+    """Issue 30: one flake must not switch off protection for that test, on a PR as on the default branch."""
+    outcomes = history(("a", "1.1", {"flk": "t::flk"}), ("a", "1.2", {}))  # failed and passed on one commit
+    run = RunRecord(observation="a:1:2:test", head_sha="a" * 40, at=NOW, green=True, job=JOB)
+    flaky_base = BranchRecord(name="main", runs=[run], outcomes=outcomes)
+    state = State(pr=PRRecord(number=7), base=flaky_base)
+    state, conclusion, rerun = pr_run(state, (finding("flk", "t::flk"),), "1", Config())
+    assert conclusion == "success" and rerun, "flaky by its history: not blocking, and rerun to tell"
+    state, conclusion, rerun = pr_run(state, (finding("flk", "t::flk"),), "2", Config())
+    assert conclusion == "failure" and not rerun, "it failed again on its own commit: a regression"
+    state = State(pr=PRRecord(number=7), base=flaky_base)
+    state, _, _ = pr_run(state, (finding("flk", "t::flk"),), "1", Config())
+    state, conclusion, _ = pr_run(state, (), "2", Config())
+    assert conclusion == "success", "it passed on the rerun: another flake"

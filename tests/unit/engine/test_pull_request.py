@@ -9,10 +9,16 @@ import numpy as np
 
 from gauntlet.config import Config, SelfHealConfig
 from gauntlet.engine.decide import decide
-from gauntlet.engine.pull_request import ATTEMPTS_KEPT_WHEN_CLOSED, ReportFacts, plan_iteration
+from gauntlet.engine.pull_request import (
+    ATTEMPTS_KEPT_WHEN_CLOSED,
+    REVIEW_QUOTE_CHARS,
+    ReportFacts,
+    iteration_evidence,
+    plan_iteration,
+)
 from gauntlet.models import Finding, Observation, evolve
 from gauntlet.state.models import State
-from gauntlet.state.pr import PRRecord
+from gauntlet.state.pr import AcceptedRisk, FindingRecord, IterationRecord, PRRecord
 
 NOW = datetime(2026, 11, 2, tzinfo=UTC)
 
@@ -100,3 +106,39 @@ def test_the_record_keeps_the_code_owners_of_the_current_findings_paths_only() -
     # A new head whose findings name only src/b.py, without owners this time: nothing is kept for a gone path.
     state, _ = decide(state, seen("b" * 40, "3", {}, "src/b.py"), Config(), NOW, np.random.default_rng(0))
     assert state.pr is not None and state.pr.owners == {}
+
+
+def test_a_clean_iteration_with_only_an_accepted_finding_left_needs_no_recovery() -> None:
+    review = Finding(
+        fingerprint="r1", source="review", kind="review", severity="critical", message="unchecked input", path="a.py"
+    )
+    state = State(pr=PRRecord(number=7, accepted_risks=[AcceptedRisk(fingerprint="r1", by="max", at=NOW)]))
+    _, plan = decide(
+        state,
+        Observation(pr=7, head_sha="a" * 40, run_id="1", findings=(review,)),
+        Config(),
+        NOW,
+        np.random.default_rng(0),
+    )
+    assert plan.recovery.failure_type is None and plan.recovery.action == "continue"
+
+
+def test_issue_evidence_quotes_a_review_comment_redacted_and_bounded() -> None:
+    """Issue 30: a review finding in a needs-human issue's evidence says what the reviewer wrote, not a hash."""
+    secret = "AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    said = f"critical: this leaks the key {secret} " + "and more words " * 40
+    review = FindingRecord(
+        fingerprint="f" * 16,
+        source="review",
+        kind="review",
+        severity="critical",
+        message=said,
+        path="src/app.py",
+        line=3,
+    )
+    it = IterationRecord(number=1, head_sha="a" * 40, findings=[review], at=datetime(2026, 12, 1, tzinfo=UTC))
+    [line] = iteration_evidence(PRRecord(number=7, iterations=[it]))
+    assert "src/app.py:3: “critical: this leaks the key" in line
+    assert "wJalrXUtnFEMI" not in line and "AKIAIOSFODNN7EXAMPLE" not in line
+    quote = line.split("“", 1)[1]
+    assert len(quote) <= REVIEW_QUOTE_CHARS + 1 and quote.endswith("…”")

@@ -146,7 +146,7 @@ def test_failing_files_include_the_file_of_a_test_id() -> None:
     assert failing_files([framed]) == {"tests/test_calc.py", "src/app/calc.py"}  # its stack frames too
 
 
-def test_the_culprit_is_the_only_suspect_or_the_only_one_touching_the_failing_files() -> None:
+def test_the_culprit_is_the_only_suspect_or_the_one_closest_to_the_failure() -> None:
     a = commit("a", "c0", files=("docs/a.md",))
     b = commit("b", "a", files=("src/app/calc.py",))
     c = commit("c", "b", files=("src/app/calc.py", "docs/c.md"))
@@ -154,8 +154,14 @@ def test_the_culprit_is_the_only_suspect_or_the_only_one_touching_the_failing_fi
     assert identify_culprit([a, b], {"src/app/calc.py"})[0] == b
     culprit, why = identify_culprit([a, b, c], {"src/app/calc.py"})
     assert culprit is None and "2 of 3 suspects" in why
+    # A code commit and a docs commit pushed together: the code under test by name blames the code commit.
     culprit, why = identify_culprit([a, b], {"tests/test_calc.py"})
+    assert culprit == b and "changed the code under test" in why
+    culprit, why = identify_culprit([a, b], {"tests/test_cli.py"})
     assert culprit is None and "none of the 2 suspects" in why
+    # The failing file itself beats the code under test by name.
+    t = commit("t", "b", files=("tests/test_calc.py",))
+    assert identify_culprit([b, t], {"tests/test_calc.py"})[0] == t
     assert identify_culprit([], set())[0] is None
 
 
@@ -237,8 +243,20 @@ def test_a_failure_that_also_passed_on_the_same_commit_is_flaky() -> None:
     passed = RunRecord(observation="o2", head_sha=c1.sha, at=NOW, green=True, job="ci/test")
     branch = BranchRecord(name="main", runs=[red_run(c1.sha), passed])
     assert decide([c1], branch=branch)[0] == RevertReason.FLAKY
-    known = BranchRecord(name="main", runs=[red_run(c1.sha)], flaky=["t1"])
-    assert decide([c1], branch=known)[0] == RevertReason.FLAKY
+
+
+def test_a_flaky_history_does_not_skip_a_failure_on_a_new_commit() -> None:
+    # t1 failed and passed on c0 once (so it is listed flaky); failing on c1 it is confirmed like any failure.
+    c0, c1 = sha("c0"), commit("c1", "c0")
+    earlier = [
+        red_run(c0, obs="o0"),
+        RunRecord(observation="o0b", head_sha=c0, at=NOW, green=True, job="ci/test"),
+    ]
+    known = BranchRecord(name="main", runs=[*earlier, red_run(c1.sha)], flaky=["t1"])
+    assert decide([c1], branch=known, sightings=5)[0] is None
+    # Its known flake rate asks one sighting more than a test with no flaky history needs.
+    assert decide([c1], sightings=4)[0] is None
+    assert decide([c1], branch=known, sightings=4)[0] == RevertReason.NOT_CONFIRMED
 
 
 def test_a_pass_in_a_run_cut_short_by_infra_proves_nothing() -> None:

@@ -66,6 +66,8 @@ class RevertReason(StrEnum):
     ALREADY_REVERTED = "already_reverted"
     DAILY_CAP = "daily_cap"
     CONFLICT = "conflict"
+    #: Every breaking failure matches an open known-failure issue (DESIGN §5): a maintainer said it is known.
+    KNOWN = "known"
 
 
 class _Verdict(BaseModel):

@@ -196,3 +196,17 @@ def test_under_faults_each_pr_leaves_one_hit_comment_with_its_count(world: Scena
     assert any(r["status"] >= 429 for r in world.sandbox.requests()), "faults were injected"
     hits = sorted(c.body.splitlines()[-1] for c in _bot_comments(world, issue))
     assert hits == sorted(f"**Gauntlet:** matched 1 time in #{n}; last on {sha[:7]}." for n, sha in prs)
+
+
+def test_a_known_failure_on_main_is_recorded_and_never_reverted(world: Scenario) -> None:
+    main = world.sandbox.head(REPO) or ""
+    assert world.run("push", _push(main), files=_logs("pytest-divide-broken.log"), inputs=ONLY_LOGS, run_id=9).code == 0
+    issue = _known_issue(world, '```json\n{"message": "assert 4 == 3", "path": "tests/test_calc.py"}\n```')
+    before = len(world.sandbox.requests())
+    done = world.run("push", _push(main), files=_logs("pytest-divide-broken.log"), inputs=ONLY_LOGS, run_id=10)
+    assert done.code == 0, done.error
+    [hit] = _bot_comments(world, issue)
+    assert f"matched 1 time in `main`; last on {main[:7]}" in hit.body
+    served = [f"{r['method']} {r['path']}" for r in world.sandbox.requests()[before:]]
+    assert not [r for r in served if r.endswith("/rerun-failed-jobs") or r.endswith("/pulls")], served
+    assert done.report["recovery"]["action"] == "skip" and "(known)" in done.report["recovery"]["reason"]

@@ -96,7 +96,8 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
         branch, effects = breakages.recover(branch, obs, now)
         verdict = RecoveryVerdict()
     else:
-        branch, verdict, effects, event = _red(branch, obs, records, config, now, set(flaky))
+        known_now = known.match(obs.findings, obs.known_failures.rules) if obs.known_failures is not None else {}
+        branch, verdict, effects, event = _red(branch, obs, records, config, now, set(flaky), set(known_now))
         events.append(event)
     if obs.on_default_branch:
         branch, withdrawn = breakages.withdraw_reverted_by_hand(branch, obs)
@@ -177,6 +178,7 @@ def _red(
     config: Config,
     now: datetime,
     flaky: set[str],
+    known_fps: set[str],
 ) -> tuple[BranchRecord, RecoveryVerdict, tuple[Effect, ...], Event]:
     """Fold a red run into its breakage, decide, and plan the action."""
     chain = first_parent_chain(obs.commits)
@@ -185,7 +187,7 @@ def _red(
     if obs.failed_jobs:
         breakage = evolve(breakage, failed_jobs=sorted({*breakage.failed_jobs, *obs.failed_jobs}))
     branch = evolve(branch, breakages=breakages.replace(branch.breakages, breakage))
-    revert = decide_revert(branch, breakage, records, chain, config.revert, now, flaky)
+    revert = decide_revert(branch, breakage, records, chain, config.revert, now, flaky, known_fps)
     rerunnable = _rerunnable(obs)
     verdict = _unless_unconfirmed(_verdict(branch, breakage, records, revert, config), breakage, rerunnable, config)
     effects: list[Effect] = list(closed)

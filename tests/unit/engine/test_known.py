@@ -7,7 +7,15 @@ from datetime import UTC, datetime
 import numpy as np
 
 from gauntlet.config import Config
-from gauntlet.effects.models import AnswerKnownRule, Effect, RecordKnownHit, SetCheck
+from gauntlet.effects.models import (
+    AnswerKnownRule,
+    Effect,
+    FileIssue,
+    OpenRevertPR,
+    RecordKnownHit,
+    RerunFailedJobs,
+    SetCheck,
+)
 from gauntlet.engine.decide import decide
 from gauntlet.engine.known import MAX_ANSWERS, match
 from gauntlet.known import KnownFailures, KnownRule, RuleProblem
@@ -124,3 +132,11 @@ def test_a_default_branch_run_records_its_hits_per_branch() -> None:
     hits = [e for e in plan.effects if isinstance(e, RecordKnownHit)]
     assert [(h.issue, h.branch, h.count, h.key) for h in hits] == [(40, "main", 1, "known-hit:40:branch-main")]
     assert state.branch is not None and state.branch.known_hits["40"].count == 1
+    # Known is not this commit's to revert: no rerun to confirm it, no revert, no needs-human issue.
+    assert plan.recovery.action == "skip" and "(known)" in plan.recovery.reason
+    assert not [e for e in plan.effects if isinstance(e, RerunFailedJobs | FileIssue | OpenRevertPR)]
+    assert state.branch.breakages[-1].decision == "known"
+    # Without the rule the same run asks for a rerun to confirm the breakage.
+    unknown = obs.model_copy(update={"known_failures": KnownFailures()})
+    _, plan = decide(State(branch=BranchRecord(name="main")), unknown, Config(), NOW, np.random.default_rng(0))
+    assert plan.recovery.action != "skip"

@@ -7,12 +7,13 @@ or state index) before acting.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from gauntlet.effects.views import IssueView, ProposalView, ReplyView, RevertView, RunView
-from gauntlet.vocabulary import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict, branch_slug
+from gauntlet.vocabulary import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict
 
 __all__ = [
     "AnswerKnownRule",
@@ -245,7 +246,9 @@ class RecordKnownHit(_Effect):
 
     @property
     def key(self) -> str:
-        where = f"pr-{self.pr}" if self.pr is not None else f"branch-{branch_slug(self.branch or '')}"
+        # A branch by a digest of its name: a marker carries no text from outside (a name could hold anything).
+        branch = hashlib.sha256((self.branch or "").encode()).hexdigest()[:12]
+        where = f"pr-{self.pr}" if self.pr is not None else f"branch-{branch}"
         return f"known-hit:{self.issue}:{where}"
 
 

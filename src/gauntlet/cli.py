@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gauntlet import __version__
-from gauntlet.errors import GauntletError
+from gauntlet.errors import GauntletError, InputError
 
 if TYPE_CHECKING:
+    from gauntlet.known import KnownFailures
     from gauntlet.report import RunReport
     from gauntlet.settings import Settings
 
@@ -73,6 +74,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--logs", action="append", default=[], metavar="GLOB", help="CI log files (repeatable)")
     run.add_argument("--findings", action="append", default=[], metavar="GLOB", help="findings files (repeatable)")
     run.add_argument("--config", type=Path, default=Path(".github/gauntlet.yml"), help="configuration file")
+    run.add_argument(
+        "--known-failures",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the open known-failure issues, as GET issues?labels=known-failure lists them (JSON)",
+    )
     run.add_argument("--dry-run", action="store_true", help="decide and report, change nothing")
     run.add_argument("--json", action="store_true", help="print the run report as JSON")
     run.set_defaults(handler=_run)
@@ -156,7 +164,7 @@ def _run(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         now=args.now,
     )
-    return _run_local(settings, as_json=args.json)
+    return _run_local(settings, as_json=args.json, known_failures=args.known_failures)
 
 
 def _run_action(args: argparse.Namespace) -> int:
@@ -169,8 +177,13 @@ def _run_action(args: argparse.Namespace) -> int:
     return run_action(os.environ, clock, sys.stdout)
 
 
-def _run_local(settings: Settings, *, as_json: bool) -> int:
-    """A run on the command line: routed by the same table as the Action, on a local state folder."""
+def _run_local(settings: Settings, *, as_json: bool, known_failures: Path | None = None) -> int:
+    """A run on the command line: routed by the same table as the Action, on a local state folder.
+
+    :param known_failures: a JSON file of the open known-failure issues (docs/known-failures.md), as the Action
+        reads them from GitHub: the rules the run matches its failures against.
+    :raises InputError: the file cannot be read as a list of issues.
+    """
     import time
 
     from gauntlet.config import load_config
@@ -197,6 +210,10 @@ def _run_local(settings: Settings, *, as_json: bool) -> int:
     else:
         config = load_config(settings.config)
         observation = observe(route, delivery, settings, config)
+        if known_failures is not None and route == "iteration":
+            from gauntlet.models import evolve
+
+            observation = evolve(observation, known_failures=_read_known_failures(known_failures))
         state_dir = settings.state_dir or Path(".gauntlet")
         backend: Backend = DryRunBackend() if settings.dry_run else LocalBackend(state_dir / "out")
         clock = Clock(now=settings.now or datetime.now(UTC), sleep=time.sleep, monotonic=time.monotonic)
@@ -208,6 +225,21 @@ def _run_local(settings: Settings, *, as_json: bool) -> int:
     else:
         print(_describe(report))
     return 1 if report.check_failed and settings.fail_step else 0
+
+
+def _read_known_failures(path: Path) -> KnownFailures:
+    """The rules of the issues listed in ``path`` (a JSON array, as ``GET issues`` answers)."""
+    import json
+
+    from gauntlet.known import known_failures
+
+    try:
+        issues = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"--known-failures {path}: {exc}") from exc
+    if not isinstance(issues, list) or not all(isinstance(item, dict) for item in issues):
+        raise InputError(f"--known-failures {path}: expected a JSON array of issues")
+    return known_failures(issues)
 
 
 def _describe(report: RunReport) -> str:

@@ -161,6 +161,8 @@ class CommandsConfig(_Section):
     reset: Permission = "maintain"
     #: ``/gauntlet flaky`` and ``/gauntlet not-flaky``: a maintainer's word on a test overrides its history.
     flaky: Permission = "maintain"
+    #: ``/gauntlet known``: file a known-failure issue from a PR's failure (``docs/known-failures.md``).
+    known: Permission = "maintain"
     #: The check's conclusion once accepted risks are all that keep it from passing.
     accepted_conclusion: Literal["neutral", "success"] = "neutral"
     #: Let the author of a PR accept its risks or approve what concerns it (off: someone else must).

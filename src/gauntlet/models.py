@@ -14,6 +14,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gauntlet.known import KnownFailures
+
 Model = TypeVar("Model", bound=BaseModel)
 
 
@@ -453,6 +455,9 @@ class Observation(BaseModel):
     merged: bool = False
     #: The run read the PR's review threads: its review findings (those with a ``url``) are the whole set.
     reviews_read: bool = False
+    #: The open known-failure issues, as the edge read them (``None``: not read; a PR run then keeps the matches
+    #: its record holds). Matching failures are ``known`` (DESIGN §3, ``engine/known.py``).
+    known_failures: KnownFailures | None = None
     #: A merge queue run: the branch the group merges into. Its failures are judged against that branch's
     #: history (``base_sha`` is the group's base), and are never that branch's break (DESIGN §3).
     queue_base: str | None = None

@@ -49,8 +49,8 @@ RecoveryAction = Literal["rollback", "retry", "skip", "escalate", "continue"]
 FailureType = Literal["broken_build", "verification_failed", "circular_fix", "infra", "unknown"]
 HealthStatus = Literal["continue", "warn", "reflect", "block"]
 #: Whose failure a failing finding is (DESIGN §3): caused by the change, already on the default branch, flaky,
-#: or nobody can tell yet.
-ProvenanceWord = Literal["new", "preexisting", "flaky", "unknown"]
+#: nobody can tell yet, or matched by an open known-failure issue (DESIGN §5, ``docs/known-failures.md``).
+ProvenanceWord = Literal["new", "preexisting", "flaky", "unknown", "known"]
 
 
 class RevertReason(StrEnum):
@@ -66,6 +66,8 @@ class RevertReason(StrEnum):
     ALREADY_REVERTED = "already_reverted"
     DAILY_CAP = "daily_cap"
     CONFLICT = "conflict"
+    #: Every breaking failure matches an open known-failure issue (DESIGN §5): a maintainer said it is known.
+    KNOWN = "known"
 
 
 class _Verdict(BaseModel):
@@ -109,7 +111,9 @@ class ProvenanceReport(_Verdict):
 
 # --- markers (DESIGN §5) ---------------------------------------------------------------------------------------
 
-MarkerKind = Literal["pr-comment", "risk", "needs-human", "revert", "proposal", "flaky"]
+MarkerKind = Literal[
+    "pr-comment", "risk", "needs-human", "revert", "proposal", "flaky", "known-failure", "known-hit", "known-rule"
+]
 #: Any marker Gauntlet writes; it counts only on items Gauntlet's own identity authored.
 MARKER_PATTERN = re.compile(r"<!-- gauntlet:key=[^\s>]+ -->")
 
@@ -167,6 +171,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "accepted-risk": ("fbca04", "A finding accepted as a risk with /gauntlet accept-risk"),
     "needs-human": ("d93f0b", "Gauntlet cannot resolve this on its own"),
     "flaky": ("c5def5", "A test that fails and passes without a change (docs/recovery.md)"),
+    "known-failure": ("bfd4f2", "A known failure: matching failures do not block (docs/known-failures.md)"),
     "severity:critical": ("b60205", "Gauntlet severity: critical"),
     "severity:major": ("d93f0b", "Gauntlet severity: major"),
     "severity:minor": ("fbca04", "Gauntlet severity: minor"),
@@ -180,7 +185,12 @@ def severity_label(severity: str) -> str:
 
 
 #: The label of each kind of issue Gauntlet files.
-_KIND_LABEL: dict[str, str] = {"risk": "accepted-risk", "needs-human": "needs-human", "flaky": "flaky"}
+_KIND_LABEL: dict[str, str] = {
+    "risk": "accepted-risk",
+    "needs-human": "needs-human",
+    "flaky": "flaky",
+    "known-failure": "known-failure",
+}
 
 
 def issue_labels(kind: str, severity: str | None, extra: Iterable[str] = ()) -> tuple[str, ...]:

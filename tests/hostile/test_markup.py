@@ -17,17 +17,20 @@ from secrets_kit import leaked, make_secrets
 
 from gauntlet.effects.bodies import body_of
 from gauntlet.effects.models import (
+    AnswerKnownRule,
     CloseIssue,
     FileIssue,
     OpenProposalPR,
     OpenRevertPR,
+    RecordKnownHit,
     ReplyToComment,
     SetCheck,
     UpsertComment,
     WriteSummary,
 )
 from gauntlet.effects.render import neutralise
-from gauntlet.effects.views import IssueView, ProposalView, ReplyView, RevertView, RunView
+from gauntlet.effects.views import Blamed, IssueView, ProposalView, ReplyView, RevertView, RunView
+from gauntlet.known import RuleBlock, block_text
 from gauntlet.state.pr import AcceptedRisk, Attempt, FindingRecord
 from gauntlet.vocabulary import Decision, HealthVerdict, RecoveryVerdict
 
@@ -212,6 +215,27 @@ def every_effect() -> list[Any]:
             ),
         ),
         ReplyToComment(issue_number=1, comment_id=2, view=ReplyView(command=TEXT, outcome=TEXT, details=(TEXT,))),
+        # Known failures (docs/known-failures.md): the rule Gauntlet files, the hit count, the answer to a bad rule.
+        FileIssue(
+            kind="known-failure",
+            ident="z",
+            title=TEXT,
+            view=issue.model_copy(
+                update={"known_block": block_text(RuleBlock(message=TEXT[:500], path="tests/**", kind="crash"))}
+            ),
+        ),
+        RecordKnownHit(issue=3, branch=TEXT, count=2, last_sha="d" * 40),
+        AnswerKnownRule(issue=3, version="abc", reason=TEXT),
+        UpsertComment(
+            pr=1,
+            view=view.model_copy(
+                update={
+                    "blamed": (
+                        Blamed(finding=record(4), provenance="known", why=TEXT, blocks=False, issue=3, issue_url=TEXT),
+                    )
+                }
+            ),
+        ),
     ]
 
 

@@ -50,6 +50,8 @@ def variables(owner_repo: str, **changes: Any) -> dict[str, Any]:
         "issues": True,
         "withBase": True,
         "withIndex": True,
+        "knownLabel": "known-failure",
+        "known": True,
         **changes,
     }
 
@@ -96,6 +98,8 @@ def story(sandbox: Sandbox, gh: github.Github, client: Callable[..., github.Gith
     repo = gh.get_repo(repo_name)
     first = repo.create_issue("Accepted risk", body="marker", labels=["gauntlet"])
     repo.create_issue("Unrelated", body="other")
+    repo.create_issue("Known", body='```json\n{"message": "boom"}\n```', labels=["known-failure"])
+    repo.create_issue("Known, closed", body="", labels=["known-failure"]).edit(state="closed")
     repo.create_issue("Needs a human", labels=["gauntlet", "needs-human"]).edit(state="closed")
     first.create_comment("still accepted")
     pull.add_to_labels("gauntlet")  # a labelled pull request is not an issue
@@ -184,6 +188,10 @@ def test_the_start_query_agrees_with_rest(sandbox: Sandbox, gh: github.Github, r
         for i in rest_issues
     ] == answer["data"]["repository"]["issues"]["nodes"]
     assert [i["comments"]["totalCount"] for i in repository["issues"]["nodes"]] == [0, 1]
+    # The known-failure issues: the open ones only, newest first, as REST lists them.
+    rest_known = list(repo.get_issues(state="open", labels=["known-failure"]))
+    assert [{"number": i.number, "body": i.body, "url": i.html_url} for i in rest_known] == repository["known"]["nodes"]
+    assert len(rest_known) == 1
 
     assert headers["x-ratelimit-resource"] == "graphql"
     assert {"method": "POST", "path": "/graphql", "status": 200, "query": ""} in sandbox.requests()
@@ -321,7 +329,7 @@ def test_errors_as_github_gives_them(sandbox: Sandbox, repo_name: str, story: in
     _, _, answer = post(sandbox, {"query": unbounded})
     assert answer["errors"][0]["message"].startswith("You must provide a `first` or `last` value")
     _, _, counted = post(sandbox, {"query": unbounded.replace("nodes { number }", "totalCount")})
-    assert counted == {"data": {"repository": {"issues": {"totalCount": 3}}}}
+    assert counted == {"data": {"repository": {"issues": {"totalCount": 5}}}}
 
     status, _, answer = post(sandbox, {"query": find}, token=None)
     assert (status, answer["message"]) == (401, "This endpoint requires you to be authenticated.")

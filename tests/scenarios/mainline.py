@@ -29,6 +29,7 @@ from gauntlet.config import Config
 from gauntlet.effects.models import CloseIssue, Effect, FileIssue, Plan
 from gauntlet.engine.decide import decide, scope_of
 from gauntlet.ingest import ingest_file
+from gauntlet.known import KnownFailures, KnownRule
 from gauntlet.models import CommitFact, Finding, Observation, RevertPRFact
 from gauntlet.state.branch import Breakage
 from gauntlet.state.models import State
@@ -150,6 +151,10 @@ def load(path: Path) -> History:
                 RevertPRFact(culprit=ids[p["culprit"]][:12], number=p["number"], state=p["state"])
                 for p in run.get("revert_prs", [])
             ),
+            # The open known-failure issues' rules the run read (docs/known-failures.md); absent: not read.
+            known_failures=KnownFailures(rules=tuple(KnownRule(**rule) for rule in run["known"]))
+            if "known" in run
+            else None,
         )
         steps.append(Step(observation=observation, now=when(run["at"]), expect=run.get("expect", {}) | {"_i": index}))
     return History(

@@ -191,9 +191,9 @@ def test_the_command_line_plays_the_demo_into_a_relative_folder_it_may_reuse(
     assert "What Gauntlet did" in printed and "Not yet available" not in printed
     kept = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert "pr-1-comment-iteration-2.md" in kept and "state" in kept
-    # 3 checks, 3 sticky comments, 2 issues, 1 revert PR, the state branch, the dashboard (the command is
-    # answered by the check and the sticky comment: no reply)
-    assert len(kept) == 11
+    # 3 checks, 3 sticky comments, 2 issues, 1 revert PR, the known-failure issue's hit comment, the state
+    # branch, the dashboard (the command is answered by the check and the sticky comment: no reply)
+    assert len(kept) == 12
     assert "dashboard" in kept and f"{tmp_path / 'out' / 'dashboard' / 'index.html'}" in printed
     assert not stale.exists(), "the state folder is this run's state branch, nothing else"
 
@@ -225,7 +225,13 @@ def test_the_demo_ends_with_the_dashboard_of_its_story(played: Played) -> None:
 
 def test_after_a_green_main_run_the_prs_failures_are_its_own_and_ci_names_every_run(played: Played) -> None:
     first = (played.folder / "pr-1-comment-iteration-1.md").read_text(encoding="utf-8")
-    assert "**4 failures are yours**: fix 4." in first and "**Yours** (4)" in first and "No history yet" not in first
+    assert "**3 failures are yours**; 1 is not yours (1 known): fix 3." in first and "**Yours** (3)" in first
+    assert "No history yet" not in first
+    # The known-failure issue the maintainer filed matches test_divide_by_zero: linked, and the hit recorded.
+    assert "`tests/test_calc.py::test_divide_by_zero`" in first.split("**Known failures")[1]
+    assert "(matches known-failure issue [#2](" in first
+    hit = (played.folder / "issue-2-known-hit.md").read_text(encoding="utf-8")
+    assert "matched 1 time in #1" in hit
     state = played.folder / "state" / "v1"
     jobs = {
         run["job"]

@@ -224,3 +224,17 @@ def test_the_state_branch_outside_actions_is_a_clear_error(
     assert main([*command, "--state-branch", "gauntlet-state", "--state-dir", str(tmp_path / "s")]) == 2
     assert "--state-branch needs GitHub" in capsys.readouterr().err
     assert not (tmp_path / "s").exists()
+
+
+def test_run_takes_the_known_failure_issues_from_a_file(
+    tmp_path: Path, demo_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    issues = tmp_path / "known.json"
+    body = 'Reworked upstream.\n```json\n{"message": "test_divide_by_zero: ZeroDivisionError"}\n```'
+    issues.write_text(json.dumps([{"number": 5, "body": body, "html_url": "https://github.test/d/c/issues/5"}]))
+    assert main([*_run(tmp_path, demo_data), "--known-failures", str(issues), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["provenance"]["counts"]["known"] == 1
+    assert "known-hit:5:pr-7" in {e["key"] for e in report["effects"]}
+    issues.write_text("{not json")
+    assert main([*_run(tmp_path, demo_data, sha="b" * 40), "--known-failures", str(issues)]) == 2

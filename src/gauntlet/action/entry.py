@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from gauntlet.action.branch_reads import branch_reads
 from gauntlet.action.downloads import download_artifacts, download_failed_logs, job_names, list_jobs
 from gauntlet.action.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
+from gauntlet.action.known_reads import needs_rules, read_known_failures
 from gauntlet.action.outputs import annotation_commands, escape_data, output_values, write_outputs, write_summary
 from gauntlet.action.state_reads import state_reads
 from gauntlet.config import Config, load_config
@@ -37,6 +38,7 @@ from gauntlet.github.comments import CommentGone
 from gauntlet.github.gitstore import BranchStore
 from gauntlet.github.hub import Hub, nothing_fresh, nothing_known, nothing_remembered, nothing_written
 from gauntlet.github.start import Start, read_start
+from gauntlet.known import KNOWN_LABEL
 from gauntlet.models import evolve
 from gauntlet.observe.github_facts import Remote, pr_unknown
 from gauntlet.observe.observation import Downloads, observe
@@ -172,6 +174,12 @@ def _serve(
             bot_login=settings.bot_login,
             reviews=start.reviews if start is not None else None,
         )
+    if handler == "iteration" and remote is not None:
+        first = start.known if start is not None else None
+        if first is not None or needs_rules(observation):  # without the start query, a green run reads nothing
+            found = read_known_failures(remote.client, remote.repository, first)
+            if found is not None:
+                observation = evolve(observation, known_failures=found)
     if handler == "close_pr":  # closes the needs-human issues filed about the PR; nothing else is written
         edge = _edge(settings, client, store)
         return serve(handler, observation, config, store, edge, clock, commit=commit), edge
@@ -248,7 +256,7 @@ def _start(
 ) -> Start | None:
     """The run's start query (``github/start.py``): the state head and the run's own record, with the default
     branch's record and the PR's review threads (a PR run) or the effect index and the first page of Gauntlet's
-    issues too (a command); ``None``: read by REST."""
+    issues too (a command), and the open known-failure issues (a CI run); ``None``: read by REST."""
     command = handler == "comment"
     return read_start(
         store.client,
@@ -259,6 +267,7 @@ def _start(
         pr=pr if handler == "iteration" and pr is not None and review_comments else None,
         index=SHARED_FILES["index"] if command else None,
         label=BOT_LABEL if command else None,
+        known_label=KNOWN_LABEL if handler == "iteration" else None,
     )
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from markupsafe import Markup
+
 from gauntlet.effects.models import (
+    AnswerKnownRule,
     CloseIssue,
     CommentOnPR,
     Effect,
@@ -10,6 +13,7 @@ from gauntlet.effects.models import (
     OpenProposalPR,
     OpenRevertPR,
     React,
+    RecordKnownHit,
     ReplyToComment,
     RerunFailedJobs,
     SetCheck,
@@ -33,7 +37,9 @@ def body_of(effect: Effect) -> str:
         case WriteSummary():
             return render("summary.md.j2", view=effect.view)
         case FileIssue():
-            return render("issue.md.j2", view=effect.view, kind=effect.kind, ident=effect.ident)
+            # The block is built by known.block_text: JSON whose fence-, ping- and HTML-characters are escapes.
+            block = Markup(effect.view.known_block)
+            return render("issue.md.j2", view=effect.view, kind=effect.kind, ident=effect.ident, block=block)
         case OpenRevertPR():
             return render("revert_pr.md.j2", view=effect.view, key=effect.culprit[:12])
         case OpenProposalPR():
@@ -44,5 +50,16 @@ def body_of(effect: Effect) -> str:
             return render("note.md.j2", view=effect.view, ident=effect.ident)
         case CloseIssue() | WithdrawRevertPR():
             return render("close_issue.md.j2", reason=effect.reason)
+        case RecordKnownHit():
+            return render(
+                "known_hit.md.j2",
+                key=effect.key.split(":", 1)[1],
+                count=effect.count,
+                pr=effect.pr,
+                branch=effect.branch,
+                last_sha=effect.last_sha,
+            )
+        case AnswerKnownRule():
+            return render("known_rule.md.j2", key=effect.key.split(":", 1)[1], reason=effect.reason)
         case React() | RerunFailedJobs():
             return ""

@@ -7,6 +7,7 @@ or state index) before acting.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -15,6 +16,7 @@ from gauntlet.effects.views import IssueView, ProposalView, ReplyView, RevertVie
 from gauntlet.vocabulary import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict
 
 __all__ = [
+    "AnswerKnownRule",
     "CheckAnnotation",
     "CloseIssue",
     "CommentOnPR",
@@ -25,6 +27,7 @@ __all__ = [
     "OpenRevertPR",
     "Plan",
     "React",
+    "RecordKnownHit",
     "ReplyToComment",
     "RerunFailedJobs",
     "SetCheck",
@@ -34,7 +37,7 @@ __all__ = [
 ]
 
 #: Marker kinds of issues Gauntlet files (DESIGN §5).
-IssueKind = Literal["risk", "needs-human", "flaky"]
+IssueKind = Literal["risk", "needs-human", "flaky", "known-failure"]
 
 
 class _Effect(BaseModel):
@@ -230,6 +233,38 @@ class WithdrawRevertPR(_Effect):
         return f"withdraw:{self.culprit[:12]}"
 
 
+class RecordKnownHit(_Effect):
+    """The hits of one PR (or branch) on a known-failure issue: one comment per PR, edited in place."""
+
+    type: Literal["record_known_hit"] = "record_known_hit"
+    issue: int
+    pr: int | None = None
+    branch: str | None = None
+    #: Runs of the PR (or branch) whose failures matched the issue, and the newest one's commit.
+    count: int
+    last_sha: str
+
+    @property
+    def key(self) -> str:
+        # A branch by a digest of its name: a marker carries no text from outside (a name could hold anything).
+        branch = hashlib.sha256((self.branch or "").encode()).hexdigest()[:12]
+        where = f"pr-{self.pr}" if self.pr is not None else f"branch-{branch}"
+        return f"known-hit:{self.issue}:{where}"
+
+
+class AnswerKnownRule(_Effect):
+    """The answer to a known-failure issue whose rule cannot be used: once per version of its body."""
+
+    type: Literal["answer_known_rule"] = "answer_known_rule"
+    issue: int
+    version: str
+    reason: str
+
+    @property
+    def key(self) -> str:
+        return f"known-rule:{self.issue}:{self.version}"
+
+
 Effect = Annotated[
     UpsertComment
     | SetCheck
@@ -242,7 +277,9 @@ Effect = Annotated[
     | React
     | ReplyToComment
     | CommentOnPR
-    | RerunFailedJobs,
+    | RerunFailedJobs
+    | RecordKnownHit
+    | AnswerKnownRule,
     Field(discriminator="type"),
 ]
 

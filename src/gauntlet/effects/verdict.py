@@ -60,6 +60,8 @@ class VerdictFinding(BaseModel):
     test_id: str | None = None
     #: Whose failure it is (DESIGN §3); ``null`` for findings that have none (lint and review findings).
     provenance: ProvenanceWord | None = None
+    #: For ``known``: the number of the known-failure issue whose rule it matched (``docs/known-failures.md``).
+    known_issue: int | None = None
     #: True when it counts toward the check's conclusion (``fail_on`` and ``block_on``).
     blocks: bool
     message: str
@@ -112,6 +114,7 @@ def verdict_of(effect: SetCheck) -> Verdict:
                 line=record.line,
                 test_id=_clean(record.test_id),
                 provenance=blamed.provenance if blamed is not None else None,
+                known_issue=blamed.issue if blamed is not None else None,
                 blocks=blocks,
                 message=redact(record.message.replace("\n", " "))[:MESSAGE_CHARS],
             )

@@ -27,6 +27,9 @@ class Blamed(BaseModel):
     #: For a flaky one: flips per outcome and the last flip.
     rate: float | None = None
     last_flip: datetime | None = None
+    #: For a known one: the known-failure issue it matched, and its address (the comment links it).
+    issue: int | None = None
+    issue_url: str | None = None
 
 
 class RunView(BaseModel):
@@ -94,6 +97,8 @@ class IssueView(BaseModel):
     resolve: str = ""
     accepted_by: str | None = None
     pr: int | None = None
+    #: A known-failure issue's rule, as the fenced JSON block ``known.block_text`` builds (inert Markdown).
+    known_block: str = ""
 
 
 class RevertView(BaseModel):

@@ -61,6 +61,7 @@ def required_permission(name: CommandName, config: CommandsConfig) -> Permission
         "reset": config.reset,
         "flaky": config.flaky,
         "not-flaky": config.flaky,
+        "known": config.known,
     }
     return levels[name]
 

@@ -31,9 +31,9 @@ from gauntlet.effects.models import (
     WriteSummary,
 )
 from gauntlet.effects.views import IssueView, RevertView, RunView
-from gauntlet.engine import breakages, circular, flaky_issues, learning, outcomes, recovery, selfheal
+from gauntlet.engine import breakages, circular, flaky_issues, known, learning, outcomes, recovery, selfheal
 from gauntlet.engine.loop import conclusion_of, fails_check, gauntlet_action
-from gauntlet.engine.results import remember
+from gauntlet.engine.results import known_numbers, remember
 from gauntlet.engine.revert import CONFIRMING_SIGHTINGS, RevertDecision, decide_revert, first_parent_chain
 from gauntlet.engine.triage import triage_branch_run
 from gauntlet.models import CommitFact, Observation, evolve
@@ -96,7 +96,8 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
         branch, effects = breakages.recover(branch, obs, now)
         verdict = RecoveryVerdict()
     else:
-        branch, verdict, effects, event = _red(branch, obs, records, config, now, set(flaky))
+        known_now = known.match(obs.findings, obs.known_failures.rules) if obs.known_failures is not None else {}
+        branch, verdict, effects, event = _red(branch, obs, records, config, now, set(flaky), set(known_now))
         events.append(event)
     if obs.on_default_branch:
         branch, withdrawn = breakages.withdraw_reverted_by_hand(branch, obs)
@@ -108,6 +109,9 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
                 branch, flaky, flakes, repository=obs.repository, commit=obs.head_sha, run=run, config=config, now=now
             )
             effects = (*effects, *filed)
+    if obs.on_default_branch and obs.known_failures is not None:
+        branch, noted = _known(branch, obs, known_numbers(state))
+        effects = (*effects, *noted)
     if config.paused:
         verdict, effects = recovery.paused(verdict), ()
     # Self-healing counts defects on branches too (a critical on the default branch is P0); a green run after
@@ -121,6 +125,17 @@ def step_branch(state: State, obs: Observation, config: Config, now: datetime) -
     )
     state = evolve(state, branch=branch, events=events, defects=defects, learnings=learnings)
     return state, _plan(obs, branch, config, decision, green, verdict, (*effects, *triaged))
+
+
+def _known(branch: BranchRecord, obs: Observation, answered: dict[str, int]) -> tuple[BranchRecord, tuple[Effect, ...]]:
+    """A hit on each known-failure issue the run's failures matched (one comment per branch, with a count), and
+    the answers to the issues whose rule cannot be used (``engine/known.py``)."""
+    read = obs.known_failures
+    assert read is not None
+    matched = known.match(obs.findings, read.rules)
+    if matched:
+        branch = evolve(branch, known_hits=known.count_hits(branch.known_hits, matched, obs.head_sha))
+    return branch, (*known.hit_effects(branch.known_hits, matched, branch=branch.name), *known.answers(read, answered))
 
 
 def recorded(branch: BranchRecord, obs: Observation) -> bool:
@@ -163,6 +178,7 @@ def _red(
     config: Config,
     now: datetime,
     flaky: set[str],
+    known_fps: set[str],
 ) -> tuple[BranchRecord, RecoveryVerdict, tuple[Effect, ...], Event]:
     """Fold a red run into its breakage, decide, and plan the action."""
     chain = first_parent_chain(obs.commits)
@@ -171,7 +187,7 @@ def _red(
     if obs.failed_jobs:
         breakage = evolve(breakage, failed_jobs=sorted({*breakage.failed_jobs, *obs.failed_jobs}))
     branch = evolve(branch, breakages=breakages.replace(branch.breakages, breakage))
-    revert = decide_revert(branch, breakage, records, chain, config.revert, now, flaky)
+    revert = decide_revert(branch, breakage, records, chain, config.revert, now, flaky, known_fps)
     rerunnable = _rerunnable(obs)
     verdict = _unless_unconfirmed(_verdict(branch, breakage, records, revert, config), breakage, rerunnable, config)
     effects: list[Effect] = list(closed)
@@ -412,7 +428,7 @@ def _plan(
         new=tuple(FindingRecord.of(f) for f in obs.findings),
         recovery=verdict,
         attempts=tuple(breakage.attempts[-3:]) if breakage else (),
-        notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
+        notes=(*(f"Not read: {p.message}" for p in obs.input_problems), *known.notes(obs.known_failures)),
     )
     report: tuple[Effect, ...] = (
         SetCheck(

@@ -23,11 +23,13 @@ from gauntlet.engine.command_text import help_lines, risk_line, status_lines
 from gauntlet.engine.commands import Command, CommandName
 from gauntlet.engine.loop import decide_iteration, fails_check, latest_observation
 from gauntlet.engine.triage import watch
+from gauntlet.known import MAX_MESSAGE_CHARS, MIN_MESSAGE_CHARS, RuleBlock, block_text
 from gauntlet.models import CommentFact, Observation, evolve
 from gauntlet.state.models import State
 from gauntlet.state.outcomes import FlakyMark
 from gauntlet.state.pr import AcceptedRisk, FindingRecord, PRRecord
 from gauntlet.state.triage import WatchedIssue
+from gauntlet.untrusted import redact
 
 __all__ = [
     "HANDLERS",
@@ -36,11 +38,12 @@ __all__ = [
     "Outcome",
     "accepted_conclusion",
     "gauntlet_issue_key",
+    "known_failure_issue",
     "open_findings",
 ]
 
 #: Index key prefixes of the issues and PRs Gauntlet writes, where commands are also read.
-_OWN_KINDS = ("risk:", "needs-human:", "proposal:", "revert:")
+_OWN_KINDS = ("risk:", "needs-human:", "proposal:", "revert:", "known-failure:")
 
 
 @dataclass(frozen=True)
@@ -313,6 +316,57 @@ def _flaky(state: State, command: Command, ctx: CommandContext) -> tuple[State, 
     return state, Outcome(ok=True, text=f"Done: {text}.", replan=ctx.comment.is_pull_request)
 
 
+def _known(state: State, command: Command, ctx: CommandContext) -> tuple[State, Outcome]:
+    """``known``: file a known-failure issue whose rule matches the named failure of this PR (once per failure)."""
+    named = command.test or ""
+    failing = [f for f in open_findings(state.pr) if f.severity in ("critical", "major")]
+    found = [f for f in failing if f.test_id == named or f.fingerprint.startswith(named)]
+    if not ctx.comment.is_pull_request or not found:
+        return state, Outcome(ok=False, text=f"Not done: no failure `{named}` is open on this pull request.")
+    finding = found[0]
+    issue = known_failure_issue(
+        finding, ctx.obs.repository, by=ctx.comment.author, pr=ctx.comment.issue_number, reason=command.reason
+    )
+    if issue is None:
+        return state, Outcome(ok=False, text=f"Not done: the failure `{named}` has no message to match by.")
+    text = (
+        f"Done: filed a known-failure issue for `{finding.test_id or finding.fingerprint[:12]}`; from the next CI "
+        "run, failures its rule matches do not fail a check while it is open."
+    )
+    return state, Outcome(ok=True, text=text, effects=(issue,))
+
+
+def known_failure_issue(
+    finding: FindingRecord, repository: str, *, by: str, pr: int, reason: str = ""
+) -> FileIssue | None:
+    """The known-failure issue ``/gauntlet known`` files: a rule with the failure's message (redacted), its test
+    file and kind; ``None`` when the message is too short to match by."""
+    message = redact(finding.message.replace("\n", " ")).strip()[:MAX_MESSAGE_CHARS]
+    if len(message) < MIN_MESSAGE_CHARS:
+        return None
+    path = (finding.test_id or "").split("::", 1)[0] or finding.path
+    rule = RuleBlock(message=message, path=path, kind=finding.kind)
+    name = finding.test_id or finding.path or finding.fingerprint[:12]
+    view = IssueView(
+        repository=repository,
+        summary=f"`{name}` fails for a known reason{': ' + reason if reason else ''}.",
+        severity=finding.severity,
+        path=finding.path,
+        line=finding.line,
+        accepted_by=by,
+        pr=pr,
+        known_block=block_text(rule),
+    )
+    return FileIssue(
+        kind="known-failure",
+        ident=finding.fingerprint[:16],
+        title=f"Known failure: {name}",
+        view=view,
+        labels=("known-failure",),
+        assignees=(),
+    )
+
+
 HANDLERS: dict[CommandName, CommandHandler] = {
     "help": _help,
     "status": _status,
@@ -323,4 +377,5 @@ HANDLERS: dict[CommandName, CommandHandler] = {
     "reject": _reject,
     "flaky": _flaky,
     "not-flaky": _flaky,
+    "known": _known,
 }

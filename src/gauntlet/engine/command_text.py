@@ -30,6 +30,11 @@ USAGE: dict[CommandName, tuple[str, str]] = {
         "mark a test flaky (by id or fingerprint): it fails no check, justifies no revert",
     ),
     "not-flaky": ("/gauntlet not-flaky TEST", "say a test is not flaky, whatever its history says"),
+    "known": (
+        "/gauntlet known TEST [reason…]",
+        "file a known-failure issue from this PR's failure (by test id or fingerprint): matching failures stop "
+        "failing checks while it is open",
+    ),
 }
 
 

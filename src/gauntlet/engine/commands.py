@@ -40,7 +40,9 @@ __all__ = [
     "parse_commands",
 ]
 
-CommandName = Literal["help", "status", "accept-risk", "retry", "approve", "reject", "reset", "flaky", "not-flaky"]
+CommandName = Literal[
+    "help", "status", "accept-risk", "retry", "approve", "reject", "reset", "flaky", "not-flaky", "known"
+]
 RiskScope = Literal["all", "majors", "minors"]
 
 #: Every command, in the order the help lists them.
@@ -54,6 +56,7 @@ COMMAND_NAMES: tuple[CommandName, ...] = (
     "reset",
     "flaky",
     "not-flaky",
+    "known",
 )
 #: Commands acted on per comment; the rest are reported as ignored (a comment is not a script).
 MAX_COMMANDS = 10
@@ -87,7 +90,7 @@ class Command(BaseModel):
     fingerprints: tuple[str, ...] = ()
     #: ``approve`` / ``reject``: the proposal named.
     proposal: str | None = None
-    #: ``flaky`` / ``not-flaky``: the test id or fingerprint prefix named.
+    #: ``flaky`` / ``not-flaky`` / ``known``: the test id or fingerprint prefix named.
     test: str | None = None
     reason: str = ""
     #: The word that was not a command, when the help is given in its place.
@@ -144,8 +147,8 @@ def _parse_line(line: str, open_fingerprints: Collection[str]) -> Command:
         return _accept_risk(line, args, open_fingerprints)
     if word in ("approve", "reject"):
         return _proposal_decision(line, word, args)
-    if word in ("flaky", "not-flaky"):
-        return _flaky_mark(line, word, args)
+    if word in ("flaky", "not-flaky", "known"):
+        return _test_command(line, word, args)
     if word in _BARE:
         return Command(name=_BARE[word], line=line)
     return Command(name="help", line=line, unknown=words[0][:40])
@@ -183,8 +186,9 @@ def _proposal_decision(line: str, word: str, args: list[str]) -> Command:
     return Command(name=name, line=line, proposal=args[0], reason=_reason(args[1:]))
 
 
-def _flaky_mark(line: str, word: str, args: list[str]) -> Command:
-    name: CommandName = "flaky" if word == "flaky" else "not-flaky"
+def _test_command(line: str, word: str, args: list[str]) -> Command:
+    """``flaky``, ``not-flaky`` and ``known``: a test id or fingerprint, then an optional reason."""
+    name: CommandName = "flaky" if word == "flaky" else "not-flaky" if word == "not-flaky" else "known"
     if not args or not _TEST.fullmatch(args[0]):
         return Command(
             name=name,

@@ -20,7 +20,7 @@ from datetime import datetime
 from gauntlet.config import Config
 from gauntlet.effects.models import Plan, SetCheck, WriteSummary
 from gauntlet.effects.views import RunView
-from gauntlet.engine import outcomes, provenance
+from gauntlet.engine import known, outcomes, provenance
 from gauntlet.engine.branch_run import decision_of
 from gauntlet.engine.loop import conclusion_of, fails_check
 from gauntlet.engine.pull_request import flake_rerun
@@ -54,6 +54,7 @@ def step_merge_group(state: State, obs: Observation, config: Config, now: dateti
         base_sha=obs.base_sha,
         flaky_tests=obs.flaky_tests,
         config=config.provenance,
+        known=known.match(obs.findings, obs.known_failures.rules) if obs.known_failures is not None else None,
         rerun=obs.run_attempt not in ("", "1"),
     )
     unblocked = provenance.unblocked(judged, config.gauntlet.block_on)

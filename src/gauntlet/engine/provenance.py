@@ -1,8 +1,12 @@
-"""Provenance of each failing finding (DESIGN §3, contract): ``new``, ``preexisting``, ``flaky`` or ``unknown``.
+"""Provenance of each failing finding (DESIGN §3, contract): ``known``, ``flaky``, ``preexisting``, ``new`` or
+``unknown``.
 
-Theory of operation: a failing finding (critical or major) of a PR run is judged against two outcome
-histories (:mod:`gauntlet.engine.outcomes`), the PR's own and the default branch's, first match wins::
+Theory of operation: a failing finding (critical or major) of a PR run is judged against the open known-failure
+issues (:mod:`gauntlet.engine.known`) and two outcome histories (:mod:`gauntlet.engine.outcomes`), the PR's own
+and the default branch's, first match wins::
 
+    0. known        an open known-failure issue's rule matches it: a maintainer said so, the most deliberate
+                    evidence there is (the comment links the issue)
     1. flaky        marked flaky, listed as flaky by the run's reports, failed and passed on one commit
                     (in the PR or on the default branch), or flips on the default branch past the rate;
                     but a flaky *history* does not outweigh a rerun that failed again: a test that
@@ -13,7 +17,7 @@ histories (:mod:`gauntlet.engine.outcomes`), the PR's own and the default branch
     4. unknown      no history of the job on the default branch yet
 
 Only ``block_on`` provenances (``new`` and ``unknown`` by default) count toward ``fail_on``: a PR is not
-failed for what was already broken, or flaky, before it.
+failed for what was already broken, flaky or known before it.
 """
 
 from __future__ import annotations
@@ -28,13 +32,14 @@ from gauntlet.engine import outcomes
 from gauntlet.engine.outcomes import Flakiness
 from gauntlet.jobkey import covers
 from gauntlet.state.branch import BranchRecord, same_commit
+from gauntlet.state.known import KnownMatch
 from gauntlet.state.outcomes import Outcome, OutcomeHistory, TestOutcomes
 from gauntlet.state.pr import FindingRecord, PRRecord
 from gauntlet.vocabulary import ProvenanceReport, ProvenanceWord
 
 __all__ = ["WORDS", "Judged", "blamed", "has_provenance", "judge", "judge_pr", "report_of", "unblocked"]
 
-WORDS: tuple[ProvenanceWord, ...] = ("new", "preexisting", "flaky", "unknown")
+WORDS: tuple[ProvenanceWord, ...] = ("new", "preexisting", "flaky", "unknown", "known")
 
 
 class Judged(BaseModel):
@@ -46,6 +51,8 @@ class Judged(BaseModel):
     provenance: ProvenanceWord
     why: str
     flaky: Flakiness | None = None
+    #: For a known one: the known-failure issue it matched.
+    known: KnownMatch | None = None
     #: Flaky by the default branch's history alone, not by anything seen on this commit: a rerun tells.
     by_history: bool = False
 
@@ -69,6 +76,7 @@ def judge(
     base_sha: str | None,
     flaky_tests: Collection[str],
     config: ProvenanceConfig,
+    known: Mapping[str, KnownMatch] | None = None,
     rerun: bool = False,
 ) -> list[Judged]:
     """The provenance of each failing finding, in the order given (non-failing findings are skipped).
@@ -81,6 +89,7 @@ def judge(
     :param base_sha: the PR's base commit, when known.
     :param flaky_tests: test ids the run's reports list as failed and then passed on a retry.
     :param config: the flaky thresholds.
+    :param known: fingerprint -> the known-failure issue it matched (``engine/known.py``).
     :param rerun: the run is a rerun of failed jobs on the same commit (attempt 2 or later): what fails in it
         failed before on this commit too.
     """
@@ -88,12 +97,17 @@ def judge(
     base_flaky = outcomes.flaky_fingerprints(base, config)
     # A run that names no job (``gauntlet run`` on files) is compared with any job of the default branch; a
     # job is known when a run of it, or a whole CI run that holds it, completed there (``jobkey.covers``).
-    known = bool(base_jobs) and (job.strip("/") == "" or any(covers(seen, job) for seen in base_jobs))
+    job_known = bool(base_jobs) and (job.strip("/") == "" or any(covers(seen, job) for seen in base_jobs))
     judged: list[Judged] = []
     for finding in findings:
         if finding.severity not in ("critical", "major") or not has_provenance(finding):
             continue
-        judged.append(_one(finding, job, pr_history, base, base_flaky, known, base_sha, flaky_tests, config, rerun))
+        matched = (known or {}).get(finding.fingerprint)
+        if matched is not None:
+            why = f"matches known-failure issue #{matched.issue}"
+            judged.append(Judged(fingerprint=finding.fingerprint, provenance="known", why=why, known=matched))
+            continue
+        judged.append(_one(finding, job, pr_history, base, base_flaky, job_known, base_sha, flaky_tests, config, rerun))
     return judged
 
 
@@ -120,12 +134,13 @@ def judge_pr(
     job: str,
     base_sha: str | None,
     flaky_tests: Collection[str],
+    known: Mapping[str, KnownMatch] | None = None,
     rerun: bool = False,
 ) -> list[Judged]:
     """:func:`judge` a PR's current findings against its own history and the default branch's (``base``).
 
     :param job: the run's ``workflow/job``; ``base_sha`` its merge base; ``flaky_tests`` what a maintainer marked;
-        ``rerun`` whether the run is a rerun of failed jobs.
+        ``known`` the known-failure issues its failures matched; ``rerun`` whether the run is a rerun of failed jobs.
     """
     return judge(
         findings,
@@ -136,6 +151,7 @@ def judge_pr(
         base_sha=base_sha,
         flaky_tests=flaky_tests,
         config=config.provenance,
+        known=known,
         rerun=rerun,
     )
 
@@ -155,6 +171,8 @@ def blamed(
             blocks=j.provenance in block_on,
             rate=j.flaky.rate if j.flaky else None,
             last_flip=j.flaky.last_flip if j.flaky else None,
+            issue=j.known.issue if j.known else None,
+            issue_url=j.known.url if j.known else None,
         )
         for j in items
     )

@@ -21,7 +21,7 @@ from gauntlet.effects.models import (
     WriteSummary,
 )
 from gauntlet.effects.views import IssueView, RunView
-from gauntlet.engine import circular, health, learning, outcomes, provenance, recovery
+from gauntlet.engine import circular, health, known, learning, outcomes, provenance, recovery
 from gauntlet.engine.loop import (
     conclusion_of,
     decide_iteration,
@@ -29,9 +29,12 @@ from gauntlet.engine.loop import (
     latest_observation,
     merge_observation,
 )
+from gauntlet.engine.results import known_numbers
+from gauntlet.known import KnownFailures
 from gauntlet.models import MAX_ASSIGNED_PATHS, Observation, Severity, evolve
 from gauntlet.state.base import keep_last
 from gauntlet.state.events import Event
+from gauntlet.state.known import KnownMatch
 from gauntlet.state.models import State
 from gauntlet.state.pr import Attempt, FindingRecord, IterationRecord, PRRecord
 from gauntlet.untrusted import redact
@@ -91,6 +94,8 @@ class ReportFacts(BaseModel):
     #: A review event's run (a review or review comment created, edited or deleted): it refreshes the report
     #: and spends no attempt; only a new CI iteration is an attempt (issue 30).
     review_only: bool = False
+    #: The open known-failure issues, when the run read them: the rules it cannot use are answered.
+    known_failures: KnownFailures | None = None
 
     @classmethod
     def of(cls, obs: Observation) -> ReportFacts:
@@ -106,9 +111,10 @@ class ReportFacts(BaseModel):
             job=obs.job_key,
             base_sha=obs.base_sha,
             flaky_tests=obs.flaky_tests,
-            notes=tuple(f"Not read: {p.message}" for p in obs.input_problems),
+            notes=(*(f"Not read: {p.message}" for p in obs.input_problems), *known.notes(obs.known_failures)),
             misconfigured=any(p.misconfigured for p in obs.input_problems),
             review_only=obs.event in REVIEW_EVENTS,
+            known_failures=obs.known_failures,
         )
 
     @classmethod
@@ -162,7 +168,27 @@ def fold_observation(
     records = [FindingRecord.of(f) for f in obs.findings]
     complete = recovery.failure_type(records) not in ("infra", "unknown")
     pr = evolve(pr, outcomes=outcomes.record(pr.outcomes, outcomes.of_run(obs, records, complete), now))
+    pr = _fold_known(pr, obs)
     return learning.learn_from_pr(evolve(state, pr=pr), obs, config=config, now=now, rng=rng), True
+
+
+def _fold_known(pr: PRRecord, obs: Observation) -> PRRecord:
+    """The iteration's known failures after ``obs`` (when it read the issues), and one more hit on each issue
+    its failures matched (``engine/known.py``).
+
+    A failure an earlier observation of the same commit matched stays known while its issue is still open.
+    """
+    read = obs.known_failures
+    current = pr.current
+    if read is None or current is None:
+        return pr
+    matched = known.match(obs.findings, read.rules)
+    open_issues = {rule.issue for rule in read.rules}
+    mine = {f.fingerprint for f in obs.findings}
+    failing = {f.fingerprint for f in current.findings}
+    kept = {fp: m for fp, m in pr.known.items() if fp in failing and fp not in mine and m.issue in open_issues}
+    hits = known.count_hits(pr.known_hits, matched, obs.head_sha)
+    return evolve(pr, known={**kept, **matched}, known_hits=hits)
 
 
 def _keep_owners(pr: PRRecord, obs: Observation) -> PRRecord:
@@ -205,6 +231,7 @@ def plan_iteration(
         job=facts.job,
         base_sha=facts.base_sha,
         flaky_tests=facts.flaky_tests,
+        known=pr.known,
         rerun=facts.run_attempt not in ("", "1"),
     )
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
@@ -268,9 +295,16 @@ def plan_iteration(
                 if verdict.failure_type != "infra"
                 else ()
             ),
+            *known.hit_effects(pr.known_hits, _known_now(pr, judged), pr=facts.pr),
+            *known.answers(facts.known_failures, known_numbers(state)),
         ),
     )
     return evolve(state, pr=pr, events=events), plan
+
+
+def _known_now(pr: PRRecord, judged: list[provenance.Judged]) -> dict[str, KnownMatch]:
+    """The matches of the failures judged ``known`` now: only their issues' comments are planned."""
+    return {j.fingerprint: pr.known[j.fingerprint] for j in judged if j.known is not None and j.fingerprint in pr.known}
 
 
 def compact_pr(record: PRRecord) -> PRRecord:

@@ -6,13 +6,14 @@ from collections.abc import Iterable
 
 from gauntlet.effects.base import EffectResult
 from gauntlet.models import evolve
+from gauntlet.state.known import MAX_KNOWN_HITS
 from gauntlet.state.models import State
 from gauntlet.state.pr import Written
 
 __all__ = ["PR_SCOPED_KINDS", "known_numbers", "link_risk_issues", "record_results", "remember"]
 
 #: Effect kinds that concern one PR only: remembered in its record, not in the shared index.
-PR_SCOPED_KINDS = ("pr-comment:", "reply:", "command:")
+PR_SCOPED_KINDS = ("pr-comment:", "reply:", "command:", "known-hit:")
 
 
 def known_numbers(state: State) -> dict[str, int]:
@@ -33,7 +34,7 @@ def remember(state: State, key: str, number: int) -> State:
 
 
 #: Effects whose last version the PR's record keeps (``PRRecord.written``): the next run edits them in place.
-WRITTEN_KINDS = ("pr-comment:", "check:")
+WRITTEN_KINDS = ("pr-comment:", "check:", "known-hit:")
 
 
 def record_results(state: State, results: Iterable[EffectResult]) -> State:
@@ -56,15 +57,25 @@ def record_results(state: State, results: Iterable[EffectResult]) -> State:
 
 
 def _written(state: State, key: str, written: Written) -> State:
-    """Keep what ``key`` now holds in the PR's record (a branch run's: its check run); a check run only for
-    the newest head (bounded)."""
+    """Keep what ``key`` now holds in the PR's record (a branch run's: its check run and its comments on
+    known-failure issues); a check run only for the newest head, and the newest comments on known-failure issues
+    (bounded)."""
     pr, branch = state.pr, state.branch
-    if pr is None and branch is not None and key.startswith("check:") and branch.written.get(key) != written:
-        return evolve(state, branch=evolve(branch, written={key: written}))
+    if pr is None and branch is not None and branch.written.get(key) != written:
+        return evolve(state, branch=evolve(branch, written=_kept(branch.written, key, written)))
     if pr is None or pr.written.get(key) == written:
         return state
-    kept = {k: w for k, w in pr.written.items() if not (key.startswith("check:") and k.startswith("check:"))}
-    return evolve(state, pr=evolve(pr, written={**kept, key: written}))
+    return evolve(state, pr=evolve(pr, written=_kept(pr.written, key, written)))
+
+
+def _kept(written: dict[str, Written], key: str, new: Written) -> dict[str, Written]:
+    """``written`` with ``key`` set last: one check run, at most :data:`MAX_KNOWN_HITS` known-hit comments."""
+    kind = key.split(":", 1)[0] + ":"
+    same = [k for k in written if k.startswith(kind) and k != key]
+    keep = {"check:": 0, "known-hit:": MAX_KNOWN_HITS - 1}.get(kind)
+    dropped = set(same[: max(len(same) - keep, 0)] if keep is not None else ())
+    kept = {k: w for k, w in written.items() if k not in dropped and k != key}
+    return {**kept, key: new}
 
 
 def link_risk_issues(state: State) -> State:

@@ -18,6 +18,9 @@ order; the first that fails is the refusal, with a reason code
        the breakage's own commits (a flaky *history* does not
        count: a real bug in a flaky test is rerun and confirmed
        like any other failure)
+   2b. not every one left matches an open known-failure issue    known              skip
+       (engine/known.py); those that do are left out of the
+       culprit search
     3. exactly one suspect, or exactly one of several comes      ambiguous          escalate
        closest to the failure (engine/relation.py: its file,
        its folder, the code under test by name)
@@ -84,6 +87,7 @@ _DETERMINISTIC_KINDS = frozenset({"build_error", "type_error"})
 REFUSAL_ACTIONS: dict[RevertReason, RecoveryAction] = {
     RevertReason.INFRA: "retry",
     RevertReason.FLAKY: "skip",
+    RevertReason.KNOWN: "skip",
     RevertReason.NOT_CONFIRMED: "retry",
     RevertReason.AMBIGUOUS: "escalate",
     RevertReason.TOO_OLD: "escalate",
@@ -219,6 +223,7 @@ def decide_revert(
     config: RevertConfig,
     now: datetime,
     flaky: Collection[str] = (),
+    known: Collection[str] = (),
 ) -> RevertDecision:
     """Decide whether the culprit of ``breakage`` is reverted, or why not.
 
@@ -230,6 +235,7 @@ def decide_revert(
     :param now: the time of the run.
     :param flaky: fingerprints the outcome history calls flaky (besides ``branch.flaky``): confirmed like any
         failure, with one more sighting (:func:`sightings_needed`).
+    :param known: fingerprints an open known-failure issue matches: never this commit's to revert.
     """
     blocking = [f for f in findings if f.severity in BLOCKING_SEVERITIES]
     breaking = [f for f in blocking if f.kind in BREAKING_KINDS]
@@ -249,6 +255,14 @@ def decide_revert(
             "flaky, not broken",
             fingerprints=_fps(breaking),
         )
+    unknown = [f for f in real if f.fingerprint not in known]
+    if not unknown:
+        return RevertDecision(
+            refusal=RevertReason.KNOWN,
+            detail=f"all {len(real)} failing fingerprint(s) match open known-failure issues: known, not this change's",
+            fingerprints=_fps(real),
+        )
+    real = unknown
     fps = _fps(real)
     if breakage.suspects is None:
         why = "the job was never seen green" if breakage.last_good is None else "the history since it is unknown"

@@ -29,6 +29,8 @@ def handlers() -> dict[str, Handler]:
         "upsert_comment": comments.StickyComment(),
         "reply_to_comment": comments.Reply(),
         "comment_on_pr": comments.Reply(),
+        "record_known_hit": comments.KnownHitComment(),
+        "answer_known_rule": comments.KnownRuleAnswer(),
         "react": comments.ReactionHandler(),
         "set_check": runs.CheckRunHandler(),
         "rerun_failed_jobs": runs.RerunHandler(),

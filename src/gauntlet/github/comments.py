@@ -21,7 +21,15 @@ from typing import Any
 
 from gauntlet.effects.base import EffectResult, Existing, unchanged
 from gauntlet.effects.bodies import body_of
-from gauntlet.effects.models import CommentOnPR, Effect, React, ReplyToComment, UpsertComment
+from gauntlet.effects.models import (
+    AnswerKnownRule,
+    CommentOnPR,
+    Effect,
+    React,
+    RecordKnownHit,
+    ReplyToComment,
+    UpsertComment,
+)
 from gauntlet.github.client import NotFound
 from gauntlet.github.hub import Hub, find_earlier, paged
 from gauntlet.models import evolve
@@ -30,6 +38,8 @@ from gauntlet.vocabulary import MARKER_PATTERN
 __all__ = [
     "CommentGone",
     "KnownComment",
+    "KnownHitComment",
+    "KnownRuleAnswer",
     "ReactionHandler",
     "Reply",
     "StickyComment",
@@ -210,6 +220,59 @@ class Reply:
         """Post the reply, or bring the earlier one up to date."""
         assert isinstance(effect, ReplyToComment | CommentOnPR)
         return _write(hub, effect, effect.issue_number, body_of(effect), existing)
+
+
+class KnownHitComment:
+    """``record_known_hit``: one comment per PR (or branch) on a known-failure issue, edited in place.
+
+    Found as the sticky comment is: what the record says it holds costs no call; a PR's first hit on the issue is
+    posted without listing first (the check after posting keeps the oldest copy).
+    """
+
+    def find(self, hub: Hub, effect: Effect) -> Existing | None:
+        """The comment this PR (or branch) wrote on the issue earlier, if any."""
+        assert isinstance(effect, RecordKnownHit)
+        written = hub.written(effect.key)
+        if written is not None:
+            return KnownComment(number=written.number, digest=written.version)
+        known = hub.known(effect.key)
+        if known is None and hub.remembers():
+            return None
+        return find_marked_comment(hub, effect.issue, marker_in(body_of(effect)), known)
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """Post the count, or edit the earlier comment when it changed (a deleted issue is skipped)."""
+        assert isinstance(effect, RecordKnownHit)
+        try:
+            return _write(hub, effect, effect.issue, body_of(effect), existing)
+        except NotFound:  # the issue was deleted or transferred since it was read
+            return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="the issue is gone")
+
+
+class KnownRuleAnswer:
+    """``answer_known_rule``: says once, per version of the body, why a known-failure issue's rule is unusable.
+
+    Always looked for on the issue (its key names the body's version, so what is found never needs editing):
+    the engine stops planning it once the state index knows the answer.
+    """
+
+    def find(self, hub: Hub, effect: Effect) -> Existing | None:
+        """The answer posted earlier for this version of the body, if any."""
+        assert isinstance(effect, AnswerKnownRule)
+        try:
+            return find_marked_comment(hub, effect.issue, marker_in(body_of(effect)), hub.known(effect.key))
+        except NotFound:
+            return None
+
+    def perform(self, hub: Hub, effect: Effect, existing: Existing | None) -> EffectResult:
+        """Post the answer unless it is there."""
+        assert isinstance(effect, AnswerKnownRule)
+        if existing is not None and existing.number is not None:
+            return unchanged(effect, existing)
+        try:
+            return _write(hub, effect, effect.issue, body_of(effect), None)
+        except NotFound:
+            return EffectResult(type=effect.type, key=effect.key, status="skipped", detail="the issue is gone")
 
 
 class CommentGone(NotFound):

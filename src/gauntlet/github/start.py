@@ -43,7 +43,8 @@ log = logging.getLogger(__name__)
 QUERY = """
 query GauntletStart(
   $owner: String!, $name: String!, $stateRef: String!, $record: String!, $base: String!, $index: String!,
-  $pr: Int!, $label: String!, $reviews: Boolean!, $issues: Boolean!, $withBase: Boolean!, $withIndex: Boolean!
+  $pr: Int!, $label: String!, $reviews: Boolean!, $issues: Boolean!, $withBase: Boolean!, $withIndex: Boolean!,
+  $knownLabel: String!, $known: Boolean!
 ) {
   repository(owner: $owner, name: $name) {
     ref(qualifiedName: $stateRef) {
@@ -89,6 +90,11 @@ query GauntletStart(
         comments { totalCount }
         labels(first: 100) { nodes { name } }
       }
+    }
+    known: issues(first: 100, labels: [$knownLabel], states: [OPEN], orderBy: {field: CREATED_AT, direction: DESC})
+      @include(if: $known) {
+      pageInfo { hasNextPage }
+      nodes { number body url }
     }
   }
 }
@@ -227,6 +233,7 @@ class _Repository(_Node):
     ref: _Ref | None = None
     pull_request: _Pull | None = None
     issues: _Connection[_Issue] | None = None
+    known: _Connection[_Issue] | None = None
 
 
 class _Answer(_Node):
@@ -250,12 +257,15 @@ class Start:
     :param reviews: the PR's review comments and reviews (``None``: not asked, or more than one page).
     :param issues: the first page of Gauntlet's issues in REST's shape, and whether another page follows
         (``None``: not asked).
+    :param known: the first page of the open known-failure issues (newest first) in REST's shape, and whether
+        another page follows (``None``: not asked).
     """
 
     head: Head | None
     files: dict[str, bytes | None]
     reviews: Reviews | None = None
     issues: tuple[list[dict[str, Any]], bool] | None = None
+    known: tuple[list[dict[str, Any]], bool] | None = None
 
 
 def read_start(
@@ -268,6 +278,7 @@ def read_start(
     pr: int | None = None,
     index: str | None = None,
     label: str | None = None,
+    known_label: str | None = None,
 ) -> Start | None:
     """Read the state branch's head and ``record`` at it, with the other parts asked for, in one query.
 
@@ -278,6 +289,7 @@ def read_start(
     :param pr: read this PR's review comments and reviews too.
     :param index: read this file at the head too (a command's effect index).
     :param label: read the first page of the issues with this label too (open and closed, newest first).
+    :param known_label: read the first page of the open issues with this label too (the known-failure rules).
     :returns: ``None`` when the query failed in any way: the run reads the same by REST.
     """
     owner, _, name = repository.partition("/")
@@ -294,6 +306,8 @@ def read_start(
         "issues": label is not None,
         "withBase": base is not None,
         "withIndex": index is not None,
+        "knownLabel": known_label or "",
+        "known": known_label is not None,
     }
     try:
         answer = _Answer.model_validate(client.graphql(QUERY, variables))
@@ -313,6 +327,7 @@ def read_start(
         files=files,
         reviews=_reviews(answer.repository.pull_request) if pr is not None else None,
         issues=_issues(answer.repository.issues) if label is not None and answer.repository.issues else None,
+        known=_issues(answer.repository.known) if known_label is not None and answer.repository.known else None,
     )
 
 

@@ -13,6 +13,7 @@ from typing import Literal
 from gauntlet.models import CommitFact, RevertPRState
 from gauntlet.state.additions import Shard
 from gauntlet.state.base import Record, StateFile
+from gauntlet.state.known import KnownHit
 from gauntlet.state.outcomes import OutcomeHistory
 from gauntlet.state.pr import Attempt, CachedRead, FindingRecord, Written
 
@@ -148,6 +149,8 @@ class BranchRecord(StateFile):
     flaky_issues: list[FlakyIssue] = []
     #: What Gauntlet last wrote for an effect key: the check run on the newest head only (``PRRecord.written``).
     written: dict[str, Written] = {}
+    #: Issue number -> the hits this branch's runs recorded on that known-failure issue (``PRRecord.known_hits``).
+    known_hits: dict[str, KnownHit] = {}
     #: The shared files' answers the branch's runs remember, for conditional reads (``PRRecord.reads``).
     reads: dict[str, CachedRead] = {}
     #: What the branch's runs added to the shared files since the scan last folded them, as one shard: each run

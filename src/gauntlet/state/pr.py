@@ -9,6 +9,7 @@ from typing import Any
 from gauntlet.models import Finding, Kind, Severity, Source
 from gauntlet.state.additions import Shard
 from gauntlet.state.base import Record, StateFile
+from gauntlet.state.known import KnownHit, KnownMatch
 from gauntlet.state.outcomes import OutcomeHistory
 from gauntlet.vocabulary import GauntletAction
 
@@ -146,6 +147,11 @@ class PRRecord(StateFile):
     #: What Gauntlet last wrote on GitHub for this PR, by effect key (the sticky comment, the head's check run):
     #: the next run edits it in place without reading it first.
     written: dict[str, Written] = {}
+    #: The latest iteration's failing fingerprints that matched an open known-failure issue, as the PR's last
+    #: run that read the issues found them (a ``/gauntlet`` command re-plans with these).
+    known: dict[str, KnownMatch] = {}
+    #: Issue number -> the hits this PR's runs recorded on that known-failure issue (one comment each).
+    known_hits: dict[str, KnownHit] = {}
     #: The latest iteration's finding paths -> the users ``CODEOWNERS`` names for them, as the PR's runs read
     #: it from their checkout: whom a ``/gauntlet accept-risk`` assigns the issue it files to, without a lookup.
     owners: dict[str, list[str]] = {}

@@ -20,6 +20,7 @@ DEFAULT_NEED: dict[CommandName, Permission] = {
     "reset": "maintain",
     "flaky": "maintain",
     "not-flaky": "maintain",
+    "known": "maintain",
 }
 
 

@@ -26,6 +26,7 @@ def test_every_command_is_recognised() -> None:
             "/gauntlet reset",
             "/gauntlet flaky tests/test_x.py::test_y",
             "/gauntlet not-flaky 3f9a02c1",
+            "/gauntlet known tests/test_x.py::test_y upstream bug",
         ]
     )
     assert names(body) == list(COMMAND_NAMES)

@@ -92,7 +92,7 @@ def test_block_on_and_the_report() -> None:
     assert unblocked(judged, ("new", "unknown")) == {"pre"}
     assert unblocked(judged, ("new", "unknown", "preexisting")) == set()
     report = report_of(judged)
-    assert report.counts == {"new": 1, "preexisting": 1, "flaky": 0, "unknown": 0}
+    assert report.counts == {"new": 1, "preexisting": 1, "flaky": 0, "unknown": 0, "known": 0}
     assert report.fingerprints == {"pre": "preexisting", "mine": "new"}
 
 

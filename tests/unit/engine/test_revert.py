@@ -338,4 +338,5 @@ def test_every_reason_has_an_action_and_none_rolls_back() -> None:
         "already_reverted",
         "daily_cap",
         "conflict",
+        "known",
     }

@@ -19,6 +19,7 @@ verdict: without an ``##[error]`` line the job passed, and nothing is reported.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Sequence
 
@@ -46,6 +47,9 @@ MAX_FED = 500_000
 #: mostly cascades of the same cause, and a flood of them hides the failures of other tools.
 MAX_PER_TOOL = 10
 _CAPPED_KINDS = frozenset({"build_error", "lint", "type_error"})
+#: Kinds whose block reports one problem per diagnostic row (see :meth:`Analyser._report_rows`).
+_ROW_KINDS = frozenset({"build_error", "lint", "type_error"})
+_MINOR = re.compile(r"(?i)[:\s](?:warning|note|info|hint)(?:\[\w+\])?:")
 
 
 class Analyser:
@@ -214,7 +218,7 @@ class Analyser:
             if chosen is not None and located is not None and chosen.tool is None:
                 # No parser knew the tool: the block still says where it failed, and what failed.
                 place_block(chosen, self._block(located), self._step, self._above(located.start))
-                if chosen.kind == "lint":
+                if chosen.kind in _ROW_KINDS:
                     self._report_rows(chosen, located)
             # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
             repeated = chosen is terminal and self._empty_step and self.count > 0
@@ -235,11 +239,14 @@ class Analyser:
         return [text for number, text in inside if number == located.line] + [text for _, text in inside]
 
     def _report_rows(self, chosen: Draft, located: Located) -> None:
-        """A linter's block holds a problem per row: each row its own finding, the chosen one first."""
+        """A linter's or a compiler's block holds a problem per row: each row its own finding, the chosen one
+        first (a compiler's warnings and notes are no failures; a checker fails on any of its rows)."""
         inside = [(number, text) for number, text in self.ring if located.start <= number <= located.end]
         for number, text, (path, line, column) in lint_rows(inside, self._above(located.start)):
+            if chosen.kind != "lint" and _MINOR.search(text):
+                continue
             if (path, line) != (chosen.path, chosen.line):
-                row = Draft(None, "lint", text.strip(), number, number, path=path, line=line, column=column)
+                row = Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column)
                 self._report(row)
 
     def _above(self, start: int, count: int = 20) -> list[str]:

@@ -4,8 +4,10 @@ Most compilers, interpreters and checkers that no parser knows by name still pri
 (erlc, luac, xmllint, codespell, shellcheck ``-f gcc``, ruby ``-c``, nim, crystal ...). Tool parsers
 come first and claim the shapes they know; what reaches :class:`Diagnostics` is named for the tool
 that printed it (a ``tool: `` prefix, else the step's command) and given a kind from what that tool
-is: a checker's finding is ``lint``, an interpreter's error at run time a ``crash``, anything else
-(and any syntax error) a ``build_error``. Warnings, notes and traceback frames are not failures.
+is (:data:`~.tools.TOOLS`, the step's command): a checker's finding is ``lint`` (a type checker's a
+``type_error``), a test step's a ``test_failure``, an interpreter's error at run time a ``crash``,
+anything else (and any syntax error) a ``build_error``. Warnings, notes and traceback frames are not
+failures. Every extension is read: tools with parsers of their own come first and claim their lines.
 
 gfortran puts the location on a line of its own and the ``Error:`` a few lines below it; that one
 block is read here too.
@@ -17,6 +19,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
+from gauntlet.ingest.log.tools import step_kind
 from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "step_tool"]
@@ -35,10 +38,9 @@ _NOT_A_FAILURE = re.compile(r"^\s*(?:in\b|\(|\d+\s*$|$)")
 #: glibc's ``prog: file.c:2: main: Assertion `x' failed.``: the abort that follows is the failure (a crash).
 _ASSERT = re.compile(r"^\S+: Assertion `.*' failed\.$")
 _LIBRARY = re.compile(r"^(?:/usr/|/opt/|/lib/|<)|/node_modules/|/site-packages/|/vendor/bundle/|/_temp/")
-#: Extensions whose tools have parsers of their own, which see these lines first (left to them).
-_OWNED = frozenset({"py", "pyi", "go", "rs", "java", "kt", "scala", "ts", "tsx", "cs", "fs", "vb"})
 #: Not source files: a log line naming them with a number is a listing, a URL or a timestamp.
 _NOT_SOURCE = frozenset({"com", "org", "net", "io", "html", "log", "txt", "o", "a", "so", "exe", "dll", "jar", "whl"})
+_RUNTIME = re.compile(r"^runtime error: |\bUncaught\b|\b(?:Error|Exception)\b")
 _SYNTAX = re.compile(r"(?i)syntax error|parse error|unexpected (?:token|symbol|end|character)|expected .* before")
 #: Checkers: what they report is ``lint``. Matched on the tool's name (``yamllint``, ``go-staticcheck``).
 _CHECKER = re.compile(r"lint|check|spell|cppcheck|staticcheck|vet|hadolint|actionlint|tidy$|xmllint")
@@ -49,6 +51,7 @@ _INTERPRETERS = frozenset(
 #: A step's first word that is a launcher, not the tool (``env X=1 tool``, ``npx tool``, ``sudo tool``).
 _LAUNCHERS = frozenset({"env", "npx", "sudo", "exec", "time", "bundle", "poetry", "uv", "pipx", "command", "run"})
 #: A trailing ``[SC2086]``: some checkers' codes say which checker printed the line, whatever the step ran.
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "pwsh", "powershell"})
 _CODE = re.compile(r" \[([A-Z]{2}\d{4})\]$")
 _CODE_TOOLS = {"SC": "shellcheck"}
 _FORTRAN_ERROR = re.compile(r"^(?:Fatal )?Error: (.*)$")
@@ -56,23 +59,30 @@ _FORTRAN_ERROR = re.compile(r"^(?:Fatal )?Error: (.*)$")
 
 def step_tool(command: str) -> str | None:
     """The tool a step's command runs: ``luac5.4 -p x.lua`` → ``luac``, ``npx eslint .`` → ``eslint``."""
-    for word in command.split():
-        if "=" in word or word.startswith("-"):
+    words = command.split()
+    for index, raw in enumerate(words):
+        word = raw.strip("'\"")
+        if "=" in word or word.startswith("-") or not word:
             continue
         name = word.rsplit("/", 1)[-1]
         if name in _LAUNCHERS or name in ("exec", "run"):
             continue
+        if name in _SHELLS and "-c" in words[index + 1 : index + 3]:
+            continue  # ``bash -c 'cmake ...'``: the tool is the script's first command
         # Drop a version the binary's name carries (lua5.4, python3.12, gcc-12).
         return re.sub(r"[-.]?\d+(?:\.\d+)*$", "", name).removeprefix("go-") or name
     return None
 
 
-def _kind(tool: str | None, message: str) -> Kind:
-    if tool and _CHECKER.search(tool):
-        return "lint"
-    if _SYNTAX.search(message) or (tool or "").endswith("c"):
-        return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc)
-    return "crash" if tool in _INTERPRETERS else "build_error"
+def _kind(tool: str | None, message: str, step: str) -> Kind:
+    by_step = step_kind(step)
+    if by_step in ("lint", "type_error", "security") or (tool and _CHECKER.search(tool)):
+        return by_step if by_step in ("type_error", "security") else "lint"
+    if _SYNTAX.search(message) or (tool or "").endswith("c") or by_step in ("build_error", "dependency"):
+        return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc), or a build step's
+    if by_step == "test_failure":
+        return by_step
+    return "crash" if tool in _INTERPRETERS or _RUNTIME.search(message) else "build_error"
 
 
 class Diagnostics(BlockParser):
@@ -98,7 +108,9 @@ class Diagnostics(BlockParser):
         if ":" not in text or (match := _PLACE.match(text)) is None:
             return False
         path, extension, rest = match.group("path"), match.group("ext"), match.group("rest")
-        if extension in _OWNED or extension.lower() in _NOT_SOURCE or _LIBRARY.search(path):
+        # Every extension: a tool's own parser comes first and claims what it knows, so what reaches here is
+        # what no parser read (a .py or .go line of a checker nobody wrote a parser for).
+        if extension.lower() in _NOT_SOURCE or _LIBRARY.search(path):
             return False
         if not rest.strip():
             if extension.startswith("f"):  # gfortran: the message follows the snippet
@@ -113,7 +125,7 @@ class Diagnostics(BlockParser):
         tool = re.sub(r"[-.]?\d+(?:\.\d+)*$", "", tool) if tool else step_tool(sink.step)
         if code := _CODE.search(message):
             tool = _CODE_TOOLS.get(code.group(1)[:2], tool)
-        kind = _kind(tool, message)
+        kind = _kind(tool, message, sink.step)
         minor = severity is not None and severity.group("minor") is not None
         if minor and kind != "lint":
             return False  # a compiler's warning or note; a checker fails the step on any of its findings

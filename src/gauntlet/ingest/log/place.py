@@ -3,11 +3,15 @@
 The locator finds the block that explains a failed step (:mod:`.locator`); for a tool without a parser of its
 own, that block still says where: compilers, linters, test runners and stack traces all print
 ``path:line[:col]``. This reads the first such place in the block (the best line first, then the block in
-order), and names a kind the locator left ``unknown`` from the shape of the block and what the step ran:
+order), and names its kind from what the step ran and the block's own words (:func:`block_kind`, over the
+tables of :mod:`.tools`):
 
-- a diagnostic (``path:line[:col]: message``) is a ``build_error``, or a ``test_failure`` when the step ran
-  the tests (``go test``, ``npm test``, ``pytest``, ``ctest``, ``mvn test``, ...);
-- test runners' own verdict words (``--- FAIL``, ``FAILED``, ``not ok``, an assertion) are a ``test_failure``.
+- a diagnostic (``path:line[:col]: message``) is what the step's tool reports: ``lint`` for a linter,
+  ``type_error`` for a type checker, ``test_failure`` when the step ran the tests (``go test``, ``npm test``,
+  ``pytest``, ``ctest``, ``mvn test``, ...), else a ``build_error``;
+- test runners' own verdict words (``--- FAIL``, ``FAILED``, ``not ok``, an assertion) are a ``test_failure``,
+  a package manager's (``ENOTCACHED``, ``no matching package``) a ``dependency``, an uncaught exception a
+  ``crash``.
 
 Paths must look like files (a name with an extension); hosts in URLs, versions and times are not places.
 """
@@ -18,12 +22,13 @@ import re
 from collections.abc import Iterable, Sequence
 
 from gauntlet.ingest.log.draft import Draft
+from gauntlet.ingest.log.tools import LINTERS, markers, step_kind
 from gauntlet.models import Kind
 
 #: A file, and the line and column where it has them.
 Place = tuple[str, int | None, int | None]
 
-__all__ = ["LINTERS", "lint_rows", "place_block"]
+__all__ = ["LINTERS", "block_kind", "lint_rows", "place_block"]
 
 #: ``path:line[:col]``, ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
 #: (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
@@ -39,39 +44,13 @@ _PLACE = re.compile(
 _HEADER = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})\s*$")
 _ROW = re.compile(r"^\s*(?P<line>\d{1,7}):(?P<column>\d{1,5})\s+\[?(?:error|warning)\b")
 _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d+")
-#: What a test runner says of a failed test, across xUnit-, spec- and TAP-style runners.
-_TEST_WORDS = re.compile(
-    r"--- FAIL|\bFAIL(?:ED)?\b|\bnot ok \d|(?i:\bassert(?:ion(?:error)?)?\b)"
-    r"|(?i:\bexpected\b.{0,80}\b(?:but|got|received|actual)\b)"
-)
-#: A step that ran the tests: the failure in its block is a test's.
-_TEST_STEP = re.compile(
-    r"\b(?:go test|npm (?:run )?test|yarn test|pnpm test|pytest|tox|nox|ctest|mvn\b.*\btest|gradlew?\b.*\btest"
-    r"|cargo test|dotnet test|rspec|rake test|phpunit|mix test|jest|vitest|mocha|prove|busted|stack test"
-    r"|cabal test|swift test|make (?:test|check))\b"
-)
 _DIAGNOSTIC = re.compile(r":\d{1,7}(?::\d{1,5})?:\s|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+\[?error")
-#: A package manager or build tool that could not get what the build needs.
-_DEPENDENCY = re.compile(
-    r"(?i)could not resolve (?:dependencies|dependency|host)|unable to resolve dependency|\bERESOLVE\b"
-    r"|no matching distribution found|could not find a version that satisfies|failed to (?:download|fetch)\b"
-    r"|not found in (?:the )?registry|could not find (?:package|module)|find_package|no such package"
-)
-#: A compiler's own words (a bare ``error:`` is any script's; ``error[E0308]`` is a compiler's code).
-_COMPILE = re.compile(r"(?i)\bcompil(?:ation|e|ing)\b.{0,40}\b(?:error|failed)|\berror\[\w+\]|\bundefined reference\b")
-#: Linters and style checkers by the command a step runs (a table of names, not of output shapes: a step that
-#: ran one reports lint, whatever its rows look like). Any command with ``lint`` in its name counts too.
-LINTERS = (
-    "actionlint", "alex", "ansible-lint", "biome", "black --check", "buf lint", "cfn-lint", "checkov", "checkstyle",
-    "clang-format", "clang-tidy", "codespell", "commitlint", "cppcheck", "cpplint", "credo", "cspell", "detekt",
-    "doc8", "dotnet format", "editorconfig-checker", "eslint", "flake8", "gofmt", "golangci-lint", "hadolint",
-    "hlint", "htmlhint", "isort --check", "jscpd", "ktlint", "luacheck", "markdownlint", "perlcritic",
-    "phpcs", "phpstan", "pmd", "prettier --check", "proselint", "psalm", "pycodestyle", "pydocstyle", "pyflakes",
-    "pylint", "revive", "rubocop", "ruff", "rustfmt --check", "scalafmt", "shellcheck", "shfmt", "spotbugs",
-    "sqlfluff", "standard", "stylelint", "swiftformat", "swiftlint", "textlint", "tflint", "typos", "vale",
-    "vulture", "write-good", "xmllint", "yamllint",
-)  # fmt: skip
-_LINT_STEP = re.compile(r"(?:^|[\s/;&|(])(?:" + "|".join(re.escape(n) for n in LINTERS) + r")\b|\w*lint\b")
+_FAILED = re.compile(r"(?i)\b(?:error|errors|fail|failed|failure|fatal)\b")
+#: Kinds the locator's vocabulary gives that the step and the block's markers may name better; ``infra``,
+#: ``timeout`` and ``dependency`` name a cause by themselves and stay.
+_REDECIDED = frozenset({"unknown", "build_error", "test_failure", "crash"})
+#: Kinds a checker's step gives any diagnostic it prints, whatever words the diagnostic uses.
+_CHECKERS = frozenset({"lint", "type_error", "security"})
 
 
 def place_block(draft: Draft, texts: Iterable[str], step: str, before: Sequence[str] = ()) -> None:
@@ -86,15 +65,42 @@ def place_block(draft: Draft, texts: Iterable[str], step: str, before: Sequence[
         found = _stylish([*before, *lines[1:]]) or next((p for p in map(_first_place, lines) if p is not None), None)
         if found is not None:
             draft.path, draft.line, draft.column = found
-    if draft.kind == "unknown":
-        if any(_DEPENDENCY.search(text) for text in lines):
-            draft.kind = "dependency"
-        elif any(_TEST_WORDS.search(text) for text in lines):
-            draft.kind = "test_failure"
-        elif draft.path is not None and any(_DIAGNOSTIC.search(text) for text in lines):
-            draft.kind = _diagnostic_kind(step)
-        elif any(_COMPILE.search(text) for text in lines):
-            draft.kind = "build_error"
+    if draft.kind in _REDECIDED:
+        kind = block_kind(lines, step, placed=draft.path is not None)
+        # The locator's crash (a segfault, a panic) stays one, unless a test's: a test that crashed failed.
+        if kind is not None and (draft.kind != "crash" or kind == "test_failure"):
+            draft.kind = kind
+
+
+def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
+    """The kind of a block no parser read, from what the step ran (:data:`~.tools.TOOLS`) and the block's words
+    (:data:`~.tools.MARKERS`); None when neither says.
+
+    A dependency's words win (a compiler that cannot find a package failed for want of it); a checker's step
+    names what its diagnostics are; a compile error stops any step; a crash in a test step is its test's
+    failure; a diagnostic elsewhere is a build error; else what the step's tool reports when it fails.
+
+    :param lines: the block's lines.
+    :param step: the failed step's command, lower case.
+    :param placed: the block names a file and line.
+    """
+    words = markers(lines)
+    by_step = step_kind(step)
+    diagnostic = placed and any(_DIAGNOSTIC.search(text) for text in lines)
+    if words == "dependency":
+        return words
+    if by_step in _CHECKERS and diagnostic:
+        return by_step
+    if words == "build_error":
+        return words
+    if by_step == "test_failure" and (words in ("test_failure", "crash") or placed):
+        return by_step
+    if words is not None:
+        return words
+    if diagnostic:
+        return by_step if by_step in ("lint", "type_error", "test_failure", "security") else "build_error"
+    # The step's tool alone names a block that says it failed; a quiet end (no failure word) stays unknown.
+    return by_step if any(_FAILED.search(text) for text in lines) else None
 
 
 def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> list[tuple[int, str, Place]]:
@@ -115,12 +121,6 @@ def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> l
             if place is not None and place[1] is not None:
                 rows.append((number, text, place))
     return rows
-
-
-def _diagnostic_kind(step: str) -> Kind:
-    if _TEST_STEP.search(step):
-        return "test_failure"
-    return "lint" if _LINT_STEP.search(step) else "build_error"
 
 
 def _stylish(lines: list[str]) -> Place | None:

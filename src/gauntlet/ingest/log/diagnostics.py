@@ -40,6 +40,7 @@ _ASSERT = re.compile(r"^\S+: Assertion `.*' failed\.$")
 _LIBRARY = re.compile(r"^(?:/usr/|/opt/|/lib/|<)|/node_modules/|/site-packages/|/vendor/bundle/|/_temp/")
 #: Not source files: a log line naming them with a number is a listing, a URL or a timestamp.
 _NOT_SOURCE = frozenset({"com", "org", "net", "io", "html", "log", "txt", "o", "a", "so", "exe", "dll", "jar", "whl"})
+_ASSERTION = re.compile(r"(?i)\bassert(?:ion)?")
 _RUNTIME = re.compile(r"^runtime error: |\bUncaught\b|\b(?:Error|Exception)\b")
 _SYNTAX = re.compile(r"(?i)syntax error|parse error|unexpected (?:token|symbol|end|character)|expected .* before")
 #: Checkers: what they report is ``lint``. Matched on the tool's name (``yamllint``, ``go-staticcheck``).
@@ -80,21 +81,48 @@ def _kind(tool: str | None, message: str, step: str) -> Kind:
         return by_step if by_step in ("type_error", "security") else "lint"
     if _SYNTAX.search(message) or (tool or "").endswith("c") or by_step in ("build_error", "dependency"):
         return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc), or a build step's
-    if by_step == "test_failure":
-        return by_step
+    if by_step == "test_failure" or _ASSERTION.search(message):
+        return "test_failure"
     return "crash" if tool in _INTERPRETERS or _RUNTIME.search(message) else "build_error"
 
 
+#: A diagnostic's header whose place is on an arrow line under it (rustc, clippy, ruff's full format, biome,
+#: deno, miette and codespan reports): ``error[E0308]: mismatched types`` or ``F401 [*] `os` imported``.
+_HEADER = re.compile(
+    r"^(?:(?P<level>error|warning)(?:\[(?P<code>[\w/-]+)\])?|(?P<rule>[A-Z]{1,4}\d{3,4})\b)(?::)? ?(?P<message>.*)$"
+)
+_ARROW = re.compile(
+    r"^\s*(?:-->|--->|╭─\[|,-\[|┌─)\s*(?P<path>[^\s:()\[\]'\"]+\.[A-Za-z][\w+-]{0,9}):(?P<row>\d+):(?P<column>\d+)"
+)
+#: Lines an arrow may stand below its header (a ``Building`` progress line may sit between).
+_ARROW_GAP = 3
+
+
 class Diagnostics(BlockParser):
-    """``path:row[:column]: [severity:] message`` from any tool; the open block is gfortran's location line."""
+    """``path:row[:column]: [severity:] message`` from any tool, and a header with its place on an arrow line
+    under it (``error[E0308]: ...`` then `` --> src/main.rs:4:13``); the open block is gfortran's location line.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self._repeats = Repeats()
+        #: The last header that may have its place on an arrow line below: its line, level, rule and message.
+        self._header: tuple[int, str | None, str | None, str] | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside gfortran's block, or under a header whose arrow line may follow."""
+        return self._draft is not None or self._header is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
+        if self._header is not None and self._arrow(number, text, sink):
+            return True
+        if (text.startswith(("error", "warning")) or text[:1].isupper()) and (head := _HEADER.match(text)):
+            level, code, rule, message = head.group("level", "code", "rule", "message")
+            self._header = (number, level, code or rule, message.strip())
+            return False  # a parser that knows the tool may still claim it
         pending = self._draft
         if pending is not None:
             if error := _FORTRAN_ERROR.match(text):
@@ -132,3 +160,29 @@ class Diagnostics(BlockParser):
         draft = diagnostic(tool, kind, message.strip(), number, path, match["row"], match["column"], warning=minor)
         sink.emit(self._repeats.keyed(draft))
         return True
+
+    def _arrow(self, number: int, text: str, sink: Sink) -> bool:
+        """Report the header above when ``text`` is its arrow line; forget it past :data:`_ARROW_GAP` lines."""
+        assert self._header is not None
+        start, level, rule, message = self._header
+        if number - start > _ARROW_GAP:
+            self._header = None
+            return False
+        if ("-" not in text and "─" not in text) or (arrow := _ARROW.match(text)) is None:
+            return False
+        self._header = None
+        path = arrow.group("path")
+        if _LIBRARY.search(path):
+            return True
+        kind = _kind(step_tool(sink.step), message, sink.step)
+        if (level == "warning" or (level is None and kind != "lint")) and kind != "lint":
+            return True  # a compiler's warning; a bare rule code counts only where a checker ran
+        draft = diagnostic(None, kind, message, start, path, arrow.group("row"), arrow.group("column"), rule=rule)
+        draft.end = number
+        sink.emit(self._repeats.keyed(draft))
+        return True
+
+    def close(self, sink: Sink) -> None:
+        """Report gfortran's open block; a header without its arrow is forgotten."""
+        self._header = None
+        super().close(sink)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
@@ -55,8 +55,23 @@ _MINOR = re.compile(r"(?i)[:\s](?:warning|note|info|hint)(?:\[\w+\])?:")
 class Analyser:
     """Stateful consumer of cleaned lines; collect findings from :attr:`found`."""
 
-    def __init__(self, parsers: Sequence[Parser], limits: Limits, masks: Masks | None = None) -> None:
+    def __init__(
+        self,
+        parsers: Sequence[Parser],
+        limits: Limits,
+        masks: Masks | None = None,
+        known: Callable[[str], bool] | None = None,
+    ) -> None:
+        """Start reading a log.
+
+        :param parsers: the tool parsers, in the order each line is offered to them.
+        :param limits: caps on findings, messages and excerpts.
+        :param masks: the ``::add-mask::`` values, shared with the caller (filled as the log is read).
+        :param known: whether a repository-relative path is a file of the checkout; a block no parser read
+            is placed at a path it names that is (``ingest --repo-root``).
+        """
         self.parsers = list(parsers)
+        self.known = known
         # Parsers whose ``active`` is a plain False never hold a block: no need to ask them after each line.
         stateful = [isinstance(getattr(type(p), "active", None), property) for p in self.parsers]
         #: The stateful parsers among the first ``i + 1``: those a line claimed by parser ``i`` was offered to.
@@ -217,18 +232,24 @@ class Analyser:
             chosen = _choose(best, terminal, located)
             if chosen is not None and located is not None and chosen.tool is None:
                 # No parser knew the tool: the block still says where it failed, and what failed.
-                place_block(chosen, self._block(located), self._step, self._above(located.start))
+                block = [chosen.message, *self._block(located)]
+                place_block(chosen, block, self._step, self._above(located.start), self.known)
                 if chosen.kind in _ROW_KINDS:
                     self._report_rows(chosen, located)
             # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
             repeated = chosen is terminal and self._empty_step and self.count > 0
-            if chosen is not None and not repeated:
+            # A crash report no parser read explains the step better than a block the locator found after it.
+            crashed = self._crash is not None and chosen is not None and chosen.tool is None
+            if chosen is not None and not repeated and not (crashed and chosen.kind in ("unknown", "crash")):
                 self._report(chosen)
         if self._crash is not None and not self._crash_reported and (terminal is None or terminal.fails):
             # A crash anywhere in a failed step explains it better than the summary that counted it, even
             # where a harness quoted the report in a form no parser reads (``= ==123==ERROR: AddressSanitizer``).
             number, text = self._crash
-            self._report(Draft(None, "crash", text.strip(" =|"), number, number, role="fallback"))
+            crash = Draft(None, "crash", text.strip(" =|"), number, number, role="fallback")
+            # Its frames follow it (``#0 0x4011 in main src/uaf.c:7``): the first in the project is its place.
+            place_block(crash, [text, *(t for n, t in self.ring if number < n <= number + 40)], "", (), self.known)
+            self._report(crash)
         self._explained = False
         self._fallbacks.clear()
         self._crash, self._crash_reported = None, False
@@ -272,6 +293,8 @@ class Analyser:
         limits = self.limits
         message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
         path = repo_relative(repo_path(draft.path))
+        if path is None:
+            draft.line = draft.column = None  # a line of a file outside the repository (a library's) says nothing
         test_id = draft.test_id[:500] if draft.test_id else None
         if draft.kind == "test_failure" or draft.key:
             # A test (or a keyed block) is the same defect whatever its assertion printed this time.

@@ -19,10 +19,12 @@ Paths must look like files (a name with an extension); hosts in URLs, versions a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from gauntlet.ingest.log.draft import Draft
+from gauntlet.ingest.log.text import repo_path
 from gauntlet.ingest.log.tools import LINTERS, markers, step_kind
+from gauntlet.ingest.paths import repo_relative
 from gauntlet.models import Kind
 
 #: A file, and the line and column where it has them.
@@ -37,14 +39,26 @@ _PLACE = re.compile(
     r"(?<![\w/.\\:-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
     r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5}))?(?=[:\s,)\]]|$)"
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7}),(?P<pcolumn>\d{1,5})\)"
-    r"|(?:\"?,|:)? line (?P<wline>\d{1,7})\b|(?=:\(\.text))"
+    r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text))"
+)
+#: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``).
+_FILE = re.compile(
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(:-])"
+)
+#: Where installed code lives: a frame there is not the project's.
+_LIBRARY = re.compile(
+    r"^(?:/usr/|/opt/|/lib/|<|node:|internal/)|/node_modules/|/site-packages/|/dist-packages/|/vendor/bundle/"
+    r"|/_temp/|/\.cargo/registry/|/go/pkg/mod/|/\.rustup/|/\.m2/"
 )
 #: A path alone on its line: the header a "stylish" report (ESLint, yamllint, stylelint) lists its file's
 #: ``line:col severity message`` rows under.
 _HEADER = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})\s*$")
-_ROW = re.compile(r"^\s*(?P<line>\d{1,7}):(?P<column>\d{1,5})\s+\[?(?:error|warning)\b")
+_ROW = re.compile(r"^\s*(?P<line>\d{1,7}):(?P<column>\d{1,5})\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])")
 _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d+")
-_DIAGNOSTIC = re.compile(r":\d{1,7}(?::\d{1,5})?:\s|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+\[?error")
+_DIAGNOSTIC = re.compile(
+    r":\d{1,7}(?::\d{1,5})?:\s|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+(?:\[?error|✖|✘)"
+    r"|:\d{1,7}:\d{1,5} - (?:error|warning)"  # pyright
+)
 _FAILED = re.compile(r"(?i)\b(?:error|errors|fail|failed|failure|fatal)\b")
 #: Kinds the locator's vocabulary gives that the step and the block's markers may name better; ``infra``,
 #: ``timeout`` and ``dependency`` name a cause by themselves and stay.
@@ -53,16 +67,28 @@ _REDECIDED = frozenset({"unknown", "build_error", "test_failure", "crash"})
 _CHECKERS = frozenset({"lint", "type_error", "security"})
 
 
-def place_block(draft: Draft, texts: Iterable[str], step: str, before: Sequence[str] = ()) -> None:
-    """Give ``draft`` (the block's finding) the first place its block names, and a kind when it has none.
+def place_block(
+    draft: Draft,
+    texts: Iterable[str],
+    step: str,
+    before: Sequence[str] = (),
+    known: Callable[[str], bool] | None = None,
+) -> None:
+    """Give ``draft`` (the block's finding) the place its block names, and a kind from the step and its words.
+
+    The place is the first ``path:line`` of the block (its best line first) that is in the repository: a
+    path ``known`` says exists, else one outside any library (``/usr/``, ``node_modules/``, ``site-packages/``);
+    in a Python traceback (most recent call last) the last such frame. A block with no line at all may still
+    name a file alone (``would reformat src/a.py``): that file, without a line.
 
     :param texts: the block's lines, the one that explains the failure best first.
     :param step: the failed step's command, lower case (``""`` when the log does not say).
     :param before: the lines just above the block, oldest first (a stylish report's file header may be there).
+    :param known: whether a repository-relative path is a file of the checkout (``ingest --repo-root``).
     """
     lines = list(texts)
     if draft.path is None:
-        found = _stylish([*before, *lines[1:]]) or next((p for p in map(_first_place, lines) if p is not None), None)
+        found = _stylish([*before, *lines[1:]]) or _best_place(lines, known) or _file_alone(lines, known)
         if found is not None:
             draft.path, draft.line, draft.column = found
     if draft.kind in _REDECIDED:
@@ -135,7 +161,40 @@ def _stylish(lines: list[str]) -> Place | None:
     return None
 
 
+def _best_place(lines: Sequence[str], known: Callable[[str], bool] | None) -> Place | None:
+    """The block's place: the first in the repository (the last, in a most-recent-call-last traceback)."""
+    places = [place for text in lines for place in _places(text)]
+    if not places:
+        return None
+    if any("most recent call last" in text for text in lines):
+        places = places[:1] + places[:0:-1]  # the best line stays first; the innermost frame is the last
+    if known is not None:
+        for place in places:
+            relative = repo_relative(repo_path(place[0]))
+            if relative is not None and known(relative):
+                return place
+    return next((place for place in places if not _LIBRARY.search(place[0].replace("\\", "/"))), places[0])
+
+
+def _file_alone(lines: Sequence[str], known: Callable[[str], bool] | None) -> Place | None:
+    """A file the block names without a line: in the checkout (``known``), else under the workspace or with
+    a folder, and never a library's."""
+    for text in lines:
+        for match in _FILE.finditer(text):
+            path = match.group("path")
+            relative = repo_relative(repo_path(path))
+            if relative is None or _LIBRARY.search(path) or _NOT_FILES.search(path):
+                continue
+            if known(relative) if known is not None else ("/" in path or "\\" in path):
+                return path, None, None
+    return None
+
+
 def _first_place(text: str) -> Place | None:
+    return next(_places(text), None)
+
+
+def _places(text: str) -> Iterator[Place]:
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
         if _NOT_FILES.search(path) or "://" in text[max(0, match.start() - 3) : match.start()]:
@@ -145,5 +204,4 @@ def _first_place(text: str) -> Place | None:
         if line == 0:
             continue
         col = match.group("column") or match.group("bcolumn") or match.group("pcolumn")
-        return path, line, int(col) if col else None
-    return None
+        yield path, line, int(col) if col else None

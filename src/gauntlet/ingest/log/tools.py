@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 from gauntlet.models import Kind
 
-__all__ = ["LINTERS", "MARKERS", "TOOLS", "markers", "step_kind"]
+__all__ = ["LINTERS", "MARKERS", "TOOLS", "checker_kind", "markers", "step_kind"]
 
 #: Linters and style checkers by the command a step runs (a table of names, not of output shapes: a step that
 #: ran one reports lint, whatever its rows look like). Any command with ``lint`` in its name counts too.
@@ -158,3 +158,12 @@ def markers(texts: Iterable[str]) -> Kind | None:
         if any(pattern.search(text) for text in lines):
             return kind
     return None
+
+
+def checker_kind(step: str) -> Kind | None:
+    """What a checker's step (a linter, a type checker, a security scanner) reports; None for any other step.
+
+    A checker's diagnostics look like a compiler's (``path:line: error: ...``): only the step tells them apart.
+    """
+    kind = step_kind(step)
+    return kind if kind in ("lint", "type_error", "security") else None

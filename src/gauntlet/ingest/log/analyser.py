@@ -26,9 +26,9 @@ from collections.abc import Callable, Sequence
 from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
 from gauntlet.ingest.limits import Limits
-from gauntlet.ingest.log.draft import Draft, Line, Parser
+from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
-from gauntlet.ingest.log.place import lint_rows, place_block
+from gauntlet.ingest.log.place import is_file_header, lint_rows, place_block
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.paths import repo_relative
@@ -47,6 +47,8 @@ MAX_FED = 500_000
 #: mostly cascades of the same cause, and a flood of them hides the failures of other tools.
 MAX_PER_TOOL = 10
 _CAPPED_KINDS = frozenset({"build_error", "lint", "type_error"})
+#: Lines after a located block (to the step's exit) searched for its place when the block names none.
+_AFTER_LINES = 30
 #: Kinds whose block reports one problem per diagnostic row (see :meth:`Analyser._report_rows`).
 _ROW_KINDS = frozenset({"build_error", "lint", "type_error"})
 _MINOR = re.compile(r"(?i)[:\s](?:warning|note|info|hint)(?:\[\w+\])?:")
@@ -72,6 +74,8 @@ class Analyser:
         """
         self.parsers = list(parsers)
         self.known = known
+        #: One message at several lines of a file (a report's rows) is several findings.
+        self._repeats = Repeats()
         # Parsers whose ``active`` is a plain False never hold a block: no need to ask them after each line.
         stateful = [isinstance(getattr(type(p), "active", None), property) for p in self.parsers]
         #: The stateful parsers among the first ``i + 1``: those a line claimed by parser ``i`` was offered to.
@@ -234,14 +238,18 @@ class Analyser:
                 # No parser knew the tool: the block still says where it failed, and what failed.
                 block = [chosen.message, *self._block(located)]
                 place_block(chosen, block, self._step, self._above(located.start), self.known)
-                if chosen.kind in _ROW_KINDS:
-                    self._report_rows(chosen, located)
+                if chosen.path is None and terminal is not None:
+                    # A runner prints the stack under the message, past a blank line (mocha, node): same step.
+                    after = [t for n, t in self.ring if located.end < n < terminal.start and not t.startswith("##[")]
+                    place_block(chosen, after[:_AFTER_LINES], self._step, known=self.known)
             # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
             repeated = chosen is terminal and self._empty_step and self.count > 0
             # A crash report no parser read explains the step better than a block the locator found after it.
             crashed = self._crash is not None and chosen is not None and chosen.tool is None
             if chosen is not None and not repeated and not (crashed and chosen.kind in ("unknown", "crash")):
                 self._report(chosen)
+                if located is not None and chosen.tool is None and chosen.kind in _ROW_KINDS:
+                    self._report_rows(chosen, located)
         if self._crash is not None and not self._crash_reported and (terminal is None or terminal.fails):
             # A crash anywhere in a failed step explains it better than the summary that counted it, even
             # where a harness quoted the report in a form no parser reads (``= ==123==ERROR: AddressSanitizer``).
@@ -262,13 +270,16 @@ class Analyser:
     def _report_rows(self, chosen: Draft, located: Located) -> None:
         """A linter's or a compiler's block holds a problem per row: each row its own finding, the chosen one
         first (a compiler's warnings and notes are no failures; a checker fails on any of its rows)."""
-        inside = [(number, text) for number, text in self.ring if located.start <= number <= located.end]
+        above = [(number, text) for number, text in self.ring if located.start - 20 <= number < located.start]
+        # A report's rows above the block, under their file's header, are the same report's.
+        header = next((i for i in range(len(above) - 1, -1, -1) if is_file_header(above[i][1])), len(above))
+        inside = [*above[header:], *((n, t) for n, t in self.ring if located.start <= n <= located.end)]
         for number, text, (path, line, column) in lint_rows(inside, self._above(located.start)):
             if chosen.kind != "lint" and _MINOR.search(text):
                 continue
             if (path, line) != (chosen.path, chosen.line):
                 row = Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column)
-                self._report(row)
+                self._report(self._repeats.keyed(row))
 
     def _above(self, start: int, count: int = 20) -> list[str]:
         """Up to ``count`` ring lines just above line ``start``, oldest first."""

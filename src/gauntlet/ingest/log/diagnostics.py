@@ -25,7 +25,7 @@ from gauntlet.models import Kind
 __all__ = ["Diagnostics", "step_tool"]
 
 _PLACE = re.compile(
-    r"^(?:(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9})):"
+    r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9})):"
     r"(?P<row>\d+):(?:(?P<column>\d+):)?(?P<rest>.*)$"
 )
 _SEVERITY = re.compile(
@@ -106,23 +106,12 @@ class Diagnostics(BlockParser):
     def __init__(self) -> None:
         super().__init__()
         self._repeats = Repeats()
-        #: The last header that may have its place on an arrow line below: its line, level, rule and message.
-        self._header: tuple[int, str | None, str | None, str] | None = None
-
-    @property
-    def active(self) -> bool:
-        """True inside gfortran's block, or under a header whose arrow line may follow."""
-        return self._draft is not None or self._header is not None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
-        if self._header is not None and self._arrow(number, text, sink):
-            return True
-        if (text.startswith(("error", "warning")) or text[:1].isupper()) and (head := _HEADER.match(text)):
-            level, code, rule, message = head.group("level", "code", "rule", "message")
-            self._header = (number, level, code or rule, message.strip())
-            return False  # a parser that knows the tool may still claim it
+        if ("-->" in text or "─" in text or ",-[" in text) and (arrow := _ARROW.match(text)):
+            return self._arrow(number, arrow, sink)
         pending = self._draft
         if pending is not None:
             if error := _FORTRAN_ERROR.match(text):
@@ -155,34 +144,27 @@ class Diagnostics(BlockParser):
             tool = _CODE_TOOLS.get(code.group(1)[:2], tool)
         kind = _kind(tool, message, sink.step)
         minor = severity is not None and severity.group("minor") is not None
-        if minor and kind != "lint":
-            return False  # a compiler's warning or note; a checker fails the step on any of its findings
+        if minor and severity is not None and (kind != "lint" or severity.group("minor").lower() == "note"):
+            return False  # a compiler's warning, any note; a checker fails the step on any of its findings
         draft = diagnostic(tool, kind, message.strip(), number, path, match["row"], match["column"], warning=minor)
         sink.emit(self._repeats.keyed(draft))
         return True
 
-    def _arrow(self, number: int, text: str, sink: Sink) -> bool:
-        """Report the header above when ``text`` is its arrow line; forget it past :data:`_ARROW_GAP` lines."""
-        assert self._header is not None
-        start, level, rule, message = self._header
-        if number - start > _ARROW_GAP:
-            self._header = None
-            return False
-        if ("-" not in text and "─" not in text) or (arrow := _ARROW.match(text)) is None:
-            return False
-        self._header = None
+    def _arrow(self, number: int, arrow: re.Match[str], sink: Sink) -> bool:
+        """Report the header just above an arrow line (the header need not have been a candidate line)."""
+        header = next(
+            ((n, found) for n, t in reversed(sink.tail(_ARROW_GAP, number)) if (found := _HEADER.match(t))), None
+        )
         path = arrow.group("path")
-        if _LIBRARY.search(path):
-            return True
+        if header is None or _LIBRARY.search(path):
+            return False
+        start, head = header
+        level, rule, message = head.group("level"), head.group("code") or head.group("rule"), head.group("message")
         kind = _kind(step_tool(sink.step), message, sink.step)
-        if (level == "warning" or (level is None and kind != "lint")) and kind != "lint":
+        if (level == "warning" or level is None) and kind != "lint":
             return True  # a compiler's warning; a bare rule code counts only where a checker ran
-        draft = diagnostic(None, kind, message, start, path, arrow.group("row"), arrow.group("column"), rule=rule)
+        row, column = arrow.group("row"), arrow.group("column")
+        draft = diagnostic(None, kind, message.strip(), start, path, row, column, rule=rule)
         draft.end = number
         sink.emit(self._repeats.keyed(draft))
         return True
-
-    def close(self, sink: Sink) -> None:
-        """Report gfortran's open block; a header without its arrow is forgotten."""
-        self._header = None
-        super().close(sink)

@@ -30,7 +30,7 @@ from gauntlet.models import Kind
 #: A file, and the line and column where it has them.
 Place = tuple[str, int | None, int | None]
 
-__all__ = ["LINTERS", "block_kind", "lint_rows", "place_block"]
+__all__ = ["LINTERS", "block_kind", "is_file_header", "lint_rows", "place_block"]
 
 #: ``path:line[:col]``, ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
 #: (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
@@ -45,6 +45,11 @@ _PLACE = re.compile(
 _FILE = re.compile(
     r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(:-])"
 )
+#: A JVM stack frame in the JDK's or a common library's packages (the frame names a class, not a path).
+_JVM_LIBRARY_FRAME = re.compile(
+    r"^\s*at (?:[\w$]+/)?(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|org\.junit|junit|org\.apache"
+    r"|org\.gradle|org\.springframework|org\.testng|org\.opentest4j|org\.assertj|worker\.org\.gradle)\."
+)
 #: Where installed code lives: a frame there is not the project's.
 _LIBRARY = re.compile(
     r"^(?:/usr/|/opt/|/lib/|<|node:|internal/)|/node_modules/|/site-packages/|/dist-packages/|/vendor/bundle/"
@@ -58,8 +63,9 @@ _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d
 _DIAGNOSTIC = re.compile(
     r":\d{1,7}(?::\d{1,5})?:\s|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+(?:\[?error|✖|✘)"
     r"|:\d{1,7}:\d{1,5} - (?:error|warning)"  # pyright
+    r"|\.\w+:\d{1,7}(?::\d{1,5})? (?:error|warning)\b"  # markdownlint: ``README.md:1 error MD022/...``
 )
-_FAILED = re.compile(r"(?i)\b(?:error|errors|fail|failed|failure|fatal)\b")
+_FAILED = re.compile(r"(?i)\b(?:error|errors|fail|failed|failures?|fatal)\b")
 #: Kinds the locator's vocabulary gives that the step and the block's markers may name better; ``infra``,
 #: ``timeout`` and ``dependency`` name a cause by themselves and stay.
 _REDECIDED = frozenset({"unknown", "build_error", "test_failure", "crash"})
@@ -115,10 +121,10 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
     diagnostic = placed and any(_DIAGNOSTIC.search(text) for text in lines)
     if words == "dependency":
         return words
-    if by_step in _CHECKERS and diagnostic:
+    if by_step in _CHECKERS and (diagnostic or placed):
         return by_step
-    if words == "build_error":
-        return words
+    if words == "build_error" or (words == "test_failure" and by_step in ("build_error", "dependency")):
+        return "build_error" if words == "build_error" else by_step  # ``expected ';' but found`` is no test
     if by_step == "test_failure" and (words in ("test_failure", "crash") or placed):
         return by_step
     if words is not None:
@@ -149,6 +155,11 @@ def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> l
     return rows
 
 
+def is_file_header(text: str) -> bool:
+    """True for a path alone on its line: the header a stylish report lists its file's rows under."""
+    return _HEADER.match(text) is not None
+
+
 def _stylish(lines: list[str]) -> Place | None:
     """The first ``line:col error`` row of a stylish report, under the file header above it."""
     for index, text in enumerate(lines):
@@ -167,7 +178,7 @@ def _best_place(lines: Sequence[str], known: Callable[[str], bool] | None) -> Pl
     if not places:
         return None
     if any("most recent call last" in text for text in lines):
-        places = places[:1] + places[:0:-1]  # the best line stays first; the innermost frame is the last
+        places.reverse()  # the innermost frame is the last
     if known is not None:
         for place in places:
             relative = repo_relative(repo_path(place[0]))
@@ -195,6 +206,8 @@ def _first_place(text: str) -> Place | None:
 
 
 def _places(text: str) -> Iterator[Place]:
+    if _JVM_LIBRARY_FRAME.search(text):
+        return  # ``at org.junit.Assert.fail(Assert.java:89)``: a frame of the JDK or a library, not the project's
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
         if _NOT_FILES.search(path) or "://" in text[max(0, match.start() - 3) : match.start()]:

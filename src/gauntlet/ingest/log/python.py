@@ -7,6 +7,7 @@ import re
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.ingest.log.javascript import NODE_LOCATION
+from gauntlet.ingest.log.tools import step_kind
 from gauntlet.models import Kind
 
 __all__ = ["Pip", "PythonLint", "Traceback", "TypeCheck"]
@@ -81,7 +82,10 @@ class Traceback:
             return False  # not an exception line: the traceback was cut off
         name = match.group(1)
         path, lineno = _repo_frame(self._frames)
-        self._pending = Draft("python", exception_kind(name), body, start, number, path=path, line=lineno)
+        kind = exception_kind(name)
+        if kind == "crash" and step_kind(sink.step) == "test_failure":
+            kind = "test_failure"  # an exception a test runner printed (``python -m unittest``) failed a test
+        self._pending = Draft("python", kind, body, start, number, path=path, line=lineno)
         return True
 
     def _standalone(self, number: int, text: str, sink: Sink) -> bool:

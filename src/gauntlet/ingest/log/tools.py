@@ -4,7 +4,8 @@ Theory of operation. For a tool no parser knows, two things tell what its failur
 
 - what the failed step ran (``##[group]Run npm ci``, ``pytest -q``, ``cargo clippy``): :data:`TOOLS` maps the
   commands, as a step writes them, to the kind of failure that tool reports; :func:`step_kind` finds the
-  longest command the step names (``npm test`` over ``npm``, ``cargo clippy`` over ``cargo``);
+  longest command the step names (``npm test`` over ``npm``, ``cargo clippy`` over ``cargo``), else a
+  program whose name says it lints or tests (``npm run lint``, ``./build/calc_test``);
 - the words its output uses, whatever the tool: :data:`MARKERS` holds, per kind, the vocabulary of test
   runners (xUnit-, spec- and TAP-style verdicts), package managers that could not get a dependency, compilers,
   and crashes (uncaught exceptions, panics, sanitizers).
@@ -132,6 +133,12 @@ _STEP = re.compile(
     + _COMMAND_END
 )
 _ANY_LINT = re.compile(r"\w*lint\b")
+#: A test program run by itself (GoogleTest, Catch2, Check binaries): its name says test (``./build/calc_test``,
+#: ``tests/test_add``, ``check_add``, ``run-tests.sh``).
+_TEST_PROGRAM = re.compile(
+    r"(?:^|[\s/])(?:(?:tests?|check|spec)[_-][\w.-]+|[\w.-]+[_-](?:tests?|spec|check)(?:\.\w+)?|run[_-]?tests?(?:\.\w+)?"
+    r"|tests?)(?=$|[\s;&|)])"
+)
 
 
 def step_kind(step: str) -> Kind | None:
@@ -148,7 +155,9 @@ def step_kind(step: str) -> Kind | None:
             best = found
     if best is not None:
         return best[2]
-    return "lint" if _ANY_LINT.search(step) else None
+    if _ANY_LINT.search(step):
+        return "lint"
+    return "test_failure" if _TEST_PROGRAM.search(step) else None
 
 
 def markers(texts: Iterable[str]) -> Kind | None:

@@ -51,6 +51,8 @@ _CAPPED_KINDS = frozenset({"build_error", "lint", "type_error"})
 _AFTER_LINES = 30
 #: Kinds whose block reports one problem per diagnostic row (see :meth:`Analyser._report_rows`).
 _ROW_KINDS = frozenset({"build_error", "lint", "type_error"})
+_STRICT = re.compile(r"(?i)warnings? (?:treated|are treated|turned into) as errors")
+_STRICT_STEP = re.compile(r"(?:^|\s)(?:-W|-Werror|--fail-on-warning|--strict|--max-warnings[= ]0)(?=\s|$)")
 _MINOR = re.compile(r"(?i)[:\s](?:warning|note|info|hint)(?:\[\w+\])?:")
 
 
@@ -274,10 +276,14 @@ class Analyser:
         # A report's rows above the block, under their file's header, are the same report's.
         header = next((i for i in range(len(above) - 1, -1, -1) if is_file_header(above[i][1])), len(above))
         inside = [*above[header:], *((n, t) for n, t in self.ring if located.start <= n <= located.end)]
+        # ``warnings treated as errors`` (sphinx -W, -Werror): the warnings are what failed.
+        strict = any(_STRICT.search(text) for _, text in inside) or bool(_STRICT_STEP.search(self._step))
+        seen = {(chosen.path, chosen.line)}
         for number, text, (path, line, column) in lint_rows(inside, self._above(located.start)):
-            if chosen.kind != "lint" and _MINOR.search(text):
+            if chosen.kind != "lint" and not strict and _MINOR.search(text):
                 continue
-            if (path, line) != (chosen.path, chosen.line):
+            if (path, line) not in seen:  # a line's first problem: the others there are the same line's fix
+                seen.add((path, line))
                 row = Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column)
                 self._report(self._repeats.keyed(row))
 

@@ -77,8 +77,12 @@ def step_tool(command: str) -> str | None:
 
 def _kind(tool: str | None, message: str, step: str) -> Kind:
     by_step = step_kind(step)
-    if by_step in ("lint", "type_error", "security") or (tool and _CHECKER.search(tool)):
-        return by_step if by_step in ("type_error", "security") else "lint"
+    if by_step in ("lint", "type_error", "security"):
+        return by_step
+    if by_step == "test_failure" and not _SYNTAX.search(message):
+        return by_step
+    if tool and _CHECKER.search(tool):
+        return "lint"
     if _SYNTAX.search(message) or (tool or "").endswith("c") or by_step in ("build_error", "dependency"):
         return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc), or a build step's
     if by_step == "test_failure" or _ASSERTION.search(message):

@@ -30,7 +30,7 @@ from gauntlet.models import Kind
 #: A file, and the line and column where it has them.
 Place = tuple[str, int | None, int | None]
 
-__all__ = ["LINTERS", "block_kind", "is_file_header", "lint_rows", "place_block"]
+__all__ = ["LINTERS", "block_kind", "first_place", "is_file_header", "lint_rows", "place_block"]
 
 #: ``path:line[:col]``, ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
 #: (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
@@ -39,7 +39,8 @@ _PLACE = re.compile(
     r"(?<![\w/.\\:-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
     r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5}))?(?=[:\s,)\]]|$)"
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7}),(?P<pcolumn>\d{1,5})\)"
-    r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text))"
+    r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
+    r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?$)"  # webpack: ``ERROR in ./src/a.js 1:18-35``
 )
 #: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``).
 _FILE = re.compile(
@@ -149,7 +150,7 @@ def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> l
         if row is not None and header is not None:
             rows.append((number, text, (header, int(row.group("line")), int(row.group("column")))))
         elif _DIAGNOSTIC.search(text):
-            place = _first_place(text)
+            place = first_place(text)
             if place is not None and place[1] is not None:
                 rows.append((number, text, place))
     return rows
@@ -201,7 +202,8 @@ def _file_alone(lines: Sequence[str], known: Callable[[str], bool] | None) -> Pl
     return None
 
 
-def _first_place(text: str) -> Place | None:
+def first_place(text: str) -> Place | None:
+    """The first ``path:line`` (or ``path, line N``, ...) ``text`` names, or None."""
     return next(_places(text), None)
 
 
@@ -212,9 +214,9 @@ def _places(text: str) -> Iterator[Place]:
         path = match.group("path").rstrip(".")
         if _NOT_FILES.search(path) or "://" in text[max(0, match.start() - 3) : match.start()]:
             continue
-        number = match.group("line") or match.group("bline") or match.group("pline") or match.group("wline")
+        number = next((n for n in match.group("line", "bline", "pline", "wline", "sline") if n), None)
         line = int(number) if number else None
         if line == 0:
             continue
-        col = match.group("column") or match.group("bcolumn") or match.group("pcolumn")
+        col = next((c for c in match.group("column", "bcolumn", "pcolumn", "scolumn") if c), None)
         yield path, line, int(col) if col else None

@@ -52,6 +52,8 @@ TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
         "dotnet test", "vstest.console", "rspec", "rake test", "rake spec", "rails test", "phpunit", "pest",
         "mix test", "prove", "busted", "bats", "stack test", "cabal test", "swift test", "xcodebuild test",
         "flutter test", "dart test", "zig build test", "testthat", "r cmd check", "tcltest",
+        # A coverage gate fails the test step: ``coverage report --fail-under=90``.
+        "coverage report", "coverage run", "nyc check-coverage", "c8 check-coverage",
     )),
     ("lint", LINTERS),
     ("type_error", (

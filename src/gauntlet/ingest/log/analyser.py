@@ -117,6 +117,8 @@ class Analyser:
         #: The first crash report of the current scope (a sanitizer's, a segfault), and whether one was reported.
         self._crash: Line | None = None
         self._crash_reported = False
+        #: The lines of the failed step the locator read last (every line, cleaned, heads only).
+        self._step_lines: list[Line] = []
 
     # -- the Sink protocol -------------------------------------------------------------------------
 
@@ -242,8 +244,8 @@ class Analyser:
                 place_block(chosen, block, self._step, self._above(located.start), self.known)
                 if chosen.path is None and terminal is not None:
                     # A runner prints the stack under the message, past a blank line (mocha, node): same step.
-                    after = [t for n, t in self.ring if located.end < n < terminal.start and not t.startswith("##[")]
-                    place_block(chosen, after[:_AFTER_LINES], self._step, known=self.known)
+                    after = self._lines(located.end + 1, min(terminal.end, located.end + _AFTER_LINES + 1))
+                    place_block(chosen, [t for t in after if not t.startswith("##[")], self._step, known=self.known)
             # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
             repeated = chosen is terminal and self._empty_step and self.count > 0
             # A crash report no parser read explains the step better than a block the locator found after it.
@@ -258,24 +260,37 @@ class Analyser:
             number, text = self._crash
             crash = Draft(None, "crash", text.strip(" =|"), number, number, role="fallback")
             # Its frames follow it (``#0 0x4011 in main src/uaf.c:7``): the first in the project is its place.
-            place_block(crash, [text, *(t for n, t in self.ring if number < n <= number + 40)], "", (), self.known)
+            place_block(crash, [text, *self._lines(number + 1, number + 41)], "", (), self.known)
             self._report(crash)
         self._explained = False
         self._fallbacks.clear()
         self._crash, self._crash_reported = None, False
+        self._step_lines = []
 
     def _block(self, located: Located) -> list[str]:
-        """The located block's lines still in the ring, its best line first."""
-        inside = [(number, text) for number, text in self.ring if located.start <= number <= located.end]
+        """The located block's lines, its best line first."""
+        inside = self._numbered(located.start, located.end + 1)
         return [text for number, text in inside if number == located.line] + [text for _, text in inside]
+
+    def _numbered(self, start: int, stop: int) -> list[Line]:
+        """Lines ``start`` to ``stop - 1`` of the step just located (every line, not only those parsed), else
+        of the ring."""
+        step = self._step_lines
+        if step and step[0][0] <= start and stop - 1 <= step[-1][0]:
+            return [(number, text) for number, text in step if start <= number < stop]
+        return [(number, text) for number, text in self.ring if start <= number < stop]
+
+    def _lines(self, start: int, stop: int) -> list[str]:
+        """The texts of :meth:`_numbered`."""
+        return [text for _, text in self._numbered(start, stop)]
 
     def _report_rows(self, chosen: Draft, located: Located) -> None:
         """A linter's or a compiler's block holds a problem per row: each row its own finding, the chosen one
         first (a compiler's warnings and notes are no failures; a checker fails on any of its rows)."""
-        above = [(number, text) for number, text in self.ring if located.start - 20 <= number < located.start]
+        above = self._numbered(located.start - 20, located.start)
         # A report's rows above the block, under their file's header, are the same report's.
         header = next((i for i in range(len(above) - 1, -1, -1) if is_file_header(above[i][1])), len(above))
-        inside = [*above[header:], *((n, t) for n, t in self.ring if located.start <= n <= located.end)]
+        inside = [*above[header:], *self._numbered(located.start, located.end + 1)]
         # ``warnings treated as errors`` (sphinx -W, -Werror): the warnings are what failed.
         strict = any(_STRICT.search(text) for _, text in inside) or bool(_STRICT_STEP.search(self._step))
         seen = {(chosen.path, chosen.line)}
@@ -288,8 +303,8 @@ class Analyser:
                 self._report(self._repeats.keyed(row))
 
     def _above(self, start: int, count: int = 20) -> list[str]:
-        """Up to ``count`` ring lines just above line ``start``, oldest first."""
-        return [text for number, text in self.ring if start - count <= number < start]
+        """Up to ``count`` lines just above line ``start``, oldest first."""
+        return self._lines(start - count, start)
 
     def _locate(self, before: int) -> Located | None:
         """The locator's block for the step that ends just before line ``before`` (see :mod:`.locator`)."""
@@ -299,6 +314,7 @@ class Analyser:
         step = read_step(lines_back(self.place, self.previous), lambda raw: clean_line(raw[:CARRY_BYTES])[:LINE_HEAD])
         self.fed += len(step)  # bounded like parsing: a hostile log of failed steps stops being read at MAX_FED
         self._empty_step = not any(text.strip() for _, text in step[1:])
+        self._step_lines = step
         return locate(step)
 
     def _report(self, draft: Draft) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
@@ -31,7 +31,7 @@ from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, i
 from gauntlet.ingest.log.place import is_file_header, lint_rows, place_block
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
-from gauntlet.ingest.paths import repo_relative
+from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.ingest.values import position
 from gauntlet.models import Finding
 from gauntlet.untrusted import Masks, redact
@@ -64,18 +64,18 @@ class Analyser:
         parsers: Sequence[Parser],
         limits: Limits,
         masks: Masks | None = None,
-        known: Callable[[str], bool] | None = None,
+        checkout: Checkout | None = None,
     ) -> None:
         """Start reading a log.
 
         :param parsers: the tool parsers, in the order each line is offered to them.
         :param limits: caps on findings, messages and excerpts.
         :param masks: the ``::add-mask::`` values, shared with the caller (filled as the log is read).
-        :param known: whether a repository-relative path is a file of the checkout; a block no parser read
-            is placed at a path it names that is (``ingest --repo-root``).
+        :param checkout: the repository checkout (``ingest --repo-root``): a block no parser read is placed at
+            a path it names there, and absolute paths under it become repository-relative.
         """
         self.parsers = list(parsers)
-        self.known = known
+        self.checkout = checkout
         #: One message at several lines of a file (a report's rows) is several findings.
         self._repeats = Repeats()
         # Parsers whose ``active`` is a plain False never hold a block: no need to ask them after each line.
@@ -241,11 +241,13 @@ class Analyser:
             if chosen is not None and located is not None and chosen.tool is None:
                 # No parser knew the tool: the block still says where it failed, and what failed.
                 block = [chosen.message, *self._block(located)]
-                place_block(chosen, block, self._step, self._above(located.start), self.known)
+                place_block(chosen, block, self._step, self._above(located.start), self.checkout)
                 if chosen.path is None and terminal is not None:
                     # A runner prints the stack under the message, past a blank line (mocha, node): same step.
                     after = self._lines(located.end + 1, min(terminal.end, located.end + _AFTER_LINES + 1))
-                    place_block(chosen, [t for t in after if not t.startswith("##[")], self._step, known=self.known)
+                    place_block(
+                        chosen, [t for t in after if not t.startswith("##[")], self._step, checkout=self.checkout
+                    )
             # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
             repeated = chosen is terminal and self._empty_step and self.count > 0
             # A crash report no parser read explains the step better than a block the locator found after it.
@@ -260,7 +262,7 @@ class Analyser:
             number, text = self._crash
             crash = Draft(None, "crash", text.strip(" =|"), number, number, role="fallback")
             # Its frames follow it (``#0 0x4011 in main src/uaf.c:7``): the first in the project is its place.
-            place_block(crash, [text, *self._lines(number + 1, number + 41)], "", (), self.known)
+            place_block(crash, [text, *self._lines(number + 1, number + 41)], "", (), self.checkout)
             self._report(crash)
         self._explained = False
         self._fallbacks.clear()
@@ -326,6 +328,8 @@ class Analyser:
         limits = self.limits
         message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
         path = repo_relative(repo_path(draft.path))
+        if path is None and self.checkout is not None:
+            path = self.checkout.relative(draft.path)  # under the checkout's own root, wherever that is
         if path is None:
             draft.line = draft.column = None  # a line of a file outside the repository (a library's) says nothing
         test_id = draft.test_id[:500] if draft.test_id else None

@@ -19,18 +19,18 @@ Paths must look like files (a name with an extension); hosts in URLs, versions a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from gauntlet.ingest.log.draft import Draft
 from gauntlet.ingest.log.text import repo_path
 from gauntlet.ingest.log.tools import LINTERS, markers, step_kind
-from gauntlet.ingest.paths import repo_relative
+from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.models import Kind
 
 #: A file, and the line and column where it has them.
 Place = tuple[str, int | None, int | None]
 
-__all__ = ["LINTERS", "block_kind", "first_place", "is_file_header", "lint_rows", "place_block"]
+__all__ = ["LINTERS", "block_kind", "first_place", "in_checkout", "is_file_header", "lint_rows", "place_block"]
 
 #: ``path:line[:col]``, ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
 #: (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
@@ -51,6 +51,8 @@ _JVM_LIBRARY_FRAME = re.compile(
     r"^\s*at (?:[\w$]+/)?(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|org\.junit|junit|org\.apache"
     r"|org\.gradle|org\.springframework|org\.testng|org\.opentest4j|org\.assertj|worker\.org\.gradle)\."
 )
+#: Files a log names alone that are the build's own output, not the project's sources.
+_NOT_ALONE = re.compile(r"(?i)\.(?:log|txt|o|obj|a|so|dll|exe|class|jar|whl|tgz|zip|tar|gz|lock)$")
 #: Where installed code lives: a frame there is not the project's.
 _LIBRARY = re.compile(
     r"^(?:/usr/|/opt/|/lib/|<|node:|internal/)|/node_modules/|/site-packages/|/dist-packages/|/vendor/bundle/"
@@ -79,23 +81,23 @@ def place_block(
     texts: Iterable[str],
     step: str,
     before: Sequence[str] = (),
-    known: Callable[[str], bool] | None = None,
+    checkout: Checkout | None = None,
 ) -> None:
     """Give ``draft`` (the block's finding) the place its block names, and a kind from the step and its words.
 
     The place is the first ``path:line`` of the block (its best line first) that is in the repository: a
-    path ``known`` says exists, else one outside any library (``/usr/``, ``node_modules/``, ``site-packages/``);
+    file of the ``checkout``, else one outside any library (``/usr/``, ``node_modules/``, ``site-packages/``);
     in a Python traceback (most recent call last) the last such frame. A block with no line at all may still
     name a file alone (``would reformat src/a.py``): that file, without a line.
 
     :param texts: the block's lines, the one that explains the failure best first.
     :param step: the failed step's command, lower case (``""`` when the log does not say).
     :param before: the lines just above the block, oldest first (a stylish report's file header may be there).
-    :param known: whether a repository-relative path is a file of the checkout (``ingest --repo-root``).
+    :param checkout: the repository checkout, when known (``ingest --repo-root``).
     """
     lines = list(texts)
     if draft.path is None:
-        found = _stylish([*before, *lines[1:]]) or _best_place(lines, known) or _file_alone(lines, known)
+        found = _stylish([*before, *lines[1:]]) or _best_place(lines, checkout) or _file_alone(lines, checkout)
         if found is not None:
             draft.path, draft.line, draft.column = found
     if draft.kind in _REDECIDED:
@@ -173,33 +175,42 @@ def _stylish(lines: list[str]) -> Place | None:
     return None
 
 
-def _best_place(lines: Sequence[str], known: Callable[[str], bool] | None) -> Place | None:
+def _best_place(lines: Sequence[str], checkout: Checkout | None) -> Place | None:
     """The block's place: the first in the repository (the last, in a most-recent-call-last traceback)."""
     places = [place for text in lines for place in _places(text)]
     if not places:
         return None
     if any("most recent call last" in text for text in lines):
         places.reverse()  # the innermost frame is the last
-    if known is not None:
+    if checkout is not None:
         for place in places:
-            relative = repo_relative(repo_path(place[0]))
-            if relative is not None and known(relative):
+            if in_checkout(place[0], checkout):
                 return place
     return next((place for place in places if not _LIBRARY.search(place[0].replace("\\", "/"))), places[0])
 
 
-def _file_alone(lines: Sequence[str], known: Callable[[str], bool] | None) -> Place | None:
-    """A file the block names without a line: in the checkout (``known``), else under the workspace or with
-    a folder, and never a library's."""
+def _file_alone(lines: Sequence[str], checkout: Checkout | None) -> Place | None:
+    """A file the block names without a line: in the checkout, else under the workspace or with a folder,
+    and never a library's."""
     for text in lines:
         for match in _FILE.finditer(text):
             path = match.group("path")
-            relative = repo_relative(repo_path(path))
-            if relative is None or _LIBRARY.search(path) or _NOT_FILES.search(path):
+            if _LIBRARY.search(path) or _NOT_FILES.search(path) or _NOT_ALONE.search(path):
                 continue
-            if known(relative) if known is not None else ("/" in path or "\\" in path):
+            if checkout is not None:
+                if in_checkout(path, checkout):
+                    return path, None, None
+            elif repo_relative(repo_path(path)) is not None and ("/" in path or "\\" in path):
                 return path, None, None
     return None
+
+
+def in_checkout(path: str, checkout: Checkout) -> bool:
+    """True when ``path`` (as a log shows it) is a file of ``checkout``."""
+    if checkout.has(path):
+        return True
+    relative = repo_relative(repo_path(path))
+    return relative is not None and checkout.exists(relative)
 
 
 def first_place(text: str) -> Place | None:

@@ -248,6 +248,15 @@ class Analyser:
                     place_block(
                         chosen, [t for t in after if not t.startswith("##[")], self._step, checkout=self.checkout
                     )
+                if chosen.path is None and chosen.kind == "test_failure":
+                    # A test runner's summary stands under the failure it counts: the place is above.
+                    above = self._lines(located.start - _AFTER_LINES, located.start)
+                    place_block(
+                        chosen,
+                        [t for t in reversed(above) if not t.startswith("##[")],
+                        self._step,
+                        checkout=self.checkout,
+                    )
             # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
             repeated = chosen is terminal and self._empty_step and self.count > 0
             # A crash report no parser read explains the step better than a block the locator found after it.

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from gauntlet.ingest.log.draft import Draft
 from gauntlet.ingest.log.text import repo_path
-from gauntlet.ingest.log.tools import LINTERS, markers, step_kind
+from gauntlet.ingest.log.tools import LINTERS, failed_test_name, markers, step_kind
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.models import Kind
 
@@ -60,8 +60,16 @@ _LIBRARY = re.compile(
 )
 #: A path alone on its line: the header a "stylish" report (ESLint, yamllint, stylelint) lists its file's
 #: ``line:col severity message`` rows under.
-_HEADER = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})\s*$")
-_ROW = re.compile(r"^\s*(?P<line>\d{1,7}):(?P<column>\d{1,5})\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])")
+_HEADER = re.compile(
+    r"^\s*(?:==\s*\[)?(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
+    r"(?:\]\s*(?:FAIL|PASS))?\s*$"  # or sqlfluff's ``== [sql/a.sql] FAIL``
+)
+#: A report's row under its file header: ``12:5  error  message`` (stylish), or ``L6 |`` / ``L:  6 | P:  1 |``
+#: (htmlhint, sqlfluff).
+_ROW = re.compile(
+    r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])"
+    r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?)"
+)
 _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d+")
 _DIAGNOSTIC = re.compile(
     r":\d{1,7}(?::\d{1,5})?:\s|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+(?:\[?error|✖|✘)"
@@ -105,6 +113,8 @@ def place_block(
         # The locator's crash (a segfault, a panic) stays one, unless a test's: a test that crashed failed.
         if kind is not None and (draft.kind != "crash" or kind == "test_failure"):
             draft.kind = kind
+    if draft.kind == "test_failure" and draft.test_id is None:
+        draft.test_id = failed_test_name(lines[1:])
 
 
 def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
@@ -150,7 +160,7 @@ def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> l
             continue
         row = _ROW.match(text)
         if row is not None and header is not None:
-            rows.append((number, text, (header, int(row.group("line")), int(row.group("column")))))
+            rows.append((number, text, (header, *_row_place(row))))
         elif _DIAGNOSTIC.search(text):
             place = first_place(text)
             if place is not None and place[1] is not None:
@@ -171,7 +181,7 @@ def _stylish(lines: list[str]) -> Place | None:
             continue
         header = next((h for h in map(_HEADER.match, reversed(lines[:index])) if h is not None), None)
         if header is not None:
-            return header.group("path"), int(row.group("line")), int(row.group("column"))
+            return header.group("path"), *_row_place(row)
     return None
 
 
@@ -211,6 +221,12 @@ def in_checkout(path: str, checkout: Checkout) -> bool:
         return True
     relative = repo_relative(repo_path(path))
     return relative is not None and checkout.exists(relative)
+
+
+def _row_place(row: re.Match[str]) -> tuple[int, int | None]:
+    line = int(row.group("line") or row.group("lline"))
+    column = row.group("column") or row.group("lcolumn")
+    return line, int(column) if column else None
 
 
 def first_place(text: str) -> Place | None:

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from gauntlet.models import Kind
 
-__all__ = ["LINTERS", "MARKERS", "TOOLS", "checker_kind", "markers", "step_kind"]
+__all__ = ["LINTERS", "MARKERS", "TOOLS", "VERDICTS", "checker_kind", "failed_test_name", "markers", "step_kind"]
 
 #: Linters and style checkers by the command a step runs (a table of names, not of output shapes: a step that
 #: ran one reports lint, whatever its rows look like). Any command with ``lint`` in its name counts too.
@@ -122,6 +122,23 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     ),
 )
 
+#: How test runners name a failed test on its verdict line (xUnit-, spec- and TAP-style), one shape a row; the
+#: ``name`` group is the test. The first line of a block that matches names the block's test.
+VERDICTS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"^--- FAIL: (?P<name>\S+)",  # go test
+        r"^\[\s+FAILED\s+\] (?P<name>[\w./:<>-]+)",  # GoogleTest
+        r"^not ok \d+(?: -)? (?P<name>.+?)(?: # .*)?$",  # TAP (bats, prove, node --test)
+        r"^(?:FAIL|ERROR): (?P<name>\w\S*)",  # unittest, nose2
+        r"^(?P<name>\S.*?) \.\.\. (?:FAILED|FAIL|ERROR)$",  # cargo test, unittest -v
+        r"^(?P<name>\S.*?)\s+\| FAIL \|$",  # Robot Framework
+        r"^==== (?P<name>\S+) FAILED$",  # tcltest
+        r"^\s*\d+ - (?P<name>\S+) \((?:Failed|Timeout|SEGFAULT|Exception|Subprocess aborted)\)",  # ctest
+        r"^\s*\d+\) (?P<name>\S.*?):?$",  # mocha, jasmine, RSpec, JUnit 4
+        r"^\s*(?:✗|✕|×|✘) (?P<name>\S.*)$",  # spec reporters
+    )
+)
 #: A step's command split at shell separators, then the table's commands as whole words in each part.
 _COMMAND_END = r"(?=$|[\s;&|)'\"`])"
 _COMMANDS: dict[str, Kind] = {}
@@ -178,3 +195,12 @@ def checker_kind(step: str) -> Kind | None:
     """
     kind = step_kind(step)
     return kind if kind in ("lint", "type_error", "security") else None
+
+
+def failed_test_name(lines: Iterable[str]) -> str | None:
+    """The test the first verdict line of ``lines`` names as failed (:data:`VERDICTS`), or None."""
+    for text in lines:
+        for pattern in VERDICTS:
+            if found := pattern.match(text):
+                return found.group("name").strip()
+    return None

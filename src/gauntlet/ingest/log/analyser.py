@@ -31,6 +31,7 @@ from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, i
 from gauntlet.ingest.log.place import is_file_header, lint_rows, place_block
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
+from gauntlet.ingest.log.tools import failed_test_name
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.ingest.values import position
 from gauntlet.models import Finding
@@ -100,6 +101,8 @@ class Analyser:
         self._explained = False
         self._fallbacks: list[Draft] = []
         self._step = ""
+        #: The step's command as written (``_step`` is lower case): the files it names keep their case.
+        self._command = ""
         self._github = False
         self._runner_error = False
         self._held: list[Finding] = []
@@ -130,6 +133,7 @@ class Analyser:
     def set_step(self, command: str) -> None:
         """Remember the command of the step that starts here (tool hints for ambiguous formats)."""
         self._step = command.lower()[:200]
+        self._command = command[:500]
 
     def saw_runner(self, *, error: bool, grouped: bool | None = None) -> None:
         """Note that this is a GitHub job log and whether the runner reported an error in it.
@@ -241,7 +245,10 @@ class Analyser:
             if chosen is not None and located is not None and chosen.tool is None:
                 # No parser knew the tool: the block still says where it failed, and what failed.
                 block = [chosen.message, *self._block(located)]
-                place_block(chosen, block, self._step, self._above(located.start), self.checkout)
+                place_block(chosen, block, self._step, self._above(located.start), self.checkout, self._command)
+                if chosen.kind == "test_failure" and chosen.test_id is None:
+                    # The block's first verdict line names the test (``--- FAIL: TestAdd``, ``not ok 3 adds``).
+                    chosen.test_id = failed_test_name(self._lines(located.start, located.end + 1))
                 if chosen.path is None and terminal is not None:
                     # A runner prints the stack under the message, past a blank line (mocha, node): same step.
                     after = self._lines(located.end + 1, min(terminal.end, located.end + _AFTER_LINES + 1))
@@ -262,6 +269,8 @@ class Analyser:
             # A crash report no parser read explains the step better than a block the locator found after it.
             crashed = self._crash is not None and chosen is not None and chosen.tool is None
             if chosen is not None and not repeated and not (crashed and chosen.kind in ("unknown", "crash")):
+                if located is not None and chosen.tool is None and chosen.kind in _ROW_KINDS:
+                    chosen = self._repeats.keyed(chosen)  # its rows with the same message are told apart from it
                 self._report(chosen)
                 if located is not None and chosen.tool is None and chosen.kind in _ROW_KINDS:
                     self._report_rows(chosen, located)

@@ -75,7 +75,9 @@ class Jest(BlockParser):
 # -- vitest --------------------------------------------------------------------------------------
 
 _VITEST_FAIL = re.compile(r"^\s*FAIL\s+(\S+?\.\w+) > (.+?)(?: \[.*\])?$")
-_VITEST_AT = re.compile(r"^\s*❯ (\S+?\.[cm]?[jt]sx?):(\d+):(\d+)$")
+#: A stack frame, innermost first (``❯ src/a.test.ts:5:21``, or ``❯ div src/calc.js:1:51`` with its function):
+#: the first in the project is where the test failed (an error thrown in the code under test: there).
+_VITEST_AT = re.compile(r"^\s*❯ (?:[\w.$<>]+ )?((?!\S*node_modules/)\S+?\.[cm]?[jt]sx?):(\d+):(\d+)$")
 
 
 class Vitest(BlockParser):

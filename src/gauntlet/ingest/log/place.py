@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from gauntlet.ingest.log.draft import Draft
 from gauntlet.ingest.log.text import repo_path
-from gauntlet.ingest.log.tools import LINTERS, failed_test_name, markers, step_kind
+from gauntlet.ingest.log.tools import LINTERS, markers, step_kind
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.models import Kind
 
@@ -90,6 +90,7 @@ def place_block(
     step: str,
     before: Sequence[str] = (),
     checkout: Checkout | None = None,
+    command: str = "",
 ) -> None:
     """Give ``draft`` (the block's finding) the place its block names, and a kind from the step and its words.
 
@@ -102,10 +103,12 @@ def place_block(
     :param step: the failed step's command, lower case (``""`` when the log does not say).
     :param before: the lines just above the block, oldest first (a stylish report's file header may be there).
     :param checkout: the repository checkout, when known (``ingest --repo-root``).
+    :param command: the step's command as written: a file the block names by its base name alone
+        (``add.test:  Total 2  Failed 1``) is the one the command names (``tclsh tests/add.test``).
     """
     lines = list(texts)
     if draft.path is None:
-        found = _stylish([*before, *lines[1:]]) or _best_place(lines, checkout) or _file_alone(lines, checkout)
+        found = _stylish([*before, *lines[1:]]) or _best_place(lines, checkout) or _file_alone(lines, checkout, command)
         if found is not None:
             draft.path, draft.line, draft.column = found
     if draft.kind in _REDECIDED:
@@ -113,8 +116,6 @@ def place_block(
         # The locator's crash (a segfault, a panic) stays one, unless a test's: a test that crashed failed.
         if kind is not None and (draft.kind != "crash" or kind == "test_failure"):
             draft.kind = kind
-    if draft.kind == "test_failure" and draft.test_id is None:
-        draft.test_id = failed_test_name(lines[1:])
 
 
 def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
@@ -199,14 +200,16 @@ def _best_place(lines: Sequence[str], checkout: Checkout | None) -> Place | None
     return next((place for place in places if not _LIBRARY.search(place[0].replace("\\", "/"))), places[0])
 
 
-def _file_alone(lines: Sequence[str], checkout: Checkout | None) -> Place | None:
-    """A file the block names without a line: in the checkout, else under the workspace or with a folder,
-    and never a library's."""
+def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "") -> Place | None:
+    """A file the block names without a line: in the checkout, else under the workspace or with a folder
+    (a base name: the path the step's command gives it), and never a library's."""
     for text in lines:
         for match in _FILE.finditer(text):
             path = match.group("path")
             if _LIBRARY.search(path) or _NOT_FILES.search(path) or _NOT_ALONE.search(path):
                 continue
+            if "/" not in path and "\\" not in path:
+                path = next((word for word in command.split() if word.endswith(f"/{path}")), path)
             if checkout is not None:
                 if in_checkout(path, checkout):
                     return path, None, None

@@ -131,7 +131,8 @@ VERDICTS: tuple[re.Pattern[str], ...] = tuple(
         r"^\[\s+FAILED\s+\] (?P<name>[\w./:<>-]+)",  # GoogleTest
         r"^not ok \d+(?: -)? (?P<name>.+?)(?: # .*)?$",  # TAP (bats, prove, node --test)
         r"^(?:FAIL|ERROR): (?P<name>\w\S*)",  # unittest, nose2
-        r"^(?P<name>\S.*?) \.\.\. (?:FAILED|FAIL|ERROR)$",  # cargo test, unittest -v
+        r"^test (?P<name>\S+) \.\.\. FAILED$",  # cargo test
+        r"^(?P<name>\S.*?) \.\.\. (?:FAILED|FAIL|ERROR)$",  # unittest -v, nose2
         r"^(?P<name>\S.*?)\s+\| FAIL \|$",  # Robot Framework
         r"^==== (?P<name>\S+) FAILED$",  # tcltest
         r"^\s*\d+ - (?P<name>\S+) \((?:Failed|Timeout|SEGFAULT|Exception|Subprocess aborted)\)",  # ctest

@@ -44,12 +44,15 @@ _PLACE = re.compile(
 )
 #: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``).
 _FILE = re.compile(
-    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(:-])"
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(-]|:\S)"
 )
 #: A JVM stack frame in the JDK's or a common library's packages (the frame names a class, not a path).
 _JVM_LIBRARY_FRAME = re.compile(
     r"^\s*at (?:[\w$]+/)?(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|org\.junit|junit|org\.apache"
     r"|org\.gradle|org\.springframework|org\.testng|org\.opentest4j|org\.assertj|worker\.org\.gradle)\."
+)
+_MISSING = re.compile(
+    r"(?i)no such file|not found|does(?: not|n't) exist|cannot (?:open|find|stat)|can't (?:open|find|resolve)"
 )
 #: Files a log names alone that are the build's own output, not the project's sources.
 _NOT_ALONE = re.compile(r"(?i)\.(?:log|txt|o|obj|a|so|dll|exe|class|jar|whl|tgz|zip|tar|gz|lock)$")
@@ -204,6 +207,8 @@ def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = 
     """A file the block names without a line: in the checkout, else under the workspace or with a folder
     (a base name: the path the step's command gives it), and never a library's."""
     for text in lines:
+        if _MISSING.search(text):
+            continue  # ``./install.sh: No such file or directory``: the file named is the one that is not there
         for match in _FILE.finditer(text):
             path = match.group("path")
             if _LIBRARY.search(path) or _NOT_FILES.search(path) or _NOT_ALONE.search(path):

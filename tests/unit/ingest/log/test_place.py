@@ -127,9 +127,16 @@ def test_more_shapes_of_a_place(line: str, place: tuple[object, ...]) -> None:
     assert (draft.path, draft.line, draft.column) == place
 
 
-def test_a_file_named_alone_is_never_a_log_or_a_library() -> None:
+def test_a_file_named_alone_is_never_a_log_a_library_or_one_that_is_missing() -> None:
     assert _placed(["Error: see build/CMakeFiles/CMakeOutput.log"]).path is None
     assert _placed(["Error: failed in /usr/lib/python3/dist-packages/x.py"]).path is None
+    assert _placed(["bash: ./ci/install.sh: No such file or directory"]).path is None
+
+
+def test_a_base_name_alone_is_the_path_the_steps_command_gives_it() -> None:
+    draft = Draft(None, "unknown", "==== add-1 FAILED", 1, 2, role="fallback")
+    place_block(draft, ["==== add-1 FAILED", "add.test:\tTotal\t2\tFailed\t1"], "tclsh", command="tclsh tests/add.test")
+    assert (draft.path, draft.line) == ("tests/add.test", None)
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,6 @@ verdict: without an ``##[error]`` line the job passed, and nothing is reported.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Sequence
 
@@ -28,7 +27,7 @@ from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, nor
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
-from gauntlet.ingest.log.place import is_file_header, lint_rows, place_block
+from gauntlet.ingest.log.place import place_block, report_rows
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.log.tools import failed_test_name
@@ -52,9 +51,6 @@ _CAPPED_KINDS = frozenset({"build_error", "lint", "type_error"})
 _AFTER_LINES = 30
 #: Kinds whose block reports one problem per diagnostic row (see :meth:`Analyser._report_rows`).
 _ROW_KINDS = frozenset({"build_error", "lint", "type_error"})
-_STRICT = re.compile(r"(?i)warnings? (?:treated|are treated|turned into) as errors")
-_STRICT_STEP = re.compile(r"(?:^|\s)(?:-W|-Werror|--fail-on-warning|--strict|--max-warnings[= ]0)(?=\s|$)")
-_MINOR = re.compile(r"(?i)[:\s](?:warning|note|info|hint)(?:\[\w+\])?:")
 
 
 class Analyser:
@@ -305,22 +301,12 @@ class Analyser:
         return [text for _, text in self._numbered(start, stop)]
 
     def _report_rows(self, chosen: Draft, located: Located) -> None:
-        """A linter's or a compiler's block holds a problem per row: each row its own finding, the chosen one
-        first (a compiler's warnings and notes are no failures; a checker fails on any of its rows)."""
+        """A linter's or a compiler's block holds a problem per row: each row its own finding, after the chosen
+        one (see :func:`~.place.report_rows`)."""
         above = self._numbered(located.start - 20, located.start)
-        # A report's rows above the block, under their file's header, are the same report's.
-        header = next((i for i in range(len(above) - 1, -1, -1) if is_file_header(above[i][1])), len(above))
-        inside = [*above[header:], *self._numbered(located.start, located.end + 1)]
-        # ``warnings treated as errors`` (sphinx -W, -Werror): the warnings are what failed.
-        strict = any(_STRICT.search(text) for _, text in inside) or bool(_STRICT_STEP.search(self._step))
-        seen = {(chosen.path, chosen.line)}
-        for number, text, (path, line, column) in lint_rows(inside, self._above(located.start)):
-            if chosen.kind != "lint" and not strict and _MINOR.search(text):
-                continue
-            if (path, line) not in seen:  # a line's first problem: the others there are the same line's fix
-                seen.add((path, line))
-                row = Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column)
-                self._report(self._repeats.keyed(row))
+        inside = self._numbered(located.start, located.end + 1)
+        for row in report_rows(chosen, above, inside, self._step):
+            self._report(self._repeats.keyed(row))
 
     def _above(self, start: int, count: int = 20) -> list[str]:
         """Up to ``count`` lines just above line ``start``, oldest first."""

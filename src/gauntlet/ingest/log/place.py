@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-from gauntlet.ingest.log.draft import Draft
+from gauntlet.ingest.log.draft import Draft, Line
 from gauntlet.ingest.log.text import repo_path
 from gauntlet.ingest.log.tools import LINTERS, markers, step_kind
 from gauntlet.ingest.paths import Checkout, repo_relative
@@ -30,7 +30,7 @@ from gauntlet.models import Kind
 #: A file, and the line and column where it has them.
 Place = tuple[str, int | None, int | None]
 
-__all__ = ["LINTERS", "block_kind", "first_place", "in_checkout", "is_file_header", "lint_rows", "place_block"]
+__all__ = ["LINTERS", "block_kind", "first_place", "in_checkout", "lint_rows", "place_block", "report_rows"]
 
 #: ``path:line[:col]``, ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
 #: (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
@@ -51,6 +51,9 @@ _JVM_LIBRARY_FRAME = re.compile(
     r"^\s*at (?:[\w$]+/)?(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|org\.junit|junit|org\.apache"
     r"|org\.gradle|org\.springframework|org\.testng|org\.opentest4j|org\.assertj|worker\.org\.gradle)\."
 )
+_STRICT = re.compile(r"(?i)warnings? (?:treated|are treated|turned into) as errors")
+_STRICT_STEP = re.compile(r"(?:^|\s)(?:-W|-Werror|--fail-on-warning|--strict|--max-warnings[= ]0)(?=\s|$)")
+_MINOR = re.compile(r"(?i)[:\s](?:warning|note|info|hint)(?:\[\w+\])?:")
 _MISSING = re.compile(
     r"(?i)no such file|not found|does(?: not|n't) exist|cannot (?:open|find|stat)|can't (?:open|find|resolve)"
 )
@@ -152,6 +155,32 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
     return by_step if any(_FAILED.search(text) for text in lines) else None
 
 
+def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], step: str) -> list[Draft]:
+    """The findings of a compiler's, type checker's or linter's block beside ``chosen`` (its first): one per
+    file line of its rows, the rows above the block under their file's header included.
+
+    A compiler's warnings and notes are no failures, unless the block or the step says warnings are errors
+    (``sphinx -W``, ``--max-warnings 0``); a checker fails on any of its rows. A line's further problems are
+    that line's one fix.
+
+    :param above: up to 20 lines above the block, oldest first.
+    :param inside: the block's lines.
+    :param step: the failed step's command, lower case.
+    """
+    header = next((i for i in range(len(above) - 1, -1, -1) if _HEADER.match(above[i][1])), len(above))
+    lines = [*above[header:], *inside]
+    strict = any(_STRICT.search(text) for _, text in lines) or bool(_STRICT_STEP.search(step))
+    seen = {(chosen.path, chosen.line)}
+    rows: list[Draft] = []
+    for number, text, (path, line, column) in lint_rows(lines, [text for _, text in above]):
+        if chosen.kind != "lint" and not strict and _MINOR.search(text):
+            continue
+        if (path, line) not in seen:
+            seen.add((path, line))
+            rows.append(Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column))
+    return rows
+
+
 def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> list[tuple[int, str, Place]]:
     """Each diagnostic row of a linter's block (``path:line[:col]: message``, or a stylish report's rows under
     their file header), with its place: one finding each, as a linter reports one problem per row."""
@@ -170,11 +199,6 @@ def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> l
             if place is not None and place[1] is not None:
                 rows.append((number, text, place))
     return rows
-
-
-def is_file_header(text: str) -> bool:
-    """True for a path alone on its line: the header a stylish report lists its file's rows under."""
-    return _HEADER.match(text) is not None
 
 
 def _stylish(lines: list[str]) -> Place | None:

@@ -34,7 +34,7 @@ _SEVERITY = re.compile(
 )
 # Where a line names a place but reports nothing: traceback frames (``x.rb:2:in 'f'``, ``x.lua:2: in``),
 # source snippets, a file listing with a count.
-_NOT_A_FAILURE = re.compile(r"^\s*(?:in\b|\(|\d+\s*$|$)")
+_NOT_A_FAILURE = re.compile(r"^\s*(?:in\b|\(|\d+\s*$|$|\w*Warning\b)")  # or Python's ``x.py:3: UserWarning: ...``
 #: glibc's ``prog: file.c:2: main: Assertion `x' failed.``: the abort that follows is the failure (a crash).
 _ASSERT = re.compile(r"^\S+: Assertion `.*' failed\.$")
 _LIBRARY = re.compile(r"^(?:/usr/|/opt/|/lib/|<)|/node_modules/|/site-packages/|/vendor/bundle/|/_temp/")

@@ -221,7 +221,9 @@ class Analyser:
             # A plain log with no framing and no verdict of its own: its end explains it, if it is error-shaped.
             located = self._locate(self.place[2])
             if located is not None and located.score >= STRONG_SCORE:
-                self._report(_located_draft(located, None))
+                draft = _located_draft(located, None)
+                self._explain(draft, located, None)
+                self._report(draft)
         self._held.clear()
 
     # -- internals ---------------------------------------------------------------------------------
@@ -239,27 +241,7 @@ class Analyser:
             located = self._locate(terminal.end if terminal is not None else self.place[2])
             chosen = _choose(best, terminal, located)
             if chosen is not None and located is not None and chosen.tool is None:
-                # No parser knew the tool: the block still says where it failed, and what failed.
-                block = [chosen.message, *self._block(located)]
-                place_block(chosen, block, self._step, self._above(located.start), self.checkout, self._command)
-                if chosen.kind == "test_failure" and chosen.test_id is None:
-                    # The block's first verdict line names the test (``--- FAIL: TestAdd``, ``not ok 3 adds``).
-                    chosen.test_id = failed_test_name(self._lines(located.start, located.end + 1))
-                if chosen.path is None and terminal is not None:
-                    # A runner prints the stack under the message, past a blank line (mocha, node): same step.
-                    after = self._lines(located.end + 1, min(terminal.end, located.end + _AFTER_LINES + 1))
-                    place_block(
-                        chosen, [t for t in after if not t.startswith("##[")], self._step, checkout=self.checkout
-                    )
-                if chosen.path is None and chosen.kind == "test_failure":
-                    # A test runner's summary stands under the failure it counts: the place is above.
-                    above = self._lines(located.start - _AFTER_LINES, located.start)
-                    place_block(
-                        chosen,
-                        [t for t in reversed(above) if not t.startswith("##[")],
-                        self._step,
-                        checkout=self.checkout,
-                    )
+                self._explain(chosen, located, terminal.end if terminal is not None else None)
             # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
             repeated = chosen is terminal and self._empty_step and self.count > 0
             # A crash report no parser read explains the step better than a block the locator found after it.
@@ -282,6 +264,26 @@ class Analyser:
         self._fallbacks.clear()
         self._crash, self._crash_reported = None, False
         self._step_lines = []
+
+    def _explain(self, chosen: Draft, located: Located, end: int | None) -> None:
+        """No parser knew the tool: the block still says where it failed, what failed and, in a test, which.
+
+        :param end: the line of the step's exit (the lines after the block are the step's up to it).
+        """
+        block = [chosen.message, *self._block(located)]
+        place_block(chosen, block, self._step, self._above(located.start), self.checkout, self._command)
+        if chosen.kind == "test_failure" and chosen.test_id is None:
+            # The block's first verdict line names the test (``--- FAIL: TestAdd``, ``not ok 3 adds``).
+            chosen.test_id = failed_test_name(self._lines(located.start, located.end + 1))
+        if chosen.path is None:
+            # A runner prints the stack under the message, past a blank line (mocha, node): same step.
+            stop = located.end + _AFTER_LINES + 1 if end is None else min(end, located.end + _AFTER_LINES + 1)
+            after = [t for t in self._lines(located.end + 1, stop) if not t.startswith("##[")]
+            place_block(chosen, after, self._step, checkout=self.checkout)
+        if chosen.path is None and chosen.kind == "test_failure":
+            # A test runner's summary stands under the failure it counts: the place is above.
+            above = [t for t in reversed(self._lines(located.start - _AFTER_LINES, located.start)) if t[:3] != "##["]
+            place_block(chosen, above, self._step, checkout=self.checkout)
 
     def _block(self, located: Located) -> list[str]:
         """The located block's lines, its best line first."""

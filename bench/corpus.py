@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python bench/corpus.py [--corpus DIR] [--verbose] [--leave-one-out]
+    .venv/bin/python bench/corpus.py [--corpus DIR] [--verbose] [--leave-one-out] [--misses]
 
 Each case is ``<tool>/<case>/input.log`` with ``labels.jsonl``: the failures its ``generate.sh`` caused
 (tool, kind, repository-relative path, line, test id), never Gauntlet's own output. Printed:
@@ -13,7 +13,8 @@ Each case is ``<tool>/<case>/input.log`` with ``labels.jsonl``: the failures its
 * precision: the share of critical/major findings that explain some label (same place, any kind);
 * duplicates: labels explained by more than one finding;
 * findings on passing logs (no labels): any finding at all counts;
-* per tool, the cases with a miss, a duplicate or an unexplained finding.
+* per tool, the cases with a miss, a duplicate or an unexplained finding (``--misses``: with every finding
+  of those cases, to see what was found instead).
 
 With ``--leave-one-out`` each log is scored a second time with the own parsers of the tools its labels name
 taken out of play (:data:`OWN_PARSERS`: the parser modules written for that tool), so what is left is the
@@ -230,8 +231,12 @@ def _describe(finding: Finding) -> str:
     return f"{finding.tool}/{finding.kind} {finding.path}:{finding.line} {finding.message[:90]!r}"
 
 
-def report(results: list[CaseResult], *, verbose: bool) -> str:
-    """The printed report: totals, then per tool the cases that missed a target."""
+def report(results: list[CaseResult], *, verbose: bool, misses: bool = False) -> str:
+    """The printed report: totals, then per tool the cases that missed a target.
+
+    :param verbose: every case, with all its findings.
+    :param misses: the cases that missed a target, with all their findings (what was found instead).
+    """
     total = totals(results)
     lines = [
         f"corpus: {total.cases} logs ({total.passing_logs} passing), {total.labels} labels, "
@@ -261,7 +266,7 @@ def report(results: list[CaseResult], *, verbose: bool) -> str:
             extra = result.findings if not result.labels else result.unexplained
             for finding in extra:
                 rows.append(f"    extra  {result.name}: {_describe(finding)}")
-            if verbose:
+            if verbose or misses:
                 for finding in result.findings:
                     rows.append(f"    found  {result.name}: {_describe(finding)}")
     if rows:
@@ -276,13 +281,14 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--verbose", action="store_true", help="every case's findings, not only the misses")
     parser.add_argument("--leave-one-out", action="store_true", help="also score each log without its tools' parsers")
+    parser.add_argument("--misses", action="store_true", help="each case with a miss, with all it found instead")
     args = parser.parse_args()
     started = time.perf_counter()
     results = run(args.corpus)
-    print(report(results, verbose=args.verbose))
+    print(report(results, verbose=args.verbose, misses=args.misses))
     if args.leave_one_out:
         print("\nleave-one-out: each log without its own tools' parsers (the generic path alone)")
-        print(report(run(args.corpus, leave_out=True), verbose=args.verbose))
+        print(report(run(args.corpus, leave_out=True), verbose=args.verbose, misses=args.misses))
     print(f"scored in {time.perf_counter() - started:.1f} s")
     sys.exit(0)
 

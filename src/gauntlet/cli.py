@@ -19,6 +19,7 @@ from gauntlet import __version__
 from gauntlet.errors import GauntletError, InputError
 
 if TYPE_CHECKING:
+    from gauntlet.ingest.paths import Checkout
     from gauntlet.known import KnownFailures
     from gauntlet.report import RunReport
     from gauntlet.settings import Settings
@@ -63,6 +64,14 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--config", type=Path, default=Path(".github/gauntlet.yml"), help="configuration file")
     ingest.add_argument(
         "--on-default-branch", action="store_true", help="classify as a run on the default branch would (P0)"
+    )
+    ingest.add_argument(
+        "--repo-root",
+        type=Path,
+        metavar="DIR",
+        help="the repository checkout the logs were made from: of the path:line places a log names, files under"
+        " DIR are preferred; DIR's absolute path is stripped from paths, as are runner workspaces"
+        " (/home/runner/work/x/x/, /github/workspace/)",
     )
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     ingest.set_defaults(handler=_ingest)
@@ -350,7 +359,8 @@ def _ingest(args: argparse.Namespace) -> int:
     from gauntlet.observe.files import as_run_sees_them
 
     config = None if args.raw else load_config(args.config)
-    result = ingest_paths(args.paths, args.format, root=Path())
+    checkout = _checkout(args.repo_root) if args.repo_root is not None else None
+    result = ingest_paths(args.paths, args.format, root=args.repo_root or Path(), checkout=checkout)
     for problem in result.problems:
         print(f"gauntlet: {problem.level}: {problem.message}", file=sys.stderr)
     if config is not None:
@@ -362,6 +372,24 @@ def _ingest(args: argparse.Namespace) -> int:
             where = f"{finding.path}:{finding.line}" if finding.line else (finding.path or "-")
             print(f"{finding.severity:8} {finding.kind:12} {where}  {finding.message}")
     return 2 if result.nothing_read else 0
+
+
+def _checkout(root: Path) -> Checkout:
+    """``--repo-root``: the checkout, whose files ingest asks about (the only file-system reads it needs)."""
+    from gauntlet.errors import InputError
+    from gauntlet.ingest import Checkout
+
+    base = root.resolve()
+    if not base.is_dir():
+        raise InputError(f"--repo-root {root}: not a directory")
+    seen: dict[str, bool] = {}
+
+    def exists(relative: str) -> bool:
+        if relative not in seen:
+            seen[relative] = (base / relative).is_file()
+        return seen[relative]
+
+    return Checkout(root=str(base), exists=exists)
 
 
 def _sandbox(args: argparse.Namespace) -> int:

@@ -238,3 +238,41 @@ def test_run_takes_the_known_failure_issues_from_a_file(
     assert "known-hit:5:pr-7" in {e["key"] for e in report["effects"]}
     issues.write_text("{not json")
     assert main([*_run(tmp_path, demo_data, sha="b" * 40), "--known-failures", str(issues)]) == 2
+
+
+def _widget_log(tmp_path: Path, text: str) -> Path:
+    log = tmp_path / "job.log"
+    lines = ["##[group]Run widgetc build", "widgetc build", "##[endgroup]", text]
+    log.write_text("\n".join([*lines, "##[error]Process completed with exit code 1.", ""]))
+    return log
+
+
+def test_ingest_repo_root_prefers_a_place_that_is_a_file_of_the_checkout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    checkout = tmp_path / "checkout"
+    (checkout / "conf").mkdir(parents=True)
+    (checkout / "conf" / "app.cfg").write_text("x = 1\n")
+    log = _widget_log(tmp_path, "ERROR: widget check failed in gen/out.cfg:3 (included from conf/app.cfg:12)")
+    assert main(["ingest", "--json", "--raw", str(log)]) == 0
+    [alone] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert (alone["path"], alone["line"]) == ("gen/out.cfg", 3), "without a checkout: the first place"
+    assert main(["ingest", "--json", "--raw", "--repo-root", str(checkout), str(log)]) == 0
+    [placed] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert (placed["path"], placed["line"]) == ("conf/app.cfg", 12)
+
+
+def test_ingest_repo_root_strips_its_own_absolute_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    checkout = tmp_path / "checkout"
+    (checkout / "conf").mkdir(parents=True)
+    (checkout / "conf" / "app.cfg").write_text("x = 1\n")
+    log = _widget_log(tmp_path, f"ERROR: widget check failed in {checkout.resolve()}/conf/app.cfg:12")
+    assert main(["ingest", "--json", "--raw", "--repo-root", str(checkout), str(log)]) == 0
+    [finding] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert (finding["path"], finding["line"]) == ("conf/app.cfg", 12)
+
+
+def test_ingest_repo_root_must_be_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = _widget_log(tmp_path, "ERROR: widget check failed")
+    assert main(["ingest", "--repo-root", str(tmp_path / "nowhere"), str(log)]) == 2
+    assert "--repo-root" in capsys.readouterr().err

@@ -16,18 +16,33 @@ from typing import BinaryIO, cast
 from gauntlet.errors import InputError
 from gauntlet.ingest.formats import FORMATS, Format, detect_format, reader_for
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
+from gauntlet.ingest.paths import Checkout
 from gauntlet.ingest.redact import MaskWatch, redact_finding
 from gauntlet.ingest.result import IngestResult, InputProblem, UnknownFormat
 from gauntlet.models import Finding
 from gauntlet.untrusted import Masks
 
-__all__ = ["FORMATS", "Format", "IngestResult", "InputProblem", "Limits", "ingest_file", "ingest_paths"]
+__all__ = [
+    "FORMATS",
+    "Checkout",
+    "Format",
+    "IngestResult",
+    "InputProblem",
+    "Limits",
+    "ingest_file",
+    "ingest_paths",
+]
 
 _HEAD_BYTES = 64 * 1024
 
 
 def ingest_file(
-    path: Path, fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS, *, root: Path | None = None
+    path: Path,
+    fmt: Format = "auto",
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    root: Path | None = None,
+    checkout: Checkout | None = None,
 ) -> Iterator[Finding]:
     """Yield the findings of one file.
 
@@ -35,6 +50,7 @@ def ingest_file(
     :param fmt: its format, or ``auto`` to detect it from the content.
     :param limits: caps on what the file may cost.
     :param root: the repository checkout; absolute paths under it become repository-relative.
+    :param checkout: the checkout with its files (``ingest --repo-root``): a log's places are preferred there.
     :raises InputError: the file cannot be read, is of no known format (``auto``:
         :class:`UnknownFormat`), does not
         look like the forced format, or is not valid in its format.
@@ -59,7 +75,7 @@ def ingest_file(
             # lines from its prefilter pass, at no extra cost.
             from gauntlet.ingest.log import read_log
 
-            found = list(read_log(stream, str(path), limits, masks=masks))
+            found = list(read_log(stream, str(path), limits, masks=masks, checkout=checkout))
         else:
             watch = MaskWatch(stream, masks)
             reader = reader_for(fmt, root=str(root.resolve()) if root else None)
@@ -83,7 +99,12 @@ def _checked_format(path: Path, fmt: Format, head: bytes) -> Format:
 
 
 def ingest_paths(
-    paths: Iterable[Path], fmt: Format = "auto", limits: Limits = DEFAULT_LIMITS, *, root: Path | None = None
+    paths: Iterable[Path],
+    fmt: Format = "auto",
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    root: Path | None = None,
+    checkout: Checkout | None = None,
 ) -> IngestResult:
     """Read every file; one that cannot be read is reported and the others are still read.
 
@@ -91,6 +112,7 @@ def ingest_paths(
     :param fmt: the format of every input, or ``auto`` to detect each.
     :param limits: caps per file.
     :param root: the repository checkout (see :func:`ingest_file`).
+    :param checkout: the checkout with its files (see :func:`ingest_file`).
     :returns: the findings in file order and a problem per input that could not be read.
     """
     findings: list[Finding] = []
@@ -99,7 +121,7 @@ def ingest_paths(
     for path in paths:
         count += 1
         try:
-            findings.extend(ingest_file(path, fmt, limits, root=root))
+            findings.extend(ingest_file(path, fmt, limits, root=root, checkout=checkout))
         except InputError as exc:
             level = "warning" if isinstance(exc, UnknownFormat) else "error"
             problems.append(InputProblem(path=str(path), level=level, message=str(exc)))

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["repo_relative"]
+__all__ = ["Checkout", "repo_relative"]
 
 _MAX_PATH_CHARS = 1024
 # Where GitHub-hosted and container runners check the repository out
@@ -80,3 +82,37 @@ def _relative_to_root(path: str, root: str | None) -> str | None:
         if match:
             return path[match.end() :]
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Checkout:
+    """The repository checkout a log was made from (``gauntlet ingest --repo-root DIR``).
+
+    A log names many ``path:line`` places (the project's files, libraries', a compiler's temporaries); the
+    checkout says which are the project's. It is a plain value: the caller (``cli.py``) supplies ``exists``,
+    so reading a log does no I/O of its own.
+    """
+
+    #: The checkout's absolute path as the log's tools saw it (absolute paths under it become relative).
+    root: str
+    #: Whether a repository-relative path is a file of the checkout.
+    exists: Callable[[str], bool]
+
+    def relative(self, raw: str | None) -> str | None:
+        """``raw`` (as a tool wrote it) repository-relative: under :attr:`root` or a CI workspace, else None."""
+        return repo_relative(_log_path(raw), root=self.root)
+
+    def has(self, raw: str | None) -> bool:
+        """True when ``raw`` names a file of the checkout."""
+        relative = self.relative(raw)
+        return relative is not None and self.exists(relative)
+
+
+def _log_path(raw: str | None) -> str | None:
+    """A path as a log shows it: quotes and ``./`` dropped (the rest is :func:`repo_relative`'s)."""
+    if not raw:
+        return None
+    path = raw.strip().strip("'\"`").replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path or None

@@ -42,6 +42,7 @@ from gauntlet.ingest.log.rust import Rust
 from gauntlet.ingest.log.scanner import iter_blocks, scan_blocks
 from gauntlet.ingest.log.scripts import LineWords
 from gauntlet.ingest.log.shell import Shell
+from gauntlet.ingest.paths import Checkout
 from gauntlet.models import Finding
 from gauntlet.untrusted import Masks
 
@@ -100,14 +101,20 @@ def make_parsers(exclude: Collection[str] = ()) -> list[Parser]:
 
 
 def read_log(
-    stream: BinaryIO, name: str, limits: Limits = DEFAULT_LIMITS, *, masks: Masks | None = None
+    stream: BinaryIO,
+    name: str,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    masks: Masks | None = None,
+    checkout: Checkout | None = None,
 ) -> Iterator[Finding]:
     """Yield the findings of a log file read from ``stream`` (any bytes are a log: nothing is malformed).
 
     :param masks: filled with the values the log registers with ``::add-mask::``, as it is read.
+    :param checkout: the repository checkout the log was made from, when known (see :func:`scan`).
     """
     del name
-    yield from scan(stream, limits, masks=masks)
+    yield from scan(stream, limits, masks=masks, checkout=checkout)
 
 
 def scan(
@@ -117,6 +124,7 @@ def scan(
     masks: Masks | None = None,
     backend: str = "auto",
     exclude: Collection[str] = (),
+    checkout: Checkout | None = None,
 ) -> Iterator[Finding]:
     """Yield one finding per failure found in a log.
 
@@ -124,6 +132,8 @@ def scan(
     :param limits: caps on line length, findings, message and excerpt sizes.
     :param backend: the prefilter's search; every one yields the same findings, only its speed differs.
     :param exclude: parser class names left out (:func:`make_parsers`).
+    :param checkout: the repository checkout: of the ``path:line`` places a block no parser read names, one
+        of its files is preferred, and absolute paths under its root become repository-relative.
     """
-    analyser = Analyser(make_parsers(exclude), limits, masks)
+    analyser = Analyser(make_parsers(exclude), limits, masks, checkout)
     yield from scan_blocks(iter_blocks(lines, limits), analyser, backend=backend)

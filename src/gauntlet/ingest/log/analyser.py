@@ -25,12 +25,13 @@ from collections.abc import Sequence
 from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
 from gauntlet.ingest.limits import Limits
-from gauntlet.ingest.log.draft import Draft, Line, Parser
+from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
-from gauntlet.ingest.log.place import lint_rows, place_block
+from gauntlet.ingest.log.place import place_block, report_rows
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
-from gauntlet.ingest.paths import repo_relative
+from gauntlet.ingest.log.tools import failed_test_name
+from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.ingest.values import position
 from gauntlet.models import Finding
 from gauntlet.untrusted import Masks, redact
@@ -46,13 +47,34 @@ MAX_FED = 500_000
 #: mostly cascades of the same cause, and a flood of them hides the failures of other tools.
 MAX_PER_TOOL = 10
 _CAPPED_KINDS = frozenset({"build_error", "lint", "type_error"})
+#: Lines after a located block (to the step's exit) searched for its place when the block names none.
+_AFTER_LINES = 30
+#: Kinds whose block reports one problem per diagnostic row (see :meth:`Analyser._report_rows`).
+_ROW_KINDS = frozenset({"build_error", "lint", "type_error"})
 
 
 class Analyser:
     """Stateful consumer of cleaned lines; collect findings from :attr:`found`."""
 
-    def __init__(self, parsers: Sequence[Parser], limits: Limits, masks: Masks | None = None) -> None:
+    def __init__(
+        self,
+        parsers: Sequence[Parser],
+        limits: Limits,
+        masks: Masks | None = None,
+        checkout: Checkout | None = None,
+    ) -> None:
+        """Start reading a log.
+
+        :param parsers: the tool parsers, in the order each line is offered to them.
+        :param limits: caps on findings, messages and excerpts.
+        :param masks: the ``::add-mask::`` values, shared with the caller (filled as the log is read).
+        :param checkout: the repository checkout (``ingest --repo-root``): a block no parser read is placed at
+            a path it names there, and absolute paths under it become repository-relative.
+        """
         self.parsers = list(parsers)
+        self.checkout = checkout
+        #: One message at several lines of a file (a report's rows) is several findings.
+        self._repeats = Repeats()
         # Parsers whose ``active`` is a plain False never hold a block: no need to ask them after each line.
         stateful = [isinstance(getattr(type(p), "active", None), property) for p in self.parsers]
         #: The stateful parsers among the first ``i + 1``: those a line claimed by parser ``i`` was offered to.
@@ -75,6 +97,8 @@ class Analyser:
         self._explained = False
         self._fallbacks: list[Draft] = []
         self._step = ""
+        #: The step's command as written (``_step`` is lower case): the files it names keep their case.
+        self._command = ""
         self._github = False
         self._runner_error = False
         self._held: list[Finding] = []
@@ -92,6 +116,8 @@ class Analyser:
         #: The first crash report of the current scope (a sanitizer's, a segfault), and whether one was reported.
         self._crash: Line | None = None
         self._crash_reported = False
+        #: The lines of the failed step the locator read last (every line, cleaned, heads only).
+        self._step_lines: list[Line] = []
 
     # -- the Sink protocol -------------------------------------------------------------------------
 
@@ -103,6 +129,7 @@ class Analyser:
     def set_step(self, command: str) -> None:
         """Remember the command of the step that starts here (tool hints for ambiguous formats)."""
         self._step = command.lower()[:200]
+        self._command = command[:500]
 
     def saw_runner(self, *, error: bool, grouped: bool | None = None) -> None:
         """Note that this is a GitHub job log and whether the runner reported an error in it.
@@ -194,7 +221,9 @@ class Analyser:
             # A plain log with no framing and no verdict of its own: its end explains it, if it is error-shaped.
             located = self._locate(self.place[2])
             if located is not None and located.score >= STRONG_SCORE:
-                self._report(_located_draft(located, None))
+                draft = _located_draft(located, None)
+                self._explain(draft, located, None)
+                self._report(draft)
         self._held.clear()
 
     # -- internals ---------------------------------------------------------------------------------
@@ -212,39 +241,78 @@ class Analyser:
             located = self._locate(terminal.end if terminal is not None else self.place[2])
             chosen = _choose(best, terminal, located)
             if chosen is not None and located is not None and chosen.tool is None:
-                # No parser knew the tool: the block still says where it failed, and what failed.
-                place_block(chosen, self._block(located), self._step, self._above(located.start))
-                if chosen.kind == "lint":
-                    self._report_rows(chosen, located)
+                self._explain(chosen, located, terminal.end if terminal is not None else None)
             # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
             repeated = chosen is terminal and self._empty_step and self.count > 0
-            if chosen is not None and not repeated:
+            # A crash report no parser read explains the step better than a block the locator found after it.
+            crashed = self._crash is not None and chosen is not None and chosen.tool is None
+            if chosen is not None and not repeated and not (crashed and chosen.kind in ("unknown", "crash")):
+                if located is not None and chosen.tool is None and chosen.kind in _ROW_KINDS:
+                    chosen = self._repeats.keyed(chosen)  # its rows with the same message are told apart from it
                 self._report(chosen)
+                if located is not None and chosen.tool is None and chosen.kind in _ROW_KINDS:
+                    self._report_rows(chosen, located)
         if self._crash is not None and not self._crash_reported and (terminal is None or terminal.fails):
             # A crash anywhere in a failed step explains it better than the summary that counted it, even
             # where a harness quoted the report in a form no parser reads (``= ==123==ERROR: AddressSanitizer``).
             number, text = self._crash
-            self._report(Draft(None, "crash", text.strip(" =|"), number, number, role="fallback"))
+            crash = Draft(None, "crash", text.strip(" =|"), number, number, role="fallback")
+            # Its frames follow it (``#0 0x4011 in main src/uaf.c:7``): the first in the project is its place.
+            place_block(crash, [text, *self._lines(number + 1, number + 41)], "", (), self.checkout)
+            self._report(crash)
         self._explained = False
         self._fallbacks.clear()
         self._crash, self._crash_reported = None, False
+        self._step_lines = []
+
+    def _explain(self, chosen: Draft, located: Located, end: int | None) -> None:
+        """No parser knew the tool: the block still says where it failed, what failed and, in a test, which.
+
+        :param end: the line of the step's exit (the lines after the block are the step's up to it).
+        """
+        block = [chosen.message, *self._block(located)]
+        place_block(chosen, block, self._step, self._above(located.start), self.checkout, self._command)
+        if chosen.kind == "test_failure" and chosen.test_id is None:
+            # The block's first verdict line names the test (``--- FAIL: TestAdd``, ``not ok 3 adds``).
+            chosen.test_id = failed_test_name(self._lines(located.start, located.end + 1))
+        if chosen.path is None:
+            # A runner prints the stack under the message, past a blank line (mocha, node): same step.
+            stop = located.end + _AFTER_LINES + 1 if end is None else min(end, located.end + _AFTER_LINES + 1)
+            after = [t for t in self._lines(located.end + 1, stop) if not t.startswith("##[")]
+            place_block(chosen, after, self._step, checkout=self.checkout)
+        if chosen.path is None and chosen.kind == "test_failure":
+            # A test runner's summary stands under the failure it counts: the place is above.
+            above = [t for t in reversed(self._lines(located.start - _AFTER_LINES, located.start)) if t[:3] != "##["]
+            place_block(chosen, above, self._step, checkout=self.checkout)
 
     def _block(self, located: Located) -> list[str]:
-        """The located block's lines still in the ring, its best line first."""
-        inside = [(number, text) for number, text in self.ring if located.start <= number <= located.end]
+        """The located block's lines, its best line first."""
+        inside = self._numbered(located.start, located.end + 1)
         return [text for number, text in inside if number == located.line] + [text for _, text in inside]
 
+    def _numbered(self, start: int, stop: int) -> list[Line]:
+        """Lines ``start`` to ``stop - 1`` of the step just located (every line, not only those parsed), else
+        of the ring."""
+        step = self._step_lines
+        if step and step[0][0] <= start and stop - 1 <= step[-1][0]:
+            return [(number, text) for number, text in step if start <= number < stop]
+        return [(number, text) for number, text in self.ring if start <= number < stop]
+
+    def _lines(self, start: int, stop: int) -> list[str]:
+        """The texts of :meth:`_numbered`."""
+        return [text for _, text in self._numbered(start, stop)]
+
     def _report_rows(self, chosen: Draft, located: Located) -> None:
-        """A linter's block holds a problem per row: each row its own finding, the chosen one first."""
-        inside = [(number, text) for number, text in self.ring if located.start <= number <= located.end]
-        for number, text, (path, line, column) in lint_rows(inside, self._above(located.start)):
-            if (path, line) != (chosen.path, chosen.line):
-                row = Draft(None, "lint", text.strip(), number, number, path=path, line=line, column=column)
-                self._report(row)
+        """A linter's or a compiler's block holds a problem per row: each row its own finding, after the chosen
+        one (see :func:`~.place.report_rows`)."""
+        above = self._numbered(located.start - 20, located.start)
+        inside = self._numbered(located.start, located.end + 1)
+        for row in report_rows(chosen, above, inside, self._step):
+            self._report(self._repeats.keyed(row))
 
     def _above(self, start: int, count: int = 20) -> list[str]:
-        """Up to ``count`` ring lines just above line ``start``, oldest first."""
-        return [text for number, text in self.ring if start - count <= number < start]
+        """Up to ``count`` lines just above line ``start``, oldest first."""
+        return self._lines(start - count, start)
 
     def _locate(self, before: int) -> Located | None:
         """The locator's block for the step that ends just before line ``before`` (see :mod:`.locator`)."""
@@ -254,6 +322,7 @@ class Analyser:
         step = read_step(lines_back(self.place, self.previous), lambda raw: clean_line(raw[:CARRY_BYTES])[:LINE_HEAD])
         self.fed += len(step)  # bounded like parsing: a hostile log of failed steps stops being read at MAX_FED
         self._empty_step = not any(text.strip() for _, text in step[1:])
+        self._step_lines = step
         return locate(step)
 
     def _report(self, draft: Draft) -> None:
@@ -265,6 +334,10 @@ class Analyser:
         limits = self.limits
         message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
         path = repo_relative(repo_path(draft.path))
+        if path is None and self.checkout is not None:
+            path = self.checkout.relative(draft.path)  # under the checkout's own root, wherever that is
+        if path is None:
+            draft.line = draft.column = None  # a line of a file outside the repository (a library's) says nothing
         test_id = draft.test_id[:500] if draft.test_id else None
         if draft.kind == "test_failure" or draft.key:
             # A test (or a keyed block) is the same defect whatever its assertion printed this time.

@@ -43,7 +43,7 @@ _LINKER = re.compile(
 )
 # ``main.c:(.text+0x9): undefined ...``; with debug information ``src/b.cpp:1: multiple definition ...``.
 _LINK_WHERE = re.compile(
-    rf"^({_SOURCE}):(?:\(|(\d+): )|^(?:/\S*/)?(?:ld|ld\.\w+|lld)(?:\.exe)?: (?:error: )?({_SOURCE}):"
+    rf"^({_SOURCE}):(?:\(|(\d+): )|^(?:/\S*/)?(?:ld|ld\.\w+|lld)(?:\.exe)?: (?:error: )?({_SOURCE}):(?:(\d+): )?"
 )
 _SNIPPET = re.compile(r"^\s+(?:\d+\s)?\|")
 _COLLECT2 = re.compile(r"^collect2: error: ld returned (\d+) exit status|^clang(?:\+\+)?: error: linker command failed")
@@ -115,7 +115,9 @@ class Compiler(BlockParser):
         ):
             where = _LINK_WHERE.match(text)
             path = (where.group(1) or where.group(3)) if where else None
-            row = int(where.group(2)) if where and where.group(2) else None
+            # ``ld: src/main.c:7: undefined ...``: after the first, ld prefixes each reference with its own name.
+            row_text = (where.group(2) or where.group(4)) if where else None
+            row = int(row_text) if row_text else None
             sink.emit(Draft("ld", "build_error", match.group(1), number, number, path=path, line=row))
             return True
         return False
@@ -257,10 +259,18 @@ class Make(LineParser):
 
 
 _CMAKE_AT = re.compile(r"^CMake Error(?: at (\S+?):(\d+) \((\w+)\))?:\s*(.*)$")
+#: A frame of the call stack under an error raised inside a module: ``  CMakeLists.txt:4 (find_package)``.
+_CMAKE_FRAME = re.compile(r"^\s+(\S+?):(\d+) \((\w+)\)$")
+#: CMake's own modules (and any absolute path): the error was raised there, the project's call is below.
+_CMAKE_OUTSIDE = re.compile(r"^(?:/|[A-Za-z]:[/\\])(?!home/runner/work/|__w/|github/workspace/|[A-Za-z]:[/\\]a[/\\])")
 
 
 class CMake(BlockParser):
-    """``CMake Error at CMakeLists.txt:3 (find_package):`` and the indented message under it."""
+    """``CMake Error at CMakeLists.txt:3 (find_package):`` and the indented message under it.
+
+    An error raised inside one of CMake's modules (``FindPackageHandleStandardArgs.cmake:230``) is placed at
+    the project's own call, the first frame of its ``Call Stack`` outside those modules.
+    """
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -275,6 +285,15 @@ class CMake(BlockParser):
         draft = self._draft
         if draft is None:
             return False
+        if text.startswith("Call Stack (most recent call first):") and number - draft.start < 30:
+            draft.end = number
+            return True
+        if (frame := _CMAKE_FRAME.match(text)) and number - draft.start < 30:
+            outside = draft.path is None or _CMAKE_OUTSIDE.match(draft.path)
+            if outside and not _CMAKE_OUTSIDE.match(frame.group(1)):
+                draft.path, draft.line, draft.rule = frame.group(1), int(frame.group(2)), frame.group(3)
+            draft.end = number
+            return True
         if text.startswith(" ") and text.strip() and number - draft.start < 30:
             if len(draft.message) < 300:
                 draft.message = f"{draft.message} {text.strip()}".strip()
@@ -288,4 +307,6 @@ class CMake(BlockParser):
     def _finish(self, draft: Draft) -> bool:
         if draft.message.startswith("Could NOT find") or "find_package" in (draft.rule or ""):
             draft.kind = "dependency"
+        if draft.path is not None and _CMAKE_OUTSIDE.match(draft.path):
+            draft.path = draft.line = None  # only a module's line: no place in the project
         return True

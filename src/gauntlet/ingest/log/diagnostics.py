@@ -4,8 +4,10 @@ Most compilers, interpreters and checkers that no parser knows by name still pri
 (erlc, luac, xmllint, codespell, shellcheck ``-f gcc``, ruby ``-c``, nim, crystal ...). Tool parsers
 come first and claim the shapes they know; what reaches :class:`Diagnostics` is named for the tool
 that printed it (a ``tool: `` prefix, else the step's command) and given a kind from what that tool
-is: a checker's finding is ``lint``, an interpreter's error at run time a ``crash``, anything else
-(and any syntax error) a ``build_error``. Warnings, notes and traceback frames are not failures.
+is (:data:`~.tools.TOOLS`, the step's command): a checker's finding is ``lint`` (a type checker's a
+``type_error``), a test step's a ``test_failure``, an interpreter's error at run time a ``crash``,
+anything else (and any syntax error) a ``build_error``. Warnings, notes and traceback frames are not
+failures. Every extension is read: tools with parsers of their own come first and claim their lines.
 
 gfortran puts the location on a line of its own and the ``Error:`` a few lines below it; that one
 block is read here too.
@@ -17,12 +19,13 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
+from gauntlet.ingest.log.tools import step_kind
 from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "step_tool"]
 
 _PLACE = re.compile(
-    r"^(?:(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9})):"
+    r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9})):"
     r"(?P<row>\d+):(?:(?P<column>\d+):)?(?P<rest>.*)$"
 )
 _SEVERITY = re.compile(
@@ -31,14 +34,14 @@ _SEVERITY = re.compile(
 )
 # Where a line names a place but reports nothing: traceback frames (``x.rb:2:in 'f'``, ``x.lua:2: in``),
 # source snippets, a file listing with a count.
-_NOT_A_FAILURE = re.compile(r"^\s*(?:in\b|\(|\d+\s*$|$)")
+_NOT_A_FAILURE = re.compile(r"^\s*(?:in\b|\(|\d+\s*$|$|\w*Warning\b)")  # or Python's ``x.py:3: UserWarning: ...``
 #: glibc's ``prog: file.c:2: main: Assertion `x' failed.``: the abort that follows is the failure (a crash).
 _ASSERT = re.compile(r"^\S+: Assertion `.*' failed\.$")
 _LIBRARY = re.compile(r"^(?:/usr/|/opt/|/lib/|<)|/node_modules/|/site-packages/|/vendor/bundle/|/_temp/")
-#: Extensions whose tools have parsers of their own, which see these lines first (left to them).
-_OWNED = frozenset({"py", "pyi", "go", "rs", "java", "kt", "scala", "ts", "tsx", "cs", "fs", "vb"})
 #: Not source files: a log line naming them with a number is a listing, a URL or a timestamp.
 _NOT_SOURCE = frozenset({"com", "org", "net", "io", "html", "log", "txt", "o", "a", "so", "exe", "dll", "jar", "whl"})
+_ASSERTION = re.compile(r"(?i)\bassert(?:ion)?")
+_RUNTIME = re.compile(r"^runtime error: |\bUncaught\b|\b(?:Error|Exception)\b")
 _SYNTAX = re.compile(r"(?i)syntax error|parse error|unexpected (?:token|symbol|end|character)|expected .* before")
 #: Checkers: what they report is ``lint``. Matched on the tool's name (``yamllint``, ``go-staticcheck``).
 _CHECKER = re.compile(r"lint|check|spell|cppcheck|staticcheck|vet|hadolint|actionlint|tidy$|xmllint")
@@ -49,6 +52,7 @@ _INTERPRETERS = frozenset(
 #: A step's first word that is a launcher, not the tool (``env X=1 tool``, ``npx tool``, ``sudo tool``).
 _LAUNCHERS = frozenset({"env", "npx", "sudo", "exec", "time", "bundle", "poetry", "uv", "pipx", "command", "run"})
 #: A trailing ``[SC2086]``: some checkers' codes say which checker printed the line, whatever the step ran.
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "pwsh", "powershell"})
 _CODE = re.compile(r" \[([A-Z]{2}\d{4})\]$")
 _CODE_TOOLS = {"SC": "shellcheck"}
 _FORTRAN_ERROR = re.compile(r"^(?:Fatal )?Error: (.*)$")
@@ -56,27 +60,52 @@ _FORTRAN_ERROR = re.compile(r"^(?:Fatal )?Error: (.*)$")
 
 def step_tool(command: str) -> str | None:
     """The tool a step's command runs: ``luac5.4 -p x.lua`` → ``luac``, ``npx eslint .`` → ``eslint``."""
-    for word in command.split():
-        if "=" in word or word.startswith("-"):
+    words = command.split()
+    for index, raw in enumerate(words):
+        word = raw.strip("'\"")
+        if "=" in word or word.startswith("-") or not word:
             continue
         name = word.rsplit("/", 1)[-1]
         if name in _LAUNCHERS or name in ("exec", "run"):
             continue
+        if name in _SHELLS and "-c" in words[index + 1 : index + 3]:
+            continue  # ``bash -c 'cmake ...'``: the tool is the script's first command
         # Drop a version the binary's name carries (lua5.4, python3.12, gcc-12).
         return re.sub(r"[-.]?\d+(?:\.\d+)*$", "", name).removeprefix("go-") or name
     return None
 
 
-def _kind(tool: str | None, message: str) -> Kind:
+def _kind(tool: str | None, message: str, step: str) -> Kind:
+    by_step = step_kind(step)
+    if by_step in ("lint", "type_error", "security"):
+        return by_step
+    if by_step == "test_failure" and not _SYNTAX.search(message):
+        return by_step
     if tool and _CHECKER.search(tool):
         return "lint"
-    if _SYNTAX.search(message) or (tool or "").endswith("c"):
-        return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc)
-    return "crash" if tool in _INTERPRETERS else "build_error"
+    if _SYNTAX.search(message) or (tool or "").endswith("c") or by_step in ("build_error", "dependency"):
+        return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc), or a build step's
+    if by_step == "test_failure" or _ASSERTION.search(message):
+        return "test_failure"
+    return "crash" if tool in _INTERPRETERS or _RUNTIME.search(message) else "build_error"
+
+
+#: A diagnostic's header whose place is on an arrow line under it (rustc, clippy, ruff's full format, biome,
+#: deno, miette and codespan reports): ``error[E0308]: mismatched types`` or ``F401 [*] `os` imported``.
+_HEADER = re.compile(
+    r"^(?:(?P<level>error|warning)(?:\[(?P<code>[\w/-]+)\])?|(?P<rule>[A-Z]{1,4}\d{3,4})\b)(?::)? ?(?P<message>.*)$"
+)
+_ARROW = re.compile(
+    r"^\s*(?:-->|--->|╭─\[|,-\[|┌─)\s*(?P<path>[^\s:()\[\]'\"]+\.[A-Za-z][\w+-]{0,9}):(?P<row>\d+):(?P<column>\d+)"
+)
+#: Lines an arrow may stand below its header (a ``Building`` progress line may sit between).
+_ARROW_GAP = 3
 
 
 class Diagnostics(BlockParser):
-    """``path:row[:column]: [severity:] message`` from any tool; the open block is gfortran's location line."""
+    """``path:row[:column]: [severity:] message`` from any tool, and a header with its place on an arrow line
+    under it (``error[E0308]: ...`` then `` --> src/main.rs:4:13``); the open block is gfortran's location line.
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -85,6 +114,8 @@ class Diagnostics(BlockParser):
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
+        if ("-->" in text or "─" in text or ",-[" in text) and (arrow := _ARROW.match(text)):
+            return self._arrow(number, arrow, sink)
         pending = self._draft
         if pending is not None:
             if error := _FORTRAN_ERROR.match(text):
@@ -98,7 +129,9 @@ class Diagnostics(BlockParser):
         if ":" not in text or (match := _PLACE.match(text)) is None:
             return False
         path, extension, rest = match.group("path"), match.group("ext"), match.group("rest")
-        if extension in _OWNED or extension.lower() in _NOT_SOURCE or _LIBRARY.search(path):
+        # Every extension: a tool's own parser comes first and claims what it knows, so what reaches here is
+        # what no parser read (a .py or .go line of a checker nobody wrote a parser for).
+        if extension.lower() in _NOT_SOURCE or _LIBRARY.search(path):
             return False
         if not rest.strip():
             if extension.startswith("f"):  # gfortran: the message follows the snippet
@@ -113,10 +146,29 @@ class Diagnostics(BlockParser):
         tool = re.sub(r"[-.]?\d+(?:\.\d+)*$", "", tool) if tool else step_tool(sink.step)
         if code := _CODE.search(message):
             tool = _CODE_TOOLS.get(code.group(1)[:2], tool)
-        kind = _kind(tool, message)
+        kind = _kind(tool, message, sink.step)
         minor = severity is not None and severity.group("minor") is not None
-        if minor and kind != "lint":
-            return False  # a compiler's warning or note; a checker fails the step on any of its findings
+        if minor and severity is not None and (kind != "lint" or severity.group("minor").lower() == "note"):
+            return False  # a compiler's warning, any note; a checker fails the step on any of its findings
         draft = diagnostic(tool, kind, message.strip(), number, path, match["row"], match["column"], warning=minor)
+        sink.emit(self._repeats.keyed(draft))
+        return True
+
+    def _arrow(self, number: int, arrow: re.Match[str], sink: Sink) -> bool:
+        """Report the header just above an arrow line (the header need not have been a candidate line)."""
+        header = next(
+            ((n, found) for n, t in reversed(sink.tail(_ARROW_GAP, number)) if (found := _HEADER.match(t))), None
+        )
+        path = arrow.group("path")
+        if header is None or _LIBRARY.search(path):
+            return False
+        start, head = header
+        level, rule, message = head.group("level"), head.group("code") or head.group("rule"), head.group("message")
+        kind = _kind(step_tool(sink.step), message, sink.step)
+        if (level == "warning" or level is None) and kind != "lint":
+            return True  # a compiler's warning; a bare rule code counts only where a checker ran
+        row, column = arrow.group("row"), arrow.group("column")
+        draft = diagnostic(None, kind, message.strip(), start, path, row, column, rule=rule)
+        draft.end = number
         sink.emit(self._repeats.keyed(draft))
         return True

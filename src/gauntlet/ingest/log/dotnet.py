@@ -6,6 +6,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic, failed_test
+from gauntlet.ingest.log.tools import checker_kind
 from gauntlet.models import Kind
 
 __all__ = ["MSBuild"]
@@ -35,8 +36,11 @@ class MSBuild(BlockParser):
         if " error " in text and (match := _MSBUILD.match(text)):
             path, row, column, code, message = match.groups()
             prefix = code.rstrip("0123456789")
-            tool = _TOOLS.get(prefix, "msbuild")
+            tool: str | None = _TOOLS.get(prefix, "msbuild")
             kind: Kind = "dependency" if prefix == "NU" else "build_error"
+            if prefix not in _TOOLS:
+                # Other tools print this shape too (tsc's ``error TS2322``): what the step ran says what it is.
+                tool, kind = None, checker_kind(sink.step) or kind
             sink.emit(self._repeats.keyed(diagnostic(tool, kind, message, number, path, row, column, rule=code)))
             return True
         if "Failed " in text and (match := _FAILED_TEST.match(text)):

@@ -7,6 +7,7 @@ import re
 from gauntlet.ingest.log.base import BlockParser, SectionParser, headline
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.ingest.log.javascript import NODE_FRAME
+from gauntlet.ingest.log.place import first_place
 
 __all__ = ["Jest", "Mocha", "Playwright", "Tap", "Vitest"]
 
@@ -74,7 +75,9 @@ class Jest(BlockParser):
 # -- vitest --------------------------------------------------------------------------------------
 
 _VITEST_FAIL = re.compile(r"^\s*FAIL\s+(\S+?\.\w+) > (.+?)(?: \[.*\])?$")
-_VITEST_AT = re.compile(r"^\s*❯ (\S+?\.[cm]?[jt]sx?):(\d+):(\d+)$")
+#: A stack frame, innermost first (``❯ src/a.test.ts:5:21``, or ``❯ div src/calc.js:1:51`` with its function):
+#: the first in the project is where the test failed (an error thrown in the code under test: there).
+_VITEST_AT = re.compile(r"^\s*❯ (?:[\w.$<>]+ )?((?!\S*node_modules/)\S+?\.[cm]?[jt]sx?):(\d+):(\d+)$")
 
 
 class Vitest(BlockParser):
@@ -208,6 +211,12 @@ class Tap(BlockParser):
         if draft is None:
             return False
         stripped = text.strip()
+        if text.startswith("#") and number - draft.end <= 1 and not text.startswith("# Subtest"):
+            # TAP's diagnostics are comments under the test line (bats: ``# (in test file t/a.bats, line 5)``).
+            draft.end = number
+            if draft.path is None and (place := first_place(text)) is not None:
+                draft.path, draft.line, draft.column = place
+            return True
         if stripped == "..." or (text and not text.startswith(" ")) or number - draft.start > 80:
             self.close(sink)
             return stripped == "..."

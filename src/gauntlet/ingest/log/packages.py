@@ -15,7 +15,11 @@ _NPM_CODE = re.compile(r"^code (\w+)$")
 # npm codes that only repeat that a script failed: the script's own output explains it.
 _NPM_DRIVER = {"ELIFECYCLE", "1", "2", "127", "E1", "E2"}
 _NPM_INFRA = {"ECONNRESET", "ETIMEDOUT", "ECONNREFUSED", "EAI_AGAIN", "ENOTFOUND", "E500", "E502", "E503", "E504"}
-_NPM_DEPENDENCY = {"E404", "ETARGET", "ERESOLVE", "EINTEGRITY", "E403", "EBADENGINE", "ENOVERSIONS", "ENOENT"}
+_NPM_DEPENDENCY = {
+    "E404", "ETARGET", "ERESOLVE", "EINTEGRITY", "E403", "EBADENGINE", "ENOVERSIONS", "ENOENT",
+    # ``npm ci --offline`` (or ``--prefer-offline`` without a cache): a package the lock names is not there.
+    "ENOTCACHED", "ENOLOCK", "ELOCKVERIFY",
+}  # fmt: skip
 _NPM_NOISE = re.compile(r"^(?:A complete log of this run|Log files were not written|\s*$|404\s*$|To see a list)")
 _YARN = re.compile(r"^error (?:(Command failed with exit code \d+\.?)|(.*))$")
 _PNPM = re.compile(r"^\s*(?:Error: )?(ERR_PNPM_\w+)\s*(.*)$|^\s*(ELIFECYCLE)\s+(.*)$")
@@ -99,8 +103,8 @@ class Npm:
         draft.message = draft.message or (f"npm error {code}" if code else "npm error")
         if code in _NPM_INFRA:
             draft.kind = "infra"
-        elif code in _NPM_DEPENDENCY or code.startswith("E4"):
-            draft.kind = "dependency"
+        elif code in _NPM_DEPENDENCY or code.startswith("E4") or (code == "EUSAGE" and "package-lock" in draft.message):
+            draft.kind = "dependency"  # EUSAGE: ``npm ci`` without a lock file, or one out of sync
         elif (
             code in _NPM_DRIVER or not code or "Lifecycle script" in draft.message or "command failed" in draft.message
         ):

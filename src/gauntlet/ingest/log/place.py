@@ -3,11 +3,15 @@
 The locator finds the block that explains a failed step (:mod:`.locator`); for a tool without a parser of its
 own, that block still says where: compilers, linters, test runners and stack traces all print
 ``path:line[:col]``. This reads the first such place in the block (the best line first, then the block in
-order), and names a kind the locator left ``unknown`` from the shape of the block and what the step ran:
+order), and names its kind from what the step ran and the block's own words (:func:`block_kind`, over the
+tables of :mod:`.tools`):
 
-- a diagnostic (``path:line[:col]: message``) is a ``build_error``, or a ``test_failure`` when the step ran
-  the tests (``go test``, ``npm test``, ``pytest``, ``ctest``, ``mvn test``, ...);
-- test runners' own verdict words (``--- FAIL``, ``FAILED``, ``not ok``, an assertion) are a ``test_failure``.
+- a diagnostic (``path:line[:col]: message``) is what the step's tool reports: ``lint`` for a linter,
+  ``type_error`` for a type checker, ``test_failure`` when the step ran the tests (``go test``, ``npm test``,
+  ``pytest``, ``ctest``, ``mvn test``, ...), else a ``build_error``;
+- test runners' own verdict words (``--- FAIL``, ``FAILED``, ``not ok``, an assertion) are a ``test_failure``,
+  a package manager's (``ENOTCACHED``, ``no matching package``) a ``dependency``, an uncaught exception a
+  ``crash``.
 
 Paths must look like files (a name with an extension); hosts in URLs, versions and times are not places.
 """
@@ -15,15 +19,18 @@ Paths must look like files (a name with an extension); hosts in URLs, versions a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
-from gauntlet.ingest.log.draft import Draft
+from gauntlet.ingest.log.draft import Draft, Line
+from gauntlet.ingest.log.text import repo_path
+from gauntlet.ingest.log.tools import LINTERS, markers, step_kind
+from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.models import Kind
 
 #: A file, and the line and column where it has them.
 Place = tuple[str, int | None, int | None]
 
-__all__ = ["LINTERS", "lint_rows", "place_block"]
+__all__ = ["LINTERS", "block_kind", "first_place", "in_checkout", "lint_rows", "place_block", "report_rows"]
 
 #: ``path:line[:col]``, ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
 #: (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
@@ -32,69 +39,146 @@ _PLACE = re.compile(
     r"(?<![\w/.\\:-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
     r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5}))?(?=[:\s,)\]]|$)"
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7}),(?P<pcolumn>\d{1,5})\)"
-    r"|(?:\"?,|:)? line (?P<wline>\d{1,7})\b|(?=:\(\.text))"
+    r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
+    r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?$)"  # webpack: ``ERROR in ./src/a.js 1:18-35``
+)
+#: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``).
+_FILE = re.compile(
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(-]|:\S)"
+)
+#: A JVM stack frame in the JDK's or a common library's packages (the frame names a class, not a path).
+_JVM_LIBRARY_FRAME = re.compile(
+    r"^\s*at (?:[\w$]+/)?(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|org\.junit|junit|org\.apache"
+    r"|org\.gradle|org\.springframework|org\.testng|org\.opentest4j|org\.assertj|worker\.org\.gradle)\."
+)
+_STRICT = re.compile(r"(?i)warnings? (?:treated|are treated|turned into) as errors")
+_STRICT_STEP = re.compile(r"(?:^|\s)(?:-W|-Werror|--fail-on-warning|--strict|--max-warnings[= ]0)(?=\s|$)")
+_MINOR = re.compile(r"(?i)[:\s](?:warning|note|info|hint)(?:\[\w+\])?:")
+_MISSING = re.compile(
+    r"(?i)no such file|not found|does(?: not|n't) exist|cannot (?:open|find|stat)|can't (?:open|find|resolve)"
+)
+#: Files a log names alone that are the build's own output, not the project's sources.
+_NOT_ALONE = re.compile(r"(?i)\.(?:log|txt|o|obj|a|so|dll|exe|class|jar|whl|tgz|zip|tar|gz|lock)$")
+#: Where installed code lives: a frame there is not the project's.
+_LIBRARY = re.compile(
+    r"^(?:/usr/|/opt/|/lib/|<|node:|internal/)|/node_modules/|/site-packages/|/dist-packages/|/vendor/bundle/"
+    r"|/_temp/|/\.cargo/registry/|/go/pkg/mod/|/\.rustup/|/\.m2/"
 )
 #: A path alone on its line: the header a "stylish" report (ESLint, yamllint, stylelint) lists its file's
 #: ``line:col severity message`` rows under.
-_HEADER = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})\s*$")
-_ROW = re.compile(r"^\s*(?P<line>\d{1,7}):(?P<column>\d{1,5})\s+\[?(?:error|warning)\b")
+_HEADER = re.compile(
+    r"^\s*(?:==\s*\[)?(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
+    r"(?:\]\s*(?:FAIL|PASS))?\s*$"  # or sqlfluff's ``== [sql/a.sql] FAIL``
+)
+#: A report's row under its file header: ``12:5  error  message`` (stylish), or ``L6 |`` / ``L:  6 | P:  1 |``
+#: (htmlhint, sqlfluff).
+_ROW = re.compile(
+    r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])"
+    r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?)"
+)
 _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d+")
-#: What a test runner says of a failed test, across xUnit-, spec- and TAP-style runners.
-_TEST_WORDS = re.compile(
-    r"--- FAIL|\bFAIL(?:ED)?\b|\bnot ok \d|(?i:\bassert(?:ion(?:error)?)?\b)"
-    r"|(?i:\bexpected\b.{0,80}\b(?:but|got|received|actual)\b)"
+_DIAGNOSTIC = re.compile(
+    r":\d{1,7}(?::\d{1,5})?:\s|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+(?:\[?error|✖|✘)"
+    r"|:\d{1,7}:\d{1,5} - (?:error|warning)"  # pyright
+    r"|\.\w+:\d{1,7}(?::\d{1,5})? (?:error|warning)\b"  # markdownlint: ``README.md:1 error MD022/...``
 )
-#: A step that ran the tests: the failure in its block is a test's.
-_TEST_STEP = re.compile(
-    r"\b(?:go test|npm (?:run )?test|yarn test|pnpm test|pytest|tox|nox|ctest|mvn\b.*\btest|gradlew?\b.*\btest"
-    r"|cargo test|dotnet test|rspec|rake test|phpunit|mix test|jest|vitest|mocha|prove|busted|stack test"
-    r"|cabal test|swift test|make (?:test|check))\b"
-)
-_DIAGNOSTIC = re.compile(r":\d{1,7}(?::\d{1,5})?:\s|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+\[?error")
-#: A package manager or build tool that could not get what the build needs.
-_DEPENDENCY = re.compile(
-    r"(?i)could not resolve (?:dependencies|dependency|host)|unable to resolve dependency|\bERESOLVE\b"
-    r"|no matching distribution found|could not find a version that satisfies|failed to (?:download|fetch)\b"
-    r"|not found in (?:the )?registry|could not find (?:package|module)|find_package|no such package"
-)
-#: A compiler's own words (a bare ``error:`` is any script's; ``error[E0308]`` is a compiler's code).
-_COMPILE = re.compile(r"(?i)\bcompil(?:ation|e|ing)\b.{0,40}\b(?:error|failed)|\berror\[\w+\]|\bundefined reference\b")
-#: Linters and style checkers by the command a step runs (a table of names, not of output shapes: a step that
-#: ran one reports lint, whatever its rows look like). Any command with ``lint`` in its name counts too.
-LINTERS = (
-    "actionlint", "alex", "ansible-lint", "biome", "black --check", "buf lint", "cfn-lint", "checkov", "checkstyle",
-    "clang-format", "clang-tidy", "codespell", "commitlint", "cppcheck", "cpplint", "credo", "cspell", "detekt",
-    "doc8", "dotnet format", "editorconfig-checker", "eslint", "flake8", "gofmt", "golangci-lint", "hadolint",
-    "hlint", "htmlhint", "isort --check", "jscpd", "ktlint", "luacheck", "markdownlint", "perlcritic",
-    "phpcs", "phpstan", "pmd", "prettier --check", "proselint", "psalm", "pycodestyle", "pydocstyle", "pyflakes",
-    "pylint", "revive", "rubocop", "ruff", "rustfmt --check", "scalafmt", "shellcheck", "shfmt", "spotbugs",
-    "sqlfluff", "standard", "stylelint", "swiftformat", "swiftlint", "textlint", "tflint", "typos", "vale",
-    "vulture", "write-good", "xmllint", "yamllint",
-)  # fmt: skip
-_LINT_STEP = re.compile(r"(?:^|[\s/;&|(])(?:" + "|".join(re.escape(n) for n in LINTERS) + r")\b|\w*lint\b")
+_FAILED = re.compile(r"(?i)\b(?:error|errors|fail|failed|failures?|fatal)\b")
+#: Kinds the locator's vocabulary gives that the step and the block's markers may name better; ``infra``,
+#: ``timeout`` and ``dependency`` name a cause by themselves and stay.
+_REDECIDED = frozenset({"unknown", "build_error", "test_failure", "crash"})
+#: Kinds a checker's step gives any diagnostic it prints, whatever words the diagnostic uses.
+_CHECKERS = frozenset({"lint", "type_error", "security"})
 
 
-def place_block(draft: Draft, texts: Iterable[str], step: str, before: Sequence[str] = ()) -> None:
-    """Give ``draft`` (the block's finding) the first place its block names, and a kind when it has none.
+def place_block(
+    draft: Draft,
+    texts: Iterable[str],
+    step: str,
+    before: Sequence[str] = (),
+    checkout: Checkout | None = None,
+    command: str = "",
+) -> None:
+    """Give ``draft`` (the block's finding) the place its block names, and a kind from the step and its words.
+
+    The place is the first ``path:line`` of the block (its best line first) that is in the repository: a
+    file of the ``checkout``, else one outside any library (``/usr/``, ``node_modules/``, ``site-packages/``);
+    in a Python traceback (most recent call last) the last such frame. A block with no line at all may still
+    name a file alone (``would reformat src/a.py``): that file, without a line.
 
     :param texts: the block's lines, the one that explains the failure best first.
     :param step: the failed step's command, lower case (``""`` when the log does not say).
     :param before: the lines just above the block, oldest first (a stylish report's file header may be there).
+    :param checkout: the repository checkout, when known (``ingest --repo-root``).
+    :param command: the step's command as written: a file the block names by its base name alone
+        (``add.test:  Total 2  Failed 1``) is the one the command names (``tclsh tests/add.test``).
     """
     lines = list(texts)
     if draft.path is None:
-        found = _stylish([*before, *lines[1:]]) or next((p for p in map(_first_place, lines) if p is not None), None)
+        found = _stylish([*before, *lines[1:]]) or _best_place(lines, checkout) or _file_alone(lines, checkout, command)
         if found is not None:
             draft.path, draft.line, draft.column = found
-    if draft.kind == "unknown":
-        if any(_DEPENDENCY.search(text) for text in lines):
-            draft.kind = "dependency"
-        elif any(_TEST_WORDS.search(text) for text in lines):
-            draft.kind = "test_failure"
-        elif draft.path is not None and any(_DIAGNOSTIC.search(text) for text in lines):
-            draft.kind = _diagnostic_kind(step)
-        elif any(_COMPILE.search(text) for text in lines):
-            draft.kind = "build_error"
+    if draft.kind in _REDECIDED:
+        kind = block_kind(lines, step, placed=draft.path is not None)
+        # The locator's crash (a segfault, a panic) stays one, unless a test's: a test that crashed failed.
+        if kind is not None and (draft.kind != "crash" or kind == "test_failure"):
+            draft.kind = kind
+
+
+def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
+    """The kind of a block no parser read, from what the step ran (:data:`~.tools.TOOLS`) and the block's words
+    (:data:`~.tools.MARKERS`); None when neither says.
+
+    A dependency's words win (a compiler that cannot find a package failed for want of it); a checker's step
+    names what its diagnostics are; a compile error stops any step; a crash in a test step is its test's
+    failure; a diagnostic elsewhere is a build error; else what the step's tool reports when it fails.
+
+    :param lines: the block's lines.
+    :param step: the failed step's command, lower case.
+    :param placed: the block names a file and line.
+    """
+    words = markers(lines)
+    by_step = step_kind(step)
+    diagnostic = placed and any(_DIAGNOSTIC.search(text) for text in lines)
+    if words == "dependency":
+        return words
+    if by_step in _CHECKERS and (diagnostic or placed):
+        return by_step
+    if words == "build_error" or (words == "test_failure" and by_step in ("build_error", "dependency")):
+        return "build_error" if words == "build_error" else by_step  # ``expected ';' but found`` is no test
+    if by_step == "test_failure" and (words in ("test_failure", "crash") or placed):
+        return by_step
+    if words is not None:
+        return words
+    if diagnostic:
+        return by_step if by_step in ("lint", "type_error", "test_failure", "security") else "build_error"
+    # The step's tool alone names a block that says it failed; a quiet end (no failure word) stays unknown.
+    return by_step if any(_FAILED.search(text) for text in lines) else None
+
+
+def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], step: str) -> list[Draft]:
+    """The findings of a compiler's, type checker's or linter's block beside ``chosen`` (its first): one per
+    file line of its rows, the rows above the block under their file's header included.
+
+    A compiler's warnings and notes are no failures, unless the block or the step says warnings are errors
+    (``sphinx -W``, ``--max-warnings 0``); a checker fails on any of its rows. A line's further problems are
+    that line's one fix.
+
+    :param above: up to 20 lines above the block, oldest first.
+    :param inside: the block's lines.
+    :param step: the failed step's command, lower case.
+    """
+    header = next((i for i in range(len(above) - 1, -1, -1) if _HEADER.match(above[i][1])), len(above))
+    lines = [*above[header:], *inside]
+    strict = any(_STRICT.search(text) for _, text in lines) or bool(_STRICT_STEP.search(step))
+    seen = {(chosen.path, chosen.line)}
+    rows: list[Draft] = []
+    for number, text, (path, line, column) in lint_rows(lines, [text for _, text in above]):
+        if chosen.kind != "lint" and not strict and _MINOR.search(text):
+            continue
+        if (path, line) not in seen:
+            seen.add((path, line))
+            rows.append(Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column))
+    return rows
 
 
 def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> list[tuple[int, str, Place]]:
@@ -109,18 +193,12 @@ def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> l
             continue
         row = _ROW.match(text)
         if row is not None and header is not None:
-            rows.append((number, text, (header, int(row.group("line")), int(row.group("column")))))
+            rows.append((number, text, (header, *_row_place(row))))
         elif _DIAGNOSTIC.search(text):
-            place = _first_place(text)
+            place = first_place(text)
             if place is not None and place[1] is not None:
                 rows.append((number, text, place))
     return rows
-
-
-def _diagnostic_kind(step: str) -> Kind:
-    if _TEST_STEP.search(step):
-        return "test_failure"
-    return "lint" if _LINT_STEP.search(step) else "build_error"
 
 
 def _stylish(lines: list[str]) -> Place | None:
@@ -131,19 +209,73 @@ def _stylish(lines: list[str]) -> Place | None:
             continue
         header = next((h for h in map(_HEADER.match, reversed(lines[:index])) if h is not None), None)
         if header is not None:
-            return header.group("path"), int(row.group("line")), int(row.group("column"))
+            return header.group("path"), *_row_place(row)
     return None
 
 
-def _first_place(text: str) -> Place | None:
+def _best_place(lines: Sequence[str], checkout: Checkout | None) -> Place | None:
+    """The block's place: the first in the repository (the last, in a most-recent-call-last traceback)."""
+    places = [place for text in lines for place in _places(text)]
+    if not places:
+        return None
+    if any("most recent call last" in text for text in lines):
+        places.reverse()  # the innermost frame is the last
+    if checkout is not None:
+        for place in places:
+            if in_checkout(place[0], checkout):
+                return place
+    return next((place for place in places if not _LIBRARY.search(place[0].replace("\\", "/"))), places[0])
+
+
+def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "") -> Place | None:
+    """A file the block names without a line: in the checkout, else under the workspace or with a folder
+    (a base name: the path the step's command gives it), and never a library's."""
+    for text in lines:
+        if _MISSING.search(text):
+            continue  # ``./install.sh: No such file or directory``: the file named is the one that is not there
+        for match in _FILE.finditer(text):
+            path = match.group("path")
+            if _LIBRARY.search(path) or _NOT_FILES.search(path) or _NOT_ALONE.search(path):
+                continue
+            if "/" not in path and "\\" not in path:
+                path = next((word for word in command.split() if word.endswith(f"/{path}")), path)
+            if checkout is not None:
+                if in_checkout(path, checkout):
+                    return path, None, None
+            elif repo_relative(repo_path(path)) is not None and ("/" in path or "\\" in path):
+                return path, None, None
+    return None
+
+
+def in_checkout(path: str, checkout: Checkout) -> bool:
+    """True when ``path`` (as a log shows it) is a file of ``checkout``."""
+    if checkout.has(path):
+        return True
+    relative = repo_relative(repo_path(path))
+    return relative is not None and checkout.exists(relative)
+
+
+def _row_place(row: re.Match[str]) -> tuple[int, int | None]:
+    line = int(row.group("line") or row.group("lline"))
+    column = row.group("column") or row.group("lcolumn")
+    return line, int(column) if column else None
+
+
+def first_place(text: str) -> Place | None:
+    """The first ``path:line`` (or ``path, line N``, ...) ``text`` names, or None."""
+    return next(_places(text), None)
+
+
+def _places(text: str) -> Iterator[Place]:
+    if _JVM_LIBRARY_FRAME.search(text):
+        return  # ``at org.junit.Assert.fail(Assert.java:89)``: a frame of the JDK or a library, not the project's
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
         if _NOT_FILES.search(path) or "://" in text[max(0, match.start() - 3) : match.start()]:
             continue
-        number = match.group("line") or match.group("bline") or match.group("pline") or match.group("wline")
+        number = next((n for n in match.group("line", "bline", "pline", "wline", "sline") if n), None)
         line = int(number) if number else None
         if line == 0:
             continue
-        col = match.group("column") or match.group("bcolumn") or match.group("pcolumn")
-        return path, line, int(col) if col else None
-    return None
+        col = next((c for c in match.group("column", "bcolumn", "pcolumn", "scolumn") if c), None)
+        yield path, line, int(col) if col else None

@@ -7,6 +7,7 @@ import re
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.ingest.log.javascript import NODE_LOCATION
+from gauntlet.ingest.log.tools import step_kind
 from gauntlet.models import Kind
 
 __all__ = ["Pip", "PythonLint", "Traceback", "TypeCheck"]
@@ -81,7 +82,10 @@ class Traceback:
             return False  # not an exception line: the traceback was cut off
         name = match.group(1)
         path, lineno = _repo_frame(self._frames)
-        self._pending = Draft("python", exception_kind(name), body, start, number, path=path, line=lineno)
+        kind = exception_kind(name)
+        if kind == "crash" and step_kind(sink.step) == "test_failure":
+            kind = "test_failure"  # an exception a test runner printed (``python -m unittest``) failed a test
+        self._pending = Draft("python", kind, body, start, number, path=path, line=lineno)
         return True
 
     def _standalone(self, number: int, text: str, sink: Sink) -> bool:
@@ -232,6 +236,14 @@ _PIP = re.compile(
 )
 # What a failed build says inside pip's box: an exception, or a compiler's error line.
 _BUILD_ERROR_LINE = re.compile(r"^[\w.]*(?:Error|Exception)\b: |^\S+:\d+:(?:\d+:)? (?:fatal )?error: ")
+#: A compiler's error in the box (a C extension that does not compile): the failure is that line, not pip's.
+_BOX_COMPILE_ERROR = re.compile(r"^(\S+?\.\w{1,4}):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$")
+#: The compiler the box's build ran (``gcc -c src/x.c``, ``x86_64-linux-gnu-gcc``, ``clang++``).
+_BOX_COMPILER = re.compile(r"^(?:\S*/)?(?:[\w.]+-)*(gcc|g\+\+|clang\+\+|clang|cc|c\+\+|nvcc)(?:-\d+)? ")
+#: pip's summary of a build it showed in a box: the box said it already.
+_PIP_WHEEL_SUMMARY = re.compile(
+    r"^(?:ERROR: )?(?:Failed building wheel for|Could not build wheels for|Failed to build) "
+)
 _PIP_SUBPROCESS = re.compile(
     r"^(?:error|×.*): subprocess-exited-with-error|^× (?:Failed to build|.*did not run successfully)"
 )
@@ -240,8 +252,16 @@ _PIP_SUBPROCESS = re.compile(
 class Pip(BlockParser):
     """pip's ``ERROR:`` lines (unresolvable requirements, conflicts) and a package build's output box.
 
-    The open block is the box where pip shows a failed build's output.
+    The open block is the box where pip shows a failed build's output. A compiler's error in it (a C
+    extension that does not compile) is the finding, at the compiler's place; pip's own summaries of that
+    build (``Failed building wheel``, ``Could not build wheels``) then only repeat it.
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: A build's box was read in this log: pip's wheel summaries after it repeat it.
+        self._boxed = False
+        self._compiler: str | None = None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -251,6 +271,11 @@ class Pip(BlockParser):
         if text.lstrip().startswith("error: subprocess-exited-with-error"):
             # A package's build failed; what it printed (a traceback, a compiler error) is in the box below.
             self._draft = Draft("pip", "dependency", "a package failed to build", number, number)
+            self._boxed, self._compiler = True, None
+            return True
+        if self._boxed and _PIP_WHEEL_SUMMARY.match(text.lstrip()):
+            # Only repeats that the build shown in the box failed (one cause, one finding).
+            sink.emit(Draft("pip", "dependency", text.strip(), number, number, role="fallback", rank=2))
             return True
         if text.startswith("ERROR: ") and (match := _PIP.match(text)):
             message = text[len("ERROR: ") :]
@@ -276,6 +301,12 @@ class Pip(BlockParser):
         stripped = text.strip()
         if stripped.startswith("× ") and box.message == "a package failed to build":
             box.message = stripped.removeprefix("× ")
+        elif box.kind == "dependency" and (compiled := _BOX_COMPILE_ERROR.match(stripped)):
+            path, row, column, message = compiled.groups()
+            box.tool, box.kind, box.message = self._compiler or "pip", "build_error", message
+            box.path, box.line, box.column = path, int(row), int(column) if column else None
+        elif compiler := _BOX_COMPILER.match(stripped):
+            self._compiler = compiler.group(1)
         elif _BUILD_ERROR_LINE.match(stripped):
             box.message = f"{box.message} {stripped}"[:300]
         box.end = number

@@ -17,6 +17,11 @@ _DRIVER = re.compile(
     r"^(?:could not compile|aborting due to|test failed, to rerun pass|build failed|"
     r"Recipe `|process didn't exit successfully|\d+ target failed|could not find `Cargo.toml`)"
 )
+#: cargo could not get a dependency (offline, a registry without it, versions that conflict).
+_DEPENDENCY = re.compile(
+    r"^(?:no matching package (?:named|found)|failed to select a version|failed to (?:get|download|load source"
+    r" for|fetch)\b|Unable to update (?:registry|https?:)|the lock file .* needs to be updated|cyclic package)"
+)
 _PANIC_NEW = re.compile(r"^thread '(.+?)' (?:\(\d+\) )?panicked at (\S+?):(\d+):(\d+):$")
 _PANIC_OLD = re.compile(r"^thread '(.+?)' (?:\(\d+\) )?panicked at '(.*)', (\S+?):(\d+):(\d+)$")
 _TEST_STDOUT = re.compile(r"^---- (\S+) stdout ----$")
@@ -49,6 +54,9 @@ class Rust:
         if text.startswith("error") and (match := _HEAD.match(text)):
             self._flush(sink)
             code, message = match.groups()
+            if _DEPENDENCY.match(message):
+                sink.emit(Draft("cargo", "dependency", message, number, number))
+                return True
             if _DRIVER.match(message):
                 sink.emit(Draft("cargo", "build_error", message, number, number, role="fallback", rank=2))
                 return True

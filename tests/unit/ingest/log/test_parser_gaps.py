@@ -265,3 +265,12 @@ def test_panics_in_two_packages_stay_two() -> None:
 )
 def test_step_tool(command: str, tool: str | None) -> None:
     assert step_tool(command) == tool
+
+
+def test_a_python_warning_printed_as_a_diagnostic_is_no_failure() -> None:
+    """Diagnostics reads every extension now (.py too): Python's ``x.py:12: DeprecationWarning:`` is no error."""
+    from gauntlet.ingest.limits import DEFAULT_LIMITS
+    from gauntlet.ingest.log import scan
+
+    log = b"running\n/home/runner/work/a/a/src/x.py:12: DeprecationWarning: old api\n  warn('x')\ndone\n"
+    assert list(scan([log], DEFAULT_LIMITS)) == []

@@ -75,3 +75,80 @@ def test_a_dependency_failure_and_a_compiler_error_are_named_by_their_words() ->
     assert _placed(resolve).kind == "dependency"
     assert _placed(["error[E0308]: mismatched types"]).kind == "build_error"
     assert _placed(["error: VERSION file is missing"]).kind == "unknown", "a script's own error: is no compiler's"
+
+
+def test_a_checkouts_file_is_preferred_over_the_first_place() -> None:
+    from gauntlet.ingest.paths import Checkout
+
+    checkout = Checkout(root="/src/app", exists=lambda path: path == "conf/app.cfg")
+    block = ["ERROR: check failed in gen/out.cfg:3 (included from conf/app.cfg:12)"]
+    assert (_placed(block).path, _placed(block).line) == ("gen/out.cfg", 3)
+    draft = Draft(None, "unknown", block[0], 1, 1, role="fallback")
+    place_block(draft, block, "", checkout=checkout)
+    assert (draft.path, draft.line) == ("conf/app.cfg", 12)
+    draft = Draft(None, "unknown", "x", 1, 1, role="fallback")
+    place_block(draft, ["ERROR: failed in /src/app/conf/app.cfg:4"], "", checkout=checkout)
+    assert (draft.path, draft.line) == ("/src/app/conf/app.cfg", 4), "the analyser makes it relative to the root"
+
+
+def test_library_frames_are_no_place_and_a_traceback_ends_at_its_innermost_frame() -> None:
+    frames = [
+        "Error: ENOENT: no such file or directory, open 'config.json'",
+        "    at Object.openSync (node:fs:573:18)",
+        "    at readConfig (/home/runner/work/app/app/node_modules/conf/index.js:9:3)",
+        "    at main (/home/runner/work/app/app/index.js:4:9)",
+    ]
+    assert (_placed(frames).path, _placed(frames).line) == ("/home/runner/work/app/app/index.js", 4)
+    java = [
+        'Exception in thread "main" java.lang.NumberFormatException: x',
+        "\tat java.base/java.lang.Integer.parseInt(Integer.java:67)",
+        "\tat demo.Main.main(Main.java:5)",
+    ]
+    assert (_placed(java).path, _placed(java).line) == ("Main.java", 5)
+    traceback = [
+        "FileNotFoundError: settings.json",
+        "Traceback (most recent call last):",
+        '  File "run.py", line 9, in <module>',
+        '  File "run.py", line 5, in load',
+    ]
+    assert (_placed(traceback).path, _placed(traceback).line) == ("run.py", 5)
+
+
+@pytest.mark.parametrize(
+    ("line", "place"),
+    [
+        ('PHP Parse error: syntax error, unexpected token "}" in src/f.php on line 4', ("src/f.php", 4, None)),
+        ("ERROR in ./src/index.js 1:18-35", ("./src/index.js", 1, 18)),
+        ("would reformat /home/runner/work/app/app/shop/f.py", ("/home/runner/work/app/app/shop/f.py", None, None)),
+    ],
+)
+def test_more_shapes_of_a_place(line: str, place: tuple[object, ...]) -> None:
+    draft = _placed(["Error: build failed", line])
+    assert (draft.path, draft.line, draft.column) == place
+
+
+def test_a_file_named_alone_is_never_a_log_a_library_or_one_that_is_missing() -> None:
+    assert _placed(["Error: see build/CMakeFiles/CMakeOutput.log"]).path is None
+    assert _placed(["Error: failed in /usr/lib/python3/dist-packages/x.py"]).path is None
+    assert _placed(["bash: ./ci/install.sh: No such file or directory"]).path is None
+
+
+def test_a_base_name_alone_is_the_path_the_steps_command_gives_it() -> None:
+    draft = Draft(None, "unknown", "==== add-1 FAILED", 1, 2, role="fallback")
+    place_block(draft, ["==== add-1 FAILED", "add.test:\tTotal\t2\tFailed\t1"], "tclsh", command="tclsh tests/add.test")
+    assert (draft.path, draft.line) == ("tests/add.test", None)
+
+
+@pytest.mark.parametrize(
+    ("lines", "step", "kind"),
+    [
+        (["shop/a.py:1: error: Incompatible types"], "mypy shop", "type_error"),
+        (["./main.go:7:2: fmt.Printf format %d has arg name of wrong type"], "go vet ./...", "lint"),
+        (["npm error code ENOTCACHED"], "npm ci", "dependency"),
+        (['✘ [ERROR] Expected ")" but found ";"', "    src/index.js:2:14:"], "npx esbuild src/index.js", "build_error"),
+        (["thread 'tests::adds' panicked at src/lib.rs:11:9:"], "cargo test", "test_failure"),
+        (["make: *** No rule to make target 'main.o'. Stop."], "make", "build_error"),
+    ],
+)
+def test_a_blocks_kind_comes_from_its_step_and_its_words(lines: list[str], step: str, kind: str) -> None:
+    assert _placed(lines, step=step).kind == kind

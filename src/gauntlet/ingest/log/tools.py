@@ -1,0 +1,207 @@
+"""The tools CI steps run, as data: what kind of failure each reports, and the words results are marked with.
+
+Theory of operation. For a tool no parser knows, two things tell what its failure is:
+
+- what the failed step ran (``##[group]Run npm ci``, ``pytest -q``, ``cargo clippy``): :data:`TOOLS` maps the
+  commands, as a step writes them, to the kind of failure that tool reports; :func:`step_kind` finds the
+  longest command the step names (``npm test`` over ``npm``, ``cargo clippy`` over ``cargo``), else a
+  program whose name says it lints or tests (``npm run lint``, ``./build/calc_test``);
+- the words its output uses, whatever the tool: :data:`MARKERS` holds, per kind, the vocabulary of test
+  runners (xUnit-, spec- and TAP-style verdicts), package managers that could not get a dependency, compilers,
+  and crashes (uncaught exceptions, panics, sanitizers).
+
+Adding a tool is a row (a command under its kind); adding a runner's verdict word is an alternative in its
+kind's marker. :mod:`.place` combines the two (see :func:`~gauntlet.ingest.log.place.place_block`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from gauntlet.models import Kind
+
+__all__ = ["LINTERS", "MARKERS", "TOOLS", "VERDICTS", "checker_kind", "failed_test_name", "markers", "step_kind"]
+
+#: Linters and style checkers by the command a step runs (a table of names, not of output shapes: a step that
+#: ran one reports lint, whatever its rows look like). Any command with ``lint`` in its name counts too.
+LINTERS = (
+    "actionlint", "alex", "ansible-lint", "biome", "black --check", "buf lint", "cfn-lint", "checkov", "checkstyle",
+    "clang-format", "clang-tidy", "codespell", "commitlint", "cppcheck", "cpplint", "credo", "cspell", "detekt",
+    "doc8", "dotnet format", "editorconfig-checker", "eslint", "flake8", "gofmt", "golangci-lint", "hadolint",
+    "hlint", "htmlhint", "isort --check", "jscpd", "ktlint", "luacheck", "markdownlint", "perlcritic",
+    "phpcs", "phpstan", "pmd", "prettier --check", "proselint", "psalm", "pycodestyle", "pydocstyle", "pyflakes",
+    "pylint", "revive", "rubocop", "ruff", "rustfmt --check", "scalafmt", "shellcheck", "shfmt", "spotbugs",
+    "sqlfluff", "standard", "stylelint", "swiftformat", "swiftlint", "textlint", "tflint", "typos", "vale",
+    "vulture", "write-good", "xmllint", "yamllint",
+    # Beyond the names above: checkers run through a build tool, and formatters in check mode.
+    "go vet", "staticcheck", "cargo clippy", "clippy-driver", "cargo fmt", "black", "isort", "prettier",
+    "markdownlint-cli2", "mix format --check-formatted", "mix credo", "rustfmt", "djlint", "ruff check",
+    "ruff format --check", "semgrep",
+)  # fmt: skip
+
+#: Kind of failure → the commands (as a step writes them) of the tools that report it. A command matches as
+#: whole words anywhere in the step (after a path, ``npx``, ``python -m``, ``&&``); the longest one wins.
+TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
+    ("test_failure", (
+        "pytest", "py.test", "tox", "nox", "unittest", "nose2", "behave", "robot", "doctest", "ward",
+        "go test", "gotestsum", "cargo test", "cargo nextest", "npm test", "npm run test", "npm t", "yarn test",
+        "pnpm test", "bun test", "deno test", "jest", "vitest", "mocha", "ava", "jasmine", "karma",
+        "playwright test", "cypress run", "node --test", "ctest", "make test", "make check", "meson test",
+        "mvn test", "mvn verify", "gradle test", "gradlew test", "gradle check", "gradlew check", "sbt test",
+        "dotnet test", "vstest.console", "rspec", "rake test", "rake spec", "rails test", "phpunit", "pest",
+        "mix test", "prove", "busted", "bats", "stack test", "cabal test", "swift test", "xcodebuild test",
+        "flutter test", "dart test", "zig build test", "testthat", "r cmd check", "tcltest",
+        # A coverage gate fails the test step: ``coverage report --fail-under=90``.
+        "coverage report", "coverage run", "nyc check-coverage", "c8 check-coverage",
+    )),
+    ("lint", LINTERS),
+    ("type_error", (
+        "mypy", "dmypy", "pyright", "basedpyright", "pytype", "pyre", "tsc", "vue-tsc", "flow", "srb tc", "steep",
+        "npm run typecheck", "npm run type-check", "yarn typecheck", "pnpm typecheck",
+    )),
+    ("security", ("bandit", "gosec", "brakeman", "safety check", "pip-audit", "npm audit", "cargo audit", "trivy")),
+    ("dependency", (
+        "npm ci", "npm install", "npm i", "yarn install", "pnpm install", "bun install", "pip install",
+        "pip3 install", "pip-sync", "poetry install", "poetry lock", "uv sync", "uv pip install", "pipenv install",
+        "conda install", "mamba install", "bundle install", "gem install", "composer install", "composer update",
+        "cargo fetch", "go mod download", "go mod tidy", "go get", "apt-get install", "apt install",
+        "brew install", "dotnet restore", "nuget restore", "mvn dependency:resolve", "mix deps.get", "cpanm",
+        "luarocks install", "vcpkg install", "conan install", "pub get", "flutter pub get", "swift package resolve",
+    )),
+    ("build_error", (
+        "make", "gmake", "cmake", "ninja", "meson compile", "bazel build", "gcc", "g++", "clang", "clang++", "cc",
+        "c++", "gfortran", "nvcc", "cargo build", "cargo check", "rustc", "go build", "go install", "javac",
+        "mvn compile", "mvn package", "mvn install", "gradle build", "gradlew build", "gradle assemble",
+        "gradlew assemble", "sbt compile", "dotnet build", "msbuild", "npm run build", "yarn build", "pnpm build",
+        "webpack", "vite build", "esbuild", "rollup", "parcel build", "next build", "swift build", "xcodebuild",
+        "mix compile", "elixirc", "erlc", "rebar3 compile", "ghc", "stack build", "cabal build", "zig build",
+        "nim c", "crystal build", "dune build", "sphinx-build", "mkdocs build", "hugo", "jekyll build",
+        "docker build", "latexmk", "pdflatex", "python setup.py build", "python -m build", "pip wheel",
+    )),
+)  # fmt: skip
+
+#: Kind → the words output uses for it, whatever the tool (checked in this order by :mod:`.place`).
+MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
+    (
+        "dependency",
+        re.compile(
+            r"(?i)could not resolve (?:dependencies|dependency|host)|unable to resolve dependency|\bERESOLVE\b"
+            r"|no matching distribution found|could not find a version that satisfies|failed to (?:download|fetch)\b"
+            r"|not found in (?:the )?registry|could not find (?:package|module)\b|find_package|no such package"
+            r"|no matching package (?:named|found)|failed to select a version|\bENOTCACHED\b|only-if-cached"
+            r"|you're using offline mode|version solving failed|\bunsatisfiable\b|could NOT find \w"
+            r"|package-lock\.json and package\.json are not in sync|\bE404\b.{0,40}not found|404 Not Found - GET"
+            r"|unable to locate package|could not find gem|requires? .{1,60} which (?:is|was) not found"
+        ),
+    ),
+    (
+        "build_error",
+        re.compile(
+            r"\b(?:SyntaxError|ParseError|IndentationError|TabError)\b|(?i:\bsyntax error\b|\bparse error\b)"
+            r"|(?i:\bcompil(?:ation|e|ing)\b.{0,40}\b(?:error|failed))|\berror\[\w+\]|\bundefined reference\b"
+            r"|\bmultiple definition of\b|No rule to make target|error collecting\b|ERROR collecting\b"
+            r"|\bcannot find symbol\b"
+        ),
+    ),
+    (
+        "test_failure",
+        re.compile(
+            r"--- FAIL|\bFAIL(?:ED)?\b|\bnot ok \d|(?i:\bassert(?:ion(?:error)?)?\b)"
+            r"|(?i:\bexpected\b.{0,80}\b(?:but|got|received|actual)\b)|^\s*\d+\) |\b\d+ (?:failing|failures?)\b"
+            r"|Tests run: \d+, Failures: [1-9]|\[ {2}FAILED {2}\]|\bFailures:$"
+        ),
+    ),
+    (
+        "crash",
+        re.compile(
+            r"Traceback \(most recent call last\)|Exception in thread|\bUncaught\b|\buncaught exception\b"
+            r"|\bpanic(?:ked)?\b|Segmentation fault|core dumped|runtime error:|==\d+==\s*ERROR: \w*Sanitizer"
+            r"|\(\w+(?:::\w+)+\)$|^\s+from \S+:\d+:in |^\s+at \S.*[(\s]\S+:\d+(?::\d+)?\)?$|thrown in \S+ on line"
+        ),
+    ),
+)
+
+#: How test runners name a failed test on its verdict line (xUnit-, spec- and TAP-style), one shape a row; the
+#: ``name`` group is the test. The first line of a block that matches names the block's test.
+VERDICTS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"^--- FAIL: (?P<name>\S+)",  # go test
+        r"^\[\s+FAILED\s+\] (?P<name>[\w./:<>-]+)",  # GoogleTest
+        r"^not ok \d+(?: -)? (?P<name>.+?)(?: # .*)?$",  # TAP (bats, prove, node --test)
+        r"^(?:FAIL|ERROR): (?P<name>\w\S*)",  # unittest, nose2
+        r"^test (?P<name>\S+) \.\.\. FAILED$",  # cargo test
+        r"^(?P<name>\S.*?) \.\.\. (?:FAILED|FAIL|ERROR)$",  # unittest -v, nose2
+        r"^(?P<name>\S.*?)\s+\| FAIL \|$",  # Robot Framework
+        r"^==== (?P<name>\S+) FAILED$",  # tcltest
+        r"^\s*\d+ - (?P<name>\S+) \((?:Failed|Timeout|SEGFAULT|Exception|Subprocess aborted)\)",  # ctest
+        r"^\s*\d+\) (?P<name>\S.*?):?$",  # mocha, jasmine, RSpec, JUnit 4
+        r"^\s*(?:✗|✕|×|✘) (?P<name>\S.*)$",  # spec reporters
+    )
+)
+#: A step's command split at shell separators, then the table's commands as whole words in each part.
+_COMMAND_END = r"(?=$|[\s;&|)'\"`])"
+_COMMANDS: dict[str, Kind] = {}
+for _kind, _names in TOOLS:
+    for _name in _names:
+        _COMMANDS.setdefault(_name.lower(), _kind)
+_STEP = re.compile(
+    r"(?:^|(?<=[\s/;&|('\"`]))(?:"
+    + "|".join(re.escape(name) for name in sorted(_COMMANDS, key=len, reverse=True))
+    + r")"
+    + _COMMAND_END
+)
+_ANY_LINT = re.compile(r"\w*lint\b")
+#: A test program run by itself (GoogleTest, Catch2, Check binaries): its name says test (``./build/calc_test``,
+#: ``tests/test_add``, ``check_add``, ``run-tests.sh``).
+_TEST_PROGRAM = re.compile(
+    r"(?:^|[\s/])(?:(?:tests?|check|spec)[_-][\w.-]+|[\w.-]+[_-](?:tests?|spec|check)(?:\.\w+)?|run[_-]?tests?(?:\.\w+)?"
+    r"|tests?)(?=$|[\s;&|)])"
+)
+
+
+def step_kind(step: str) -> Kind | None:
+    """The kind of failure the step's command reports, from :data:`TOOLS`; None for a command it does not list.
+
+    :param step: the step's command, lower case (``""`` when the log does not say).
+    :returns: the kind of the longest listed command the step names (the later of equals: in ``make && make
+        test`` the tests ran last); a command with ``lint`` in its name is a linter's.
+    """
+    best: tuple[int, int, Kind] | None = None
+    for match in _STEP.finditer(step):
+        found = (len(match.group(0)), match.start(), _COMMANDS[match.group(0)])
+        if best is None or found[:2] > best[:2]:
+            best = found
+    if best is not None:
+        return best[2]
+    if _ANY_LINT.search(step):
+        return "lint"
+    return "test_failure" if _TEST_PROGRAM.search(step) else None
+
+
+def markers(texts: Iterable[str]) -> Kind | None:
+    """The first kind of :data:`MARKERS` whose words one of ``texts`` uses, or None."""
+    lines = list(texts)
+    for kind, pattern in MARKERS:
+        if any(pattern.search(text) for text in lines):
+            return kind
+    return None
+
+
+def checker_kind(step: str) -> Kind | None:
+    """What a checker's step (a linter, a type checker, a security scanner) reports; None for any other step.
+
+    A checker's diagnostics look like a compiler's (``path:line: error: ...``): only the step tells them apart.
+    """
+    kind = step_kind(step)
+    return kind if kind in ("lint", "type_error", "security") else None
+
+
+def failed_test_name(lines: Iterable[str]) -> str | None:
+    """The test the first verdict line of ``lines`` names as failed (:data:`VERDICTS`), or None."""
+    for text in lines:
+        for pattern in VERDICTS:
+            if found := pattern.match(text):
+                return found.group("name").strip()
+    return None

@@ -1,0 +1,91 @@
+"""The table of tools and the runners' markers (``ingest/log/tools.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gauntlet.ingest.log.tools import TOOLS, checker_kind, failed_test_name, markers, step_kind
+
+
+@pytest.mark.parametrize(
+    ("step", "kind"),
+    [
+        ("npm ci --offline", "dependency"),
+        ("pip install .", "dependency"),
+        ("npm test", "test_failure"),
+        ("python -m pytest -q tests", "test_failure"),
+        ("cargo clippy -- -d warnings", "lint"),
+        ("cargo build --offline", "build_error"),
+        ("npx tsc --noemit", "type_error"),
+        ("mypy shop", "type_error"),
+        ("bandit -r app", "security"),
+        ("make && make test", "test_failure"),  # the longest command the step names
+        ("bash -c 'cmake -g ninja -s . -b build && cmake --build build'", "build_error"),
+        ("./build/calc_test", "test_failure"),  # a program named for tests
+        ("npm run lint", "lint"),  # a command with lint in its name
+        ("coverage report --fail-under=90", "test_failure"),
+        ("echo done", None),
+        ("", None),
+    ],
+)
+def test_a_steps_kind_is_what_its_tool_reports(step: str, kind: str | None) -> None:
+    assert step_kind(step) == kind
+
+
+def test_words_inside_other_words_and_flags_name_no_tool() -> None:
+    assert step_kind("gh workflow run deploy") is None, "workflow is no flow"
+    assert step_kind("black --check .") == "lint"
+    assert step_kind("cppcheck --error-exitcode=1 src") == "lint"
+
+
+def test_every_command_is_listed_once_lower_case() -> None:
+    commands = [command for _, names in TOOLS for command in names]
+    assert all(command == command.lower() for command in commands)
+
+
+def test_only_a_checkers_step_has_a_checker_kind() -> None:
+    assert checker_kind("ruff check .") == "lint"
+    assert checker_kind("pyright") == "type_error"
+    assert checker_kind("go test ./...") is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "kind"),
+    [
+        (["npm error code ENOTCACHED"], "dependency"),
+        (["error: no matching package named `serde` found"], "dependency"),
+        (['  File "run.py", line 1', "SyntaxError: invalid syntax"], "build_error"),
+        (["--- FAIL: TestAdd (0.00s)"], "test_failure"),
+        (["not ok 3 adds"], "test_failure"),
+        (['Exception in thread "main" java.lang.IllegalStateException: no'], "crash"),
+        (["Build finished."], None),
+    ],
+)
+def test_the_outputs_words_name_a_kind(lines: list[str], kind: str | None) -> None:
+    assert markers(lines) == kind
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("--- FAIL: TestAdd (0.00s)", "TestAdd"),
+        ("[  FAILED  ] CalcTest.Adds (0 ms)", "CalcTest.Adds"),
+        ("not ok 1 adds two numbers", "adds two numbers"),
+        ("FAIL: test_upper (tests.test_upper.TestUpper.test_upper)", "test_upper"),
+        ("test tests::adds ... FAILED", "tests::adds"),
+        (
+            "test_upper (tests.test_upper.TestUpper.test_upper) ... FAIL",
+            "test_upper (tests.test_upper.TestUpper.test_upper)",
+        ),
+        ("Adds Numbers                                                          | FAIL |", "Adds Numbers"),
+        ("==== add-1 FAILED", "add-1"),
+        ("\t  1 - sum_works (Failed)", "sum_works"),
+        ("  1) concats:", "concats"),
+    ],
+)
+def test_a_runners_verdict_line_names_the_failed_test(line: str, name: str) -> None:
+    assert failed_test_name(["some output", line, "--- FAIL: Later"]) == name
+
+
+def test_no_verdict_no_name() -> None:
+    assert failed_test_name(["2 tests, 1 failure", "error: build failed"]) is None

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
 from gauntlet.ingest.limits import Limits
+from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
 from gauntlet.ingest.log.place import place_block, report_rows
@@ -175,6 +176,17 @@ class Analyser:
                 parser.close(self)
             self.active = False
             self._close_scope(draft)
+
+    @property
+    def header_end(self) -> int | None:
+        """The last line an open step header may reach, when the runner alone is reading one.
+
+        The runner claims every line of a header (the step's script, not its output), so the lines up to its
+        ``##[endgroup]`` or this line need no feeding: the scanner jumps over them.
+        """
+        if len(self._live) == 1 and isinstance(self._live[0], CiRunner):
+            return self._live[0].header_end
+        return None
 
     # -- feeding -----------------------------------------------------------------------------------
 

@@ -76,6 +76,11 @@ class CiRunner:
         """True inside a step's header (``##[group]Run ...`` up to ``##[endgroup]``)."""
         return self._header
 
+    @property
+    def header_end(self) -> int | None:
+        """Inside a step's header, the last line number it may reach (an ``##[endgroup]`` ends it sooner)."""
+        return self._start + HEADER_LINES if self._header else None
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line

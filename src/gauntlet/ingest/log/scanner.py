@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import cache
 from io import SEEK_CUR
 from typing import BinaryIO, cast
 
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
-from gauntlet.ingest.log.ci import HEADER_LINES
 from gauntlet.ingest.log.locator import Span, last_lines, previous_lines
 from gauntlet.ingest.log.prefilter import is_trigger, searcher
 from gauntlet.ingest.log.text import clean_line
@@ -118,8 +118,8 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser, *, back
         index = 0
         while True:
             if analyser.active and cursor < limit:
-                cursor, number = _feed_next(block, cursor, number, analyser, cap)
-                fed_through = number - 1
+                cursor, number, fed = _read_on(block, cursor, number, limit, analyser, cap, big=big)
+                fed_through = number - 1 if fed else fed_through
             elif index < len(candidates):
                 offset = candidates[index]
                 index += 1
@@ -141,8 +141,6 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser, *, back
                 cursor = end + 1 if end != -1 else limit
                 number = hit_number + 1
                 fed_through = hit_number
-                if analyser.active and text.startswith("##[group]Run "):
-                    cursor, number = _skip_header(block, cursor, number, limit, big=big)
             else:
                 break
             if analyser.found:
@@ -177,34 +175,52 @@ NUMPY_AFTER = 256 << 20
 NUMPY_SPAN = 8 << 10
 
 
-#: Where an ``##[endgroup]`` is looked for first: a real step's script is a few lines long.
-HEADER_BYTES = 16 << 10
-# The most lines a header may have (its last line, the one after these, ends it whatever it says).
-_HEADER_REACH = re.compile(rb"(?:[^\n]*+\n){%d}" % HEADER_LINES)
+def _read_on(
+    block: bytes, cursor: int, number: int, limit: int, analyser: Analyser, cap: int, *, big: bool
+) -> tuple[int, int, bool]:
+    """Inside a block: feed the next line, or jump over the rest of a step's header, which the runner claims
+    line by line anyway (the step's script, not its output). Returns the next line and whether one was fed."""
+    last = analyser.header_end
+    if last is not None:
+        stop, after = _header_rest(block, cursor, number, limit, last, big=big)
+        if stop > cursor:
+            return stop, after, False
+    cursor, number = _feed_next(block, cursor, number, analyser, cap)
+    return cursor, number, True
 
 
-def _skip_header(block: bytes, cursor: int, number: int, limit: int, *, big: bool) -> tuple[int, int]:
-    """Jump over a step's header, to the line that ends it: its ``##[endgroup]`` or the last it may have.
+def _header_rest(block: bytes, cursor: int, number: int, limit: int, last: int, *, big: bool) -> tuple[int, int]:
+    """Where the open step header ends: the line of its ``##[endgroup]``, or line ``last + 1``, whichever
+    comes first (or the block's end), with its number.
 
-    The runner parser claims every header line anyway (a script is no output), so the lines between need no
-    reading; it counts the header by line number (:data:`~gauntlet.ingest.log.ci.HEADER_LINES`), so the line
-    jumped to ends it just as when every line is fed. A header that runs past the block is read line by line.
+    The runner parser counts a header by line number (:data:`~gauntlet.ingest.log.ci.HEADER_LINES` from its
+    ``##[group]Run`` line), so the line jumped to ends it just as when every line is fed.
     """
+    allowed = last - number + 1
+    if allowed <= 0:
+        return cursor, number
+    # A real step's script is a few lines long: its ``##[endgroup]`` is near.
     close = block.find(b"##[endgroup]", cursor, min(limit, cursor + HEADER_BYTES))
     if close != -1:
         stop = block.rfind(b"\n", cursor, close) + 1 or cursor
         lines = count_newlines(block, cursor, stop, big=big)
-        if lines < HEADER_LINES:
+        if lines <= allowed:
             return stop, number + lines
-    reach = _HEADER_REACH.match(block, cursor, limit)
+    reach = _lines(allowed).match(block, cursor, limit)
     end = limit if reach is None else reach.end()
     close = block.find(b"##[endgroup]", cursor, end)
-    if close != -1:
-        stop = block.rfind(b"\n", cursor, close) + 1 or cursor
-        return stop, number + count_newlines(block, cursor, stop, big=big)
-    if reach is None:
-        return cursor, number
-    return end, number + HEADER_LINES
+    stop = (block.rfind(b"\n", cursor, close) + 1 or cursor) if close != -1 else end
+    return stop, number + count_newlines(block, cursor, stop, big=big)
+
+
+#: Where an ``##[endgroup]`` is looked for first.
+HEADER_BYTES = 16 << 10
+
+
+@cache
+def _lines(count: int) -> re.Pattern[bytes]:
+    """A pattern over ``count`` whole lines (at most :data:`~gauntlet.ingest.log.ci.HEADER_LINES` + 1 of them)."""
+    return re.compile(rb"(?:[^\n]*+\n){%d}" % count)
 
 
 def _is_hit(text: str, analyser: Analyser) -> bool:

@@ -33,11 +33,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from gauntlet.kinds import KINDS
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 __all__ = [
-    "KINDS",
     "KNOWN_LABEL",
     "MAX_KNOWN_ISSUES",
     "MAX_PATTERN_CHARS",
@@ -68,20 +69,6 @@ MIN_MESSAGE_CHARS = 3
 MAX_BODY_CHARS = 65_536
 MAX_BLOCK_CHARS = 4_096
 
-#: The finding kinds (``models.Kind``, DESIGN §4): this module imports nothing of Gauntlet's, as models import it.
-KINDS = (
-    "test_failure",
-    "build_error",
-    "lint",
-    "type_error",
-    "dependency",
-    "infra",
-    "timeout",
-    "crash",
-    "security",
-    "review",
-    "unknown",
-)
 
 _BLOCK = re.compile(r"^[ \t]*```[ \t]*json[ \t]*\r?\n(.*?)^[ \t]*```", re.MULTILINE | re.DOTALL | re.IGNORECASE)
 _REPEAT = re.compile(r"(?<!\\)\{\s*(\d*)\s*(?:,\s*(\d*)\s*)?\}")

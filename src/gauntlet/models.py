@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gauntlet.kinds import Kind
 from gauntlet.known import KnownFailures
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -80,19 +81,6 @@ Source = Literal[
     "mocha-json",
     "jest-json",
     "dart-json",
-]
-Kind = Literal[
-    "test_failure",
-    "build_error",
-    "lint",
-    "type_error",
-    "dependency",
-    "infra",
-    "timeout",
-    "crash",
-    "security",
-    "review",
-    "unknown",
 ]
 Severity = Literal["critical", "major", "minor", "nitpick"]
 Priority = Literal["P0", "P1", "P2"]

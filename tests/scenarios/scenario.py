@@ -290,6 +290,31 @@ def start(root: Path) -> Iterator[Scenario]:
     assert not problems, "responses that break GitHub's OpenAPI description:\n" + "\n".join(problems)
 
 
+#: Real pytest output (``main_branch/logs``, see its ``generate.sh``).
+REAL_LOGS = Path(__file__).resolve().parent / "main_branch" / "logs"
+#: The inputs of a step that reads only the logs written into its workspace.
+ONLY_LOGS = {"logs": "*.log", "findings": ""}
+
+
+def log_files(*names: str) -> dict[str, str]:
+    """Real logs of ``REAL_LOGS``, as workspace files a step reads (numbered, so one may repeat)."""
+    return {f"{n}-{name}": (REAL_LOGS / name).read_text(encoding="utf-8") for n, name in enumerate(names)}
+
+
+def push_event(sha: str) -> dict[str, Any]:
+    """A ``push`` payload to the default branch."""
+    return {"ref": "refs/heads/main", "after": sha, "repository": {"full_name": REPO, "default_branch": "main"}}
+
+
+def main_with_a_flake_and_a_break(world: Scenario) -> None:
+    """main fails test_divide for real, and test_lucky fails then passes on a rerun of the same commit."""
+    main = world.sandbox.head(REPO) or ""
+    first = log_files("pytest-divide-broken.log", "pytest-lucky-flaky.log")
+    assert world.run("push", push_event(main), files=first, inputs=ONLY_LOGS, run_id=10).code == 0
+    again = log_files("pytest-divide-broken.log")
+    assert world.run("push", push_event(main), files=again, inputs=ONLY_LOGS, run_id=10, attempt=2).code == 0
+
+
 def failing_ci(iteration: int) -> dict[str, str]:
     """The demo project's pytest log and review findings for an iteration (1: three failures, 2: one)."""
     return {

@@ -10,31 +10,14 @@ import time
 from typing import Any
 
 from mainline import LOGS
-from scenario import BOT, REPO, Scenario
+from scenario import BOT, ONLY_LOGS, REPO, Scenario, log_files, main_with_a_flake_and_a_break, push_event
 
 from gauntlet.demo.payloads import comment_event
 from gauntlet.known import KnownRule, parse_issue
 from gauntlet.sandbox.store import Issue, now_iso
 
-ONLY_LOGS = {"logs": "*.log", "findings": ""}
 _VERDICT = re.compile(r"\n```json\n(.*)\n```\n\Z", re.S)
 RULE = '```json\n{"pattern": "where \\\\d+ = add\\\\(", "path": "tests/*.py", "kind": "test_failure"}\n```'
-
-
-def _logs(*names: str) -> dict[str, str]:
-    return {f"{n}-{name}": (LOGS / name).read_text(encoding="utf-8") for n, name in enumerate(names)}
-
-
-def _push(sha: str) -> dict[str, Any]:
-    return {"ref": "refs/heads/main", "after": sha, "repository": {"full_name": REPO, "default_branch": "main"}}
-
-
-def _main_with_a_flake_and_a_break(world: Scenario) -> None:
-    main = world.sandbox.head(REPO) or ""
-    first = _logs("pytest-divide-broken.log", "pytest-lucky-flaky.log")
-    assert world.run("push", _push(main), files=first, inputs=ONLY_LOGS, run_id=10).code == 0
-    again = _logs("pytest-divide-broken.log")
-    assert world.run("push", _push(main), files=again, inputs=ONLY_LOGS, run_id=10, attempt=2).code == 0
 
 
 def _known_issue(world: Scenario, body: str, title: str = "add() is broken upstream") -> int:
@@ -46,10 +29,10 @@ def _bot_comments(world: Scenario, number: int) -> list[Any]:
 
 
 def test_a_known_failure_issue_lets_the_check_pass_is_linked_and_records_the_pr(world: Scenario) -> None:
-    _main_with_a_flake_and_a_break(world)
+    main_with_a_flake_and_a_break(world)
     issue = _known_issue(world, f"Until the upstream fix lands.\n\n{RULE}\n")
     number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
-    files = _logs("pytest-add-divide-broken.log", "pytest-lucky-flaky.log")
+    files = log_files("pytest-add-divide-broken.log", "pytest-lucky-flaky.log")
     event = world.pull_request_event(number, sha, "opened")
     pr = world.run("pull_request", event, files=files, inputs=ONLY_LOGS)
 
@@ -138,7 +121,7 @@ def test_ten_thousand_known_failure_issues_are_a_bounded_read(world: Scenario) -
             )
     number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
     event = world.pull_request_event(number, sha, "opened")
-    files = _logs("pytest-add-divide-broken.log")
+    files = log_files("pytest-add-divide-broken.log")
     # With the start query (its first page free), then by REST alone: two pages at most either way.
     for run_id, inputs, pages in ((100, ONLY_LOGS, 1), (101, {**ONLY_LOGS, "graphql": "false"}, 2)):
         before = len(world.sandbox.requests())
@@ -155,7 +138,7 @@ def test_ten_thousand_known_failure_issues_are_a_bounded_read(world: Scenario) -
 
 def test_gauntlet_known_files_the_issue_once_and_the_next_run_counts_the_failure_known(world: Scenario) -> None:
     number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
-    files = _logs("pytest-add-divide-broken.log")
+    files = log_files("pytest-add-divide-broken.log")
     event = world.pull_request_event(number, sha, "opened")
     assert world.run("pull_request", event, files=files, inputs=ONLY_LOGS).code == 0
     assert [c.conclusion for c in world.check_runs(sha)] == ["failure"]
@@ -184,7 +167,7 @@ def test_gauntlet_known_files_the_issue_once_and_the_next_run_counts_the_failure
 def test_under_faults_each_pr_leaves_one_hit_comment_with_its_count(world: Scenario) -> None:
     issue = _known_issue(world, RULE)
     prs = [world.open_pr(f"break-{i}", {"calc.py": f"def add(a, b):\n    return a * b  # {i}\n"}) for i in range(4)]
-    files = _logs("pytest-add-divide-broken.log")
+    files = log_files("pytest-add-divide-broken.log")
     world.sandbox.set_faults(0.25, seed=11)
     for number, sha in prs:
         for _ in range(8):  # rerun, as a person would, while GitHub keeps failing (exit 3)
@@ -200,10 +183,15 @@ def test_under_faults_each_pr_leaves_one_hit_comment_with_its_count(world: Scena
 
 def test_a_known_failure_on_main_is_recorded_and_never_reverted(world: Scenario) -> None:
     main = world.sandbox.head(REPO) or ""
-    assert world.run("push", _push(main), files=_logs("pytest-divide-broken.log"), inputs=ONLY_LOGS, run_id=9).code == 0
+    assert (
+        world.run(
+            "push", push_event(main), files=log_files("pytest-divide-broken.log"), inputs=ONLY_LOGS, run_id=9
+        ).code
+        == 0
+    )
     issue = _known_issue(world, '```json\n{"message": "assert 4 == 3", "path": "tests/test_calc.py"}\n```')
     before = len(world.sandbox.requests())
-    done = world.run("push", _push(main), files=_logs("pytest-divide-broken.log"), inputs=ONLY_LOGS, run_id=10)
+    done = world.run("push", push_event(main), files=log_files("pytest-divide-broken.log"), inputs=ONLY_LOGS, run_id=10)
     assert done.code == 0, done.error
     [hit] = _bot_comments(world, issue)
     assert f"matched 1 time in `main`; last on {main[:7]}" in hit.body

@@ -8,21 +8,11 @@ import re
 from typing import Any
 
 import jsonschema
-from mainline import LOGS
-from scenario import REPO, Scenario
+from scenario import ONLY_LOGS, Scenario, log_files, main_with_a_flake_and_a_break
 
 from gauntlet.effects.verdict import verdict_schema
 
-ONLY_LOGS = {"logs": "*.log", "findings": ""}
 _VERDICT = re.compile(r"\n```json\n(.*)\n```\n\Z", re.S)
-
-
-def _logs(*names: str) -> dict[str, str]:
-    return {f"{n}-{name}": (LOGS / name).read_text(encoding="utf-8") for n, name in enumerate(names)}
-
-
-def _push(sha: str) -> dict[str, Any]:
-    return {"ref": "refs/heads/main", "after": sha, "repository": {"full_name": REPO, "default_branch": "main"}}
 
 
 def _verdict(output: Any) -> dict[str, Any]:
@@ -35,19 +25,10 @@ def _verdict(output: Any) -> dict[str, Any]:
     return verdict
 
 
-def _main_with_a_flake_and_a_break(world: Scenario) -> None:
-    """main fails test_divide for real, and test_lucky fails then passes on a rerun of the same commit."""
-    main = world.sandbox.head(REPO) or ""
-    first = _logs("pytest-divide-broken.log", "pytest-lucky-flaky.log")
-    assert world.run("push", _push(main), files=first, inputs=ONLY_LOGS, run_id=10).code == 0
-    again = _logs("pytest-divide-broken.log")
-    assert world.run("push", _push(main), files=again, inputs=ONLY_LOGS, run_id=10, attempt=2).code == 0
-
-
 def test_a_new_a_preexisting_and_a_flaky_failure_are_listed_once_each_and_one_is_the_prs(world: Scenario) -> None:
-    _main_with_a_flake_and_a_break(world)
+    main_with_a_flake_and_a_break(world)
     number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
-    files = _logs("pytest-add-divide-broken.log", "pytest-lucky-flaky.log")
+    files = log_files("pytest-add-divide-broken.log", "pytest-lucky-flaky.log")
     pr = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=files, inputs=ONLY_LOGS)
 
     assert pr.code == 0, pr.error
@@ -68,9 +49,9 @@ def test_a_new_a_preexisting_and_a_flaky_failure_are_listed_once_each_and_one_is
 def test_with_only_failures_that_are_not_the_prs_the_check_passes_and_the_comment_asks_for_no_fix(
     world: Scenario,
 ) -> None:
-    _main_with_a_flake_and_a_break(world)
+    main_with_a_flake_and_a_break(world)
     number, sha = world.open_pr("docs", {"README.md": "# app\n\nMore words.\n"})
-    files = _logs("pytest-divide-broken.log", "pytest-lucky-flaky.log")
+    files = log_files("pytest-divide-broken.log", "pytest-lucky-flaky.log")
     pr = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=files, inputs=ONLY_LOGS)
 
     assert pr.code == 0, pr.error

@@ -114,7 +114,8 @@ def _changes(commit: CommitFact, issue: WatchedIssue) -> bool:
     The merge of the PR the risk was accepted on (GitHub's ``Merge pull request #N`` or a squash's
     ``… (#N)``) lands the accepted code itself: that is no change of it.
     """
-    if not issue.path or issue.path not in commit.files or commit.at <= issue.since:
+    # A commit's date has whole seconds: one in the second the risk was accepted counts as after it.
+    if not issue.path or issue.path not in commit.files or commit.at < issue.since.replace(microsecond=0):
         return False
     merged_pr = issue.pr is not None and (
         commit.subject.startswith(f"Merge pull request #{issue.pr} ") or commit.subject.endswith(f"(#{issue.pr})")

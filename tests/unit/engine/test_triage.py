@@ -71,6 +71,16 @@ def test_a_review_finding_closes_when_the_code_at_its_location_changed_after_acc
     assert "the code at `src/app.py` changed on `main` in bbbbbbb" in body_of(close)
 
 
+def test_a_change_in_the_second_the_risk_was_accepted_counts_commit_dates_have_whole_seconds() -> None:
+    accepted = T0 + timedelta(seconds=5, microseconds=400_000)
+    start = book(watched(path="src/app.py", since=accepted))
+    same_second = [commit("b", T0 + timedelta(seconds=5), "src/app.py")]
+    _, (close,) = triage(start, run_of("test", commits=same_second), T0 + timedelta(days=1), "o/r")
+    assert isinstance(close, CloseIssue)
+    before = [commit("d", T0 + timedelta(seconds=4), "src/app.py")]
+    assert triage(start, run_of("test", commits=before), T0 + timedelta(days=1), "o/r")[1] == ()
+
+
 def test_a_finding_that_comes_back_reopens_its_issue_once() -> None:
     closed, _ = triage(book(watched(job="test")), run_of("test"), T0 + timedelta(days=1), "o/r")
     back_at = T0 + timedelta(days=2)

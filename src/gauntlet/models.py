@@ -39,6 +39,7 @@ def evolve(model: Model, /, **changes: Any) -> Model:
 
 __all__ = [
     "MAX_ASSIGNED_PATHS",
+    "REVIEW_EVENTS",
     "SEVERITY_ORDER",
     "CommentFact",
     "CommitFact",
@@ -188,6 +189,10 @@ NOAUTOREVERT = "NOAUTOREVERT"
 MAX_COMMIT_FILES = 300
 #: Finding paths whose code owners an observation and a PR's record keep, at most.
 MAX_ASSIGNED_PATHS = 100
+
+#: Events that only say a review changed: Gauntlet reports again and counts no attempt. Their run is
+#: Gauntlet's own, not a CI run: it has no test outcomes, and its workflow and job are never recorded.
+REVIEW_EVENTS = frozenset({"pull_request_review", "pull_request_review_comment"})
 
 RevertPRState = Literal["open", "merged", "closed_unmerged"]
 
@@ -525,6 +530,18 @@ class Observation(BaseModel):
         if self.comment is not None:
             return f"comment:{self.comment.id}:{self.comment.action}"
         return f"{self.head_sha}:{self.run_id}:{self.run_attempt}:{self.job_key}"
+
+    @property
+    def review_only(self) -> bool:
+        """A review event's run: it refreshes the report, is no CI run and spends no attempt (issue 30)."""
+        return self.event in REVIEW_EVENTS
+
+    @property
+    def inside_run(self) -> bool:
+        """Gauntlet is a step of the CI run it observes (a CI event, not ``workflow_run``, with a run id): the
+        run is in progress, and GitHub reruns only completed runs, so Gauntlet cannot ask for its rerun."""
+        ci_event = self.event != "workflow_run" and not self.review_only
+        return ci_event and self.run_id.isdigit() and self.run_id != "0"
 
     @property
     def on_default_branch(self) -> bool:

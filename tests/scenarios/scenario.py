@@ -315,6 +315,19 @@ def main_with_a_flake_and_a_break(world: Scenario) -> None:
     assert world.run("push", push_event(main), files=again, inputs=ONLY_LOGS, run_id=10, attempt=2).code == 0
 
 
+def pr_with_lucky_rerun_by_a_person(world: Scenario, number: int, sha: str, log: str) -> Outcome:
+    """Gauntlet, a step of CI's job, sees ``log`` and test_lucky fail; it cannot rerun its own run, so test_lucky
+    (flaky on main) counts until a person reruns the failed jobs and it passes. Returns the rerun's outcome."""
+    event = world.pull_request_event(number, sha, "opened")
+    first = world.run("pull_request", event, files=log_files(log, "pytest-lucky-flaky.log"), inputs=ONLY_LOGS)
+    assert first.code == 0, first.error
+    assert world.check_runs(sha)[0].conclusion == "failure", "no rerun has told test_lucky's failure a flake yet"
+    assert "GitHub reruns only completed runs" in first.summary
+    again = world.run("pull_request", event, files=log_files(log), inputs=ONLY_LOGS, attempt=2)
+    assert again.code == 0, again.error
+    return again
+
+
 def failing_ci(iteration: int) -> dict[str, str]:
     """The demo project's pytest log and review findings for an iteration (1: three failures, 2: one)."""
     return {

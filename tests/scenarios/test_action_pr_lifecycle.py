@@ -80,6 +80,9 @@ def test_review_activity_refreshes_the_report_and_spends_no_attempt(world: Scena
     record = world.pr_record(number)
     assert record is not None and len(record.attempts) == 1, [a.failure_type for a in record.attempts]
     assert [i for i in world.repo.get_issues(state="all") if i.pull_request is None] == []
+    # A review event's run is no CI run: its lack of test failures is not a pass that makes them look flaky.
+    assert world.check_runs(sha)[0].conclusion == "failure"
+    assert all(t.outcomes[-1].run.startswith("100.") for t in record.outcomes.tests)
 
 
 def test_a_circular_fix_is_not_called_flaky_by_the_pr_health(world: Scenario) -> None:

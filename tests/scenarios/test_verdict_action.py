@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import jsonschema
-from scenario import ONLY_LOGS, Scenario, log_files, main_with_a_flake_and_a_break
+from scenario import Scenario, main_with_a_flake_and_a_break, pr_with_lucky_rerun_by_a_person
 
 from gauntlet.effects.verdict import verdict_schema
 
@@ -28,10 +28,8 @@ def _verdict(output: Any) -> dict[str, Any]:
 def test_a_new_a_preexisting_and_a_flaky_failure_are_listed_once_each_and_one_is_the_prs(world: Scenario) -> None:
     main_with_a_flake_and_a_break(world)
     number, sha = world.open_pr("break", {"calc.py": "def add(a, b):\n    return a * b\n"})
-    files = log_files("pytest-add-divide-broken.log", "pytest-lucky-flaky.log")
-    pr = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=files, inputs=ONLY_LOGS)
+    pr = pr_with_lucky_rerun_by_a_person(world, number, sha, "pytest-add-divide-broken.log")
 
-    assert pr.code == 0, pr.error
     [comment] = world.comments(number)
     body = comment.body
     assert "**1 failure is yours**; 2 are not yours (1 flaky, 1 failing on the default branch): fix 1." in body
@@ -51,10 +49,8 @@ def test_with_only_failures_that_are_not_the_prs_the_check_passes_and_the_commen
 ) -> None:
     main_with_a_flake_and_a_break(world)
     number, sha = world.open_pr("docs", {"README.md": "# app\n\nMore words.\n"})
-    files = log_files("pytest-divide-broken.log", "pytest-lucky-flaky.log")
-    pr = world.run("pull_request", world.pull_request_event(number, sha, "opened"), files=files, inputs=ONLY_LOGS)
+    pr = pr_with_lucky_rerun_by_a_person(world, number, sha, "pytest-divide-broken.log")
 
-    assert pr.code == 0, pr.error
     [check] = world.check_runs(sha)
     assert check.conclusion == "success"
     body = world.comments(number)[0].body

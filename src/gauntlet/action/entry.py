@@ -62,8 +62,9 @@ READ_ONLY_NOTICE = (
 #: Said once, in the job summary and as a notice, when a step of the CI job wanted its own run rerun.
 STEP_RERUN_NOTICE = (
     "Gauntlet wanted to rerun the failed jobs of this CI run to tell a flake from a real failure, but it runs as "
-    "a step of that run, and GitHub reruns only completed runs. A later run of the same commit decides instead. "
-    "To rerun at once, run Gauntlet from a `workflow_run` workflow (examples/workflows/gauntlet.yml)."
+    "a step of that run, and GitHub reruns only completed runs. Until a rerun of this commit decides, its test "
+    "failures count: re-run the failed jobs (a flake then passes and stops counting), or run Gauntlet from a "
+    "`workflow_run` workflow (examples/workflows/gauntlet.yml) to have it rerun at once."
 )
 
 

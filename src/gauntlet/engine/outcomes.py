@@ -182,7 +182,7 @@ def flakiness(test: TestOutcomes, *, flip_rate: float, min_flips: int, across_co
             rate=rate,
             last_flip=last,
         )
-    if across_commits and 2 * len(isolated) >= min_flips and rate >= flip_rate:
+    if across_commits and flips_past_rate(test, flip_rate=flip_rate, min_flips=min_flips):
         return Flakiness(
             fingerprint=test.fingerprint,
             reason=f"failed alone {len(isolated)} times in its last {len(outcomes)} outcomes",
@@ -190,6 +190,12 @@ def flakiness(test: TestOutcomes, *, flip_rate: float, min_flips: int, across_co
             last_flip=last,
         )
     return None
+
+
+def flips_past_rate(test: TestOutcomes, *, flip_rate: float, min_flips: int) -> bool:
+    """True when ``test`` fails alone often (at least ``min_flips`` flips, at ``flip_rate`` or more): a chronic
+    flake, where one failure and pass on one commit is only a flake once."""
+    return 2 * len(_isolated(test.outcomes)) >= min_flips and flip_rate_of(test.outcomes) >= flip_rate
 
 
 def flip_rate_of(outcomes: Sequence[Outcome]) -> float:

@@ -9,8 +9,9 @@ and the default branch's, first match wins::
                     evidence there is (the comment links the issue)
     1. flaky        marked flaky, listed as flaky by the run's reports, failed and passed on one commit
                     (in the PR or on the default branch), or flips on the default branch past the rate;
-                    but a flaky *history* does not outweigh a rerun that failed again: a test that
-                    fails on the rerun of its own commit is judged by 2-4 (a flaky test can break)
+                    but a flaky *history* only stands in for the rerun Gauntlet asks for: a test that
+                    fails on the rerun of its own commit, or in a run Gauntlet cannot rerun (it is a
+                    step inside it: a person's rerun tells), is judged by 2-4 (a flaky test can break)
     2. preexisting  its latest outcome on the default branch, at or before the PR's base commit, is a failure
     3. new          the default branch has a complete run of the job (so the finding passed there or
                     did not exist)
@@ -78,6 +79,7 @@ def judge(
     config: ProvenanceConfig,
     known: Mapping[str, KnownMatch] | None = None,
     rerun: bool = False,
+    inside_run: bool = False,
 ) -> list[Judged]:
     """The provenance of each failing finding, in the order given (non-failing findings are skipped).
 
@@ -92,6 +94,7 @@ def judge(
     :param known: fingerprint -> the known-failure issue it matched (``engine/known.py``).
     :param rerun: the run is a rerun of failed jobs on the same commit (attempt 2 or later): what fails in it
         failed before on this commit too.
+    :param inside_run: Gauntlet is a step inside the run (:attr:`Observation.inside_run`) and cannot rerun it.
     """
     base = base_history or OutcomeHistory()
     base_flaky = outcomes.flaky_fingerprints(base, config)
@@ -107,7 +110,11 @@ def judge(
             why = f"matches known-failure issue #{matched.issue}"
             judged.append(Judged(fingerprint=finding.fingerprint, provenance="known", why=why, known=matched))
             continue
-        judged.append(_one(finding, job, pr_history, base, base_flaky, job_known, base_sha, flaky_tests, config, rerun))
+        judged.append(
+            _one(
+                finding, job, pr_history, base, base_flaky, job_known, base_sha, flaky_tests, config, rerun, inside_run
+            )
+        )
     return judged
 
 
@@ -136,11 +143,13 @@ def judge_pr(
     flaky_tests: Collection[str],
     known: Mapping[str, KnownMatch] | None = None,
     rerun: bool = False,
+    inside_run: bool = False,
 ) -> list[Judged]:
     """:func:`judge` a PR's current findings against its own history and the default branch's (``base``).
 
     :param job: the run's ``workflow/job``; ``base_sha`` its merge base; ``flaky_tests`` what a maintainer marked;
-        ``known`` the known-failure issues its failures matched; ``rerun`` whether the run is a rerun of failed jobs.
+        ``known`` the known-failure issues its failures matched; ``rerun`` whether the run is a rerun of failed jobs;
+        ``inside_run`` whether Gauntlet was a step inside it.
     """
     return judge(
         findings,
@@ -153,6 +162,7 @@ def judge_pr(
         config=config.provenance,
         known=known,
         rerun=rerun,
+        inside_run=inside_run,
     )
 
 
@@ -194,18 +204,21 @@ def _one(
     flaky_tests: Collection[str],
     config: ProvenanceConfig,
     rerun: bool,
+    inside_run: bool,
 ) -> Judged:
     fp = finding.fingerprint
     on_base = _on_base(base, finding)
     by_history = False
+    set_aside: Flakiness | None = None
     if on_base is not None and on_base.mark == "not_flaky":
         flaky = None
     else:
         flaky = base_flaky.get(on_base.fingerprint) if on_base is not None else None
         by_history = flaky is not None and on_base is not None and on_base.mark != "flaky"
-        if by_history and rerun:
-            # It failed again on the rerun of this commit: the history does not make this failure a flake.
-            flaky, by_history = None, False
+        if by_history and on_base is not None and not _history_excuses(on_base, rerun, inside_run, config):
+            # It failed again on the rerun of this commit, or no rerun by Gauntlet can come for a test that
+            # flaked only now and then: the history alone does not make this failure a flake.
+            flaky, by_history, set_aside = None, False, flaky
         mine = outcomes.tracked(pr_history, fp, job)
         if flaky is None and mine is not None:
             # A PR's own history proves flakiness only on one commit: flips across commits are the author's work.
@@ -225,8 +238,25 @@ def _one(
                 why=f"fails on the default branch too, last at {latest.commit[:7]}",
             )
     if known or on_base is not None:
-        return Judged(fingerprint=fp, provenance="new", why="passes on the default branch, or is not there at all")
+        why = "passes on the default branch, or is not there at all"
+        if set_aside is not None:
+            why += f"; it has flaked there (flip rate {set_aside.rate:.0%}), and only a rerun of this commit tells"
+        return Judged(fingerprint=fp, provenance="new", why=why)
     return Judged(fingerprint=fp, provenance="unknown", why="no history of this job on the default branch yet")
+
+
+def _history_excuses(on_base: TestOutcomes, rerun: bool, inside_run: bool, config: ProvenanceConfig) -> bool:
+    """Whether a flaky history on the default branch may call this run's failure a flake.
+
+    It stands in for the rerun Gauntlet asks for on a first attempt, never against a rerun that failed again.
+    A step inside the run asks for none (GitHub reruns only completed runs), so there only a chronic flake's
+    history excuses a failure; a test that flaked now and then counts until a person's rerun tells.
+    """
+    if rerun:
+        return False
+    return not inside_run or outcomes.flips_past_rate(
+        on_base, flip_rate=config.flaky_flip_rate, min_flips=config.flaky_min_flips
+    )
 
 
 def _on_base(base: OutcomeHistory, finding: FindingRecord) -> TestOutcomes | None:

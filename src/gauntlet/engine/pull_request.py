@@ -44,7 +44,6 @@ __all__ = [
     "ATTEMPTS_KEPT_WHEN_CLOSED",
     "MAX_ANNOTATIONS",
     "MAX_ATTEMPTS_KEPT",
-    "REVIEW_EVENTS",
     "ReportFacts",
     "compact_pr",
     "flake_rerun",
@@ -113,7 +112,7 @@ class ReportFacts(BaseModel):
             flaky_tests=obs.flaky_tests,
             notes=(*(f"Not read: {p.message}" for p in obs.input_problems), *known.notes(obs.known_failures)),
             misconfigured=any(p.misconfigured for p in obs.input_problems),
-            review_only=obs.event in REVIEW_EVENTS,
+            review_only=obs.review_only,
             known_failures=obs.known_failures,
         )
 
@@ -133,10 +132,6 @@ class ReportFacts(BaseModel):
             run_attempt=attempt,
             job=job if "/" in job else f"/{job}",  # an id stored before ids held the workflow: the job alone
         )
-
-
-#: Events that only say a review changed: Gauntlet reports again, and counts no attempt.
-REVIEW_EVENTS = frozenset({"pull_request_review", "pull_request_review_comment"})
 
 
 def step_pull_request(
@@ -164,10 +159,13 @@ def fold_observation(
         return state, False
     pr = merge_observation(pr, obs.id, obs.head_sha, obs.findings, now, reviews_read=obs.reviews_read)
     pr = _keep_owners(pr, obs)
-    # The PR's own outcome history: a test that fails and passes on one of its commits is flaky here.
-    records = [FindingRecord.of(f) for f in obs.findings]
-    complete = recovery.failure_type(records) not in ("infra", "unknown")
-    pr = evolve(pr, outcomes=outcomes.record(pr.outcomes, outcomes.of_run(obs, records, complete), now))
+    if not obs.review_only and pr.current is not None:
+        # A review event's run is Gauntlet's own, no CI run: the CI run seen last is still the one reported on,
+        # and the run has no test outcomes. A CI run's: a test that fails and passes on one commit is flaky here.
+        pr = evolve(pr, iterations=[*pr.iterations[:-1], evolve(pr.current, inside_run=obs.inside_run)])
+        records = [FindingRecord.of(f) for f in obs.findings]
+        complete = recovery.failure_type(records) not in ("infra", "unknown")
+        pr = evolve(pr, outcomes=outcomes.record(pr.outcomes, outcomes.of_run(obs, records, complete), now))
     pr = _fold_known(pr, obs)
     return learning.learn_from_pr(evolve(state, pr=pr), obs, config=config, now=now, rng=rng), True
 
@@ -233,6 +231,7 @@ def plan_iteration(
         flaky_tests=facts.flaky_tests,
         known=pr.known,
         rerun=facts.run_attempt not in ("", "1"),
+        inside_run=current.inside_run,
     )
     decision = decide_iteration(current, (risk.fingerprint for risk in pr.accepted_risks))
     # The check follows provenance: only block_on provenances (new, unknown) count toward fail_on.
@@ -292,7 +291,7 @@ def plan_iteration(
             *(() if facts.review_only else _recovery_effects(facts, verdict, earlier, pr)),
             *(
                 flake_rerun(facts.run_id, facts.run_attempt, judged, current.findings, config)
-                if verdict.failure_type != "infra"
+                if verdict.failure_type != "infra" and not facts.review_only
                 else ()
             ),
             *known.hit_effects(pr.known_hits, _known_now(pr, judged), pr=facts.pr),

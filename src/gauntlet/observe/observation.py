@@ -22,7 +22,7 @@ from gauntlet.config import Config
 from gauntlet.errors import InputError
 from gauntlet.github.start import Reviews
 from gauntlet.jobkey import joined
-from gauntlet.models import Observation, Permission, RunIdentity, evolve
+from gauntlet.models import REVIEW_EVENTS, Observation, Permission, RunIdentity, evolve
 from gauntlet.observe.files import as_run_sees_them, expand, read_findings, read_test_ids
 from gauntlet.observe.github_facts import Remote, github_facts
 from gauntlet.observe.issue_comment import comment_fact, permission_of
@@ -52,7 +52,10 @@ class Downloads:
 
 def _ci_job(event: str, settings: Settings, downloads: Downloads) -> str:
     """The CI job the run reports on: the CI run's jobs on ``workflow_run`` (``GITHUB_JOB`` is Gauntlet's own
-    job there, never recorded), else the runner's job, which Gauntlet is a step of."""
+    job there, never recorded), none for a review event (its run is Gauntlet's own, no CI run), else the
+    runner's job, which Gauntlet is a step of."""
+    if event in REVIEW_EVENTS:
+        return ""
     if event != "workflow_run":
         return settings.job
     if downloads.jobs is None:
@@ -91,7 +94,7 @@ def observe(
         sha=settings.sha,
         run_id=settings.run_id,
         run_attempt=settings.run_attempt,
-        workflow=settings.workflow,
+        workflow="" if event.event in REVIEW_EVENTS else settings.workflow,
         job=_ci_job(event.event, settings, downloads),
     )
     if route == "comment":

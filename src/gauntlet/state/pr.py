@@ -79,6 +79,9 @@ class IterationRecord(Record):
     fixed: list[str] = []
     action: GauntletAction = "clean"
     at: datetime
+    #: The latest CI observation was made by a step inside its own run, which Gauntlet cannot rerun: a failure
+    #: flaky only by the default branch's history is then judged on this commit alone (a person's rerun tells).
+    inside_run: bool = False
 
 
 class Attempt(Record):

@@ -96,9 +96,25 @@ def test_block_on_and_the_report() -> None:
     assert report.fingerprints == {"pre": "preexisting", "mine": "new"}
 
 
-def pr_run(state: State, findings: tuple[Finding, ...], attempt: str, config: Config) -> tuple[State, str, bool]:
+def pr_run(
+    state: State,
+    findings: tuple[Finding, ...],
+    attempt: str,
+    config: Config,
+    event: str = "workflow_run",
+    run_id: str = "99",
+) -> tuple[State, str, bool]:
+    """A PR's CI run seen from ``workflow_run`` (Gauntlet can rerun it), or by a step inside it (``event``
+    ``pull_request``)."""
     obs = Observation(
-        pr=7, head_sha="b" * 40, run_id="99", run_attempt=attempt, workflow="ci", job="test", findings=findings
+        event=event,
+        pr=7,
+        head_sha="b" * 40,
+        run_id=run_id,
+        run_attempt=attempt,
+        workflow="ci",
+        job="test",
+        findings=findings,
     )
     state, plan = decide(state, obs, config, NOW, np.random.default_rng(0))
     check = next(e for e in plan.effects if isinstance(e, SetCheck))
@@ -149,3 +165,34 @@ def test_a_flaky_history_is_rerun_and_a_failure_that_fails_again_is_new() -> Non
     state, _, _ = pr_run(state, (finding("flk", "t::flk"),), "1", Config())
     state, conclusion, _ = pr_run(state, (), "2", Config())
     assert conclusion == "success", "it passed on the rerun: another flake"
+
+
+def test_a_step_that_cannot_rerun_its_run_does_not_take_a_flaky_history_for_a_flake() -> None:
+    """Issue 29: as a step of CI's job Gauntlet cannot rerun its own run, so the history cannot stand in for the
+    rerun: the failure is the PR's until a person's rerun passes it."""
+    outcomes = history(("a", "1.1", {"flk": "t::flk"}), ("a", "1.2", {}))
+    run = RunRecord(observation="a:1:2:test", head_sha="a" * 40, at=NOW, green=True, job=JOB)
+    flaky_base = BranchRecord(name="main", runs=[run], outcomes=outcomes)
+    state = State(pr=PRRecord(number=7), base=flaky_base)
+    state, conclusion, _ = pr_run(state, (finding("flk", "t::flk"),), "1", Config(), event="pull_request")
+    assert conclusion == "failure", "no rerun of Gauntlet's can come: this commit's failure is the PR's"
+    assert state.pr is not None and state.pr.current is not None and state.pr.current.inside_run
+    # A review event's run is Gauntlet's own: it does not make the CI run rerunnable.
+    state, conclusion, _ = pr_run(state, (), "1", Config(), event="pull_request_review", run_id="100")
+    assert conclusion == "failure"
+    state, conclusion, _ = pr_run(state, (), "2", Config(), event="pull_request")
+    assert conclusion == "success", "a person reran it and it passed: a flake"
+
+
+def test_a_step_takes_a_chronic_flakes_history_for_a_flake() -> None:
+    """A test that fails alone often on the default branch (past the flip rate) is flaky by its history even where
+    no rerun can come (DESIGN's contract); only the test that flaked now and then waits for one."""
+    runs = [(c, f"{n}.1", {"flk": "t::flk"} if n % 2 == 0 else {}) for n, c in enumerate("abcdefgh")]
+    chronic = BranchRecord(
+        name="main",
+        runs=[RunRecord(observation="h:7:1:test", head_sha="h" * 40, at=NOW, green=True, job=JOB)],
+        outcomes=history(*runs),
+    )
+    state = State(pr=PRRecord(number=7), base=chronic)
+    _, conclusion, _ = pr_run(state, (finding("flk", "t::flk"),), "1", Config(), event="pull_request")
+    assert conclusion == "success"

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mainline import LOGS
-from scenario import REPO, Scenario
+from scenario import REAL_LOGS, REPO, Scenario
 
 from gauntlet.sandbox import JobSeed
 
@@ -31,7 +30,7 @@ class Main:
 
     def run(self, sha: str, *logs: str) -> list[dict[str, Any]]:
         """A CI run of ``sha`` whose attempts print ``logs`` in turn (the last one repeats); Gauntlet's effects."""
-        text = [(LOGS / log).read_text(encoding="utf-8") for log in logs]
+        text = [(REAL_LOGS / log).read_text(encoding="utf-8") for log in logs]
         job = JobSeed(name="test", conclusion="success" if logs[0] == GREEN else "failure", log=text[0])
         run = self.world.sandbox.seed_run(REPO, jobs=[job], head_branch="main", head_sha=sha, event="push").id
         effects = self.deliver(run)

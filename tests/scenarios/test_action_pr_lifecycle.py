@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mainline import LOGS
-from scenario import REPO, Scenario, failing_ci
+from scenario import REAL_LOGS, REPO, Scenario, failing_ci
 
 ONLY = {"logs": "*.log", "findings": ""}
 
@@ -85,7 +84,7 @@ def test_review_activity_refreshes_the_report_and_spends_no_attempt(world: Scena
 def test_a_circular_fix_is_not_called_flaky_by_the_pr_health(world: Scenario) -> None:
     """Issue 30, item 8: an A/B oscillation of a circular fix flips failures across commits; that is the
     author's work, not flakiness, in the health line as in provenance (real pytest output)."""
-    logs = [LOGS / "pytest-add-broken.log", LOGS / "pytest-divide-broken.log"]
+    logs = [REAL_LOGS / "pytest-add-broken.log", REAL_LOGS / "pytest-divide-broken.log"]
     number, sha = world.open_pr("ab", {"calc.py": "def add(a, b):\n    return a * b\n"})
     bodies = []
     for n in range(4):

@@ -144,11 +144,14 @@ class Scenario:
         api_url: str | None = None,
         workflow: str = "CI",
         job: str = "test",
+        now: datetime = NOW,
     ) -> Outcome:
         """One action run: ``files`` go into the workspace, ``inputs`` become ``INPUT_*``.
 
         ``workflow`` and ``job`` are the runner's ``GITHUB_WORKFLOW`` and ``GITHUB_JOB``: by default Gauntlet is a
-        step of CI's ``test`` job; a run from a workflow of its own names that workflow and job instead.
+        step of CI's ``test`` job; a run from a workflow of its own names that workflow and job instead. ``now`` is
+        the run's clock: the sandbox dates commits and merges by the wall clock, so a story that reads those dates
+        (a proposal's watch from its merge) runs at wall-clock times.
         """
         self.runs += 1
         step = StepFiles.create(self.root / f"run-{self.runs}-{time.monotonic_ns()}", payload)
@@ -170,7 +173,7 @@ class Scenario:
             inputs={"logs": "*.log", "findings": "review.json", **(inputs or {})},
         )
         stdout = io.StringIO()
-        clock = Clock(now=NOW, sleep=time.sleep, monotonic=time.monotonic, throttle=False)
+        clock = Clock(now=now, sleep=time.sleep, monotonic=time.monotonic, throttle=False)
         try:
             code, error = run_action(env, clock, stdout), ""
         except GauntletError as exc:  # what gauntlet.cli.main does

@@ -195,3 +195,50 @@ def test_a_hostile_event_payload_gets_a_clear_answer(
     assert outcome.code in (0, 2), outcome.error
     assert "Traceback" not in outcome.error and "\n" not in outcome.error.strip()
     assert all(markers(body) <= 1 and live_mentions(body) == [] for body in posted.bodies())
+
+
+def _review(**fields: str) -> str:
+    """A review agent's findings file (the demo's format) with one major finding."""
+    finding = {"reviewer": "sec", "severity": "high", "category": "security", "location": "src/app.py:1", **fields}
+    return json.dumps({"issues": [finding]})
+
+
+def test_a_private_key_in_a_review_finding_reaches_no_comment_check_or_issue(world: tuple[Scenario, Posted]) -> None:
+    """Issue 30, item 12: a PEM block a reviewer quoted goes from the comment, the check and the issues filed."""
+    action, posted = world
+    key = {"private key": make_secrets(30)["private key"]}
+    review = _review(description=f"The deploy key is committed here:\n{key['private key']}\nRotate it.")
+    number, sha = action.open_pr("key", {"src/app.py": "x = 2\n"})
+    only = {"logs": "", "findings": "review.json"}
+    ran = action.run("pull_request", action.pull_request_event(number, sha, "opened"), files={"review.json": review},
+                     inputs=only)  # fmt: skip
+    assert ran.code == 0, ran.error
+    assert ran.outputs["majors"] == "1"
+    accepted = action.run("issue_comment", comment_event(action, number, "/gauntlet accept-risk all rotated"), run_id=2)
+    assert accepted.code == 0, accepted.error
+
+    [issue] = [i for i in action.repo.get_issues(state="all") if i.pull_request is None]
+    assert issue.title == "[Gauntlet/major] accepted risk: The deploy key is committed here: [REDACTED] Rotate it."
+    comments = [c.body for c in action.comments(number)]
+    checks = [f"{r.output.summary}{r.output.text}" for r in action.check_runs(sha)]
+    for where in (comments, checks, [issue.body]):
+        assert any("The deploy key is committed here: [REDACTED]" in body for body in where), where
+    written = [*posted.bodies(), *comments, *checks, issue.body, ran.summary, accepted.summary]
+    assert [leaked(body, key) for body in written if leaked(body, key)] == []
+    assert leaked("".join(data.decode() for data in state_files(action).values()), key) == []
+
+
+def test_lone_surrogates_in_a_review_file_give_a_finding_not_a_crash(world: tuple[Scenario, Posted]) -> None:
+    """Issue 30, item 12: ``\\ud800`` in a review JSON's strings once crashed ingest with UnicodeDecodeError."""
+    action, _ = world
+    review = _review(reviewer="r\ud800", description="Unchecked \ud800 input \udc00 here")
+    assert "\\ud800" in review  # the escapes JSON writes for lone surrogates, as a review agent's encoder would
+    number, sha = action.open_pr("surrogates", {"src/app.py": "x = 2\n"})
+
+    ran = action.run("pull_request", action.pull_request_event(number, sha, "opened"), files={"review.json": review},
+                     inputs={"logs": "", "findings": "review.json"})  # fmt: skip
+
+    assert ran.code == 0, ran.error
+    assert ran.outputs["majors"] == "1" and ran.report["input_problems"] == []
+    [comment] = action.comments(number)
+    assert "Unchecked \ufffd input \ufffd here" in comment.body

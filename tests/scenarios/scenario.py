@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -29,6 +31,7 @@ from typing import Any
 
 import github
 
+import gauntlet
 from gauntlet.action.branch_reads import known_reverts
 from gauntlet.action.entry import run_action
 from gauntlet.demo.runner import StepFiles, step_env
@@ -144,11 +147,16 @@ class Scenario:
         api_url: str | None = None,
         workflow: str = "CI",
         job: str = "test",
+        now: datetime = NOW,
+        hash_seed: int | None = None,
     ) -> Outcome:
         """One action run: ``files`` go into the workspace, ``inputs`` become ``INPUT_*``.
 
         ``workflow`` and ``job`` are the runner's ``GITHUB_WORKFLOW`` and ``GITHUB_JOB``: by default Gauntlet is a
-        step of CI's ``test`` job; a run from a workflow of its own names that workflow and job instead.
+        step of CI's ``test`` job; a run from a workflow of its own names that workflow and job instead. ``now`` is
+        the run's clock: the sandbox dates commits and merges by the wall clock, so a story that reads those dates
+        (a proposal's watch from its merge) runs at wall-clock times. With ``hash_seed`` the run is a process of
+        its own with that ``PYTHONHASHSEED`` (what the seed changes shows only across processes).
         """
         self.runs += 1
         step = StepFiles.create(self.root / f"run-{self.runs}-{time.monotonic_ns()}", payload)
@@ -169,17 +177,21 @@ class Scenario:
             token=token,
             inputs={"logs": "*.log", "findings": "review.json", **(inputs or {})},
         )
-        stdout = io.StringIO()
-        clock = Clock(now=NOW, sleep=time.sleep, monotonic=time.monotonic, throttle=False)
-        try:
-            code, error = run_action(env, clock, stdout), ""
-        except GauntletError as exc:  # what gauntlet.cli.main does
-            code, error = exc.exit_code, str(exc)
+        if hash_seed is not None:
+            code, printed, error = _in_a_process(env, now, hash_seed)
+        else:
+            stdout = io.StringIO()
+            clock = Clock(now=now, sleep=time.sleep, monotonic=time.monotonic, throttle=False)
+            try:
+                code, error = run_action(env, clock, stdout), ""
+            except GauntletError as exc:  # what gauntlet.cli.main does
+                code, error = exc.exit_code, str(exc)
+            printed = stdout.getvalue()
         return Outcome(
             code=code,
             outputs=step.outputs(),
             summary=step.summary.read_text(encoding="utf-8"),
-            stdout=stdout.getvalue(),
+            stdout=printed,
             error=error,
         )
 
@@ -266,6 +278,34 @@ class Scenario:
             if path.startswith("v1/events/"):
                 lines += [json.loads(line) for line in text.splitlines() if line.strip()]
         return lines
+
+
+#: :func:`Scenario.run`'s in-process call, as a process of its own (the clock fixed, no write spacing).
+_RUN_ACTION = """
+import os, sys, time
+from datetime import datetime
+from gauntlet.action.entry import run_action
+from gauntlet.errors import GauntletError
+from gauntlet.pipeline import Clock
+clock = Clock(now=datetime.fromisoformat(sys.argv[1]), sleep=time.sleep, monotonic=time.monotonic, throttle=False)
+try:
+    sys.exit(run_action(os.environ, clock, sys.stdout))
+except GauntletError as exc:
+    print(exc, file=sys.stderr)
+    sys.exit(exc.exit_code)
+"""
+
+
+def _in_a_process(env: Mapping[str, str], now: datetime, hash_seed: int) -> tuple[int, str, str]:
+    """Run the Action on ``env`` in a new Python process with ``PYTHONHASHSEED=hash_seed``, importing the same
+    ``gauntlet`` as this one; its exit code, stdout and stderr."""
+    source = str(Path(gauntlet.__file__).resolve().parents[1])
+    inherited = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    process = {**inherited, **env, "PYTHONHASHSEED": str(hash_seed), "PYTHONPATH": source}
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_ACTION, now.isoformat()], env=process, capture_output=True, text=True, check=False
+    )
+    return done.returncode, done.stdout, done.stderr
 
 
 @contextmanager

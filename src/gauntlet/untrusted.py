@@ -48,6 +48,8 @@ SECRET_SHAPES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # The last body line of a key whose BEGIN line an excerpt window cut off (whole body lines go below).
     ("private key tail", ("PRIVATE KEY",),
      r"[A-Za-z0-9+/]{1,200}={0,2}(?=[ \t]{0,8}\r?\n[ \t]{0,8}-----END[ A-Z0-9_-]{0,40}PRIVATE)"),
+    # A key's DER body in base64 (an ASN.1 SEQUENCE: "MII", "MIG"), met in running text without its markers.
+    ("private key material", ("MII", "MIG"), r"MI[IG][A-Za-z0-9+/]{45,8192}={0,2}"),
     ("GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"gh[pousr]_[A-Za-z0-9]{30,255}"),
     ("GitHub fine-grained token", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{40,255}"),
     ("AWS access key id (and the secret key after it)", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -203,11 +203,21 @@ def _review(**fields: str) -> str:
     return json.dumps({"issues": [finding]})
 
 
-def test_a_private_key_in_a_review_finding_reaches_no_comment_check_or_issue(world: tuple[Scenario, Posted]) -> None:
-    """Issue 30, item 12: a PEM block a reviewer quoted goes from the comment, the check and the issues filed."""
+def _body_line(pem: str) -> str:
+    """A line of a key's body quoted without its markers, after other words: ``k MIIE...``."""
+    return "k " + next(line for line in pem.splitlines() if line.startswith("MII"))
+
+
+@pytest.mark.parametrize("shape", [str, _body_line], ids=["pem block", "body line after words"])
+def test_a_private_key_in_a_review_finding_reaches_no_comment_check_or_issue(
+    world: tuple[Scenario, Posted], shape: Callable[[str], str]
+) -> None:
+    """Issue 30, item 12: a PEM block a reviewer quoted goes from the comment, the check and the issues filed;
+    so does a line of its body quoted without the block's markers."""
     action, posted = world
-    key = {"private key": make_secrets(30)["private key"]}
-    review = _review(description=f"The deploy key is committed here:\n{key['private key']}\nRotate it.")
+    key = {"private key": shape(make_secrets(30)["private key"]).removeprefix("k ")}
+    quoted = shape(make_secrets(30)["private key"])
+    review = _review(description=f"The deploy key is committed here:\n{quoted}\nRotate it.")
     number, sha = action.open_pr("key", {"src/app.py": "x = 2\n"})
     only = {"logs": "", "findings": "review.json"}
     ran = action.run("pull_request", action.pull_request_event(number, sha, "opened"), files={"review.json": review},
@@ -218,11 +228,12 @@ def test_a_private_key_in_a_review_finding_reaches_no_comment_check_or_issue(wor
     assert accepted.code == 0, accepted.error
 
     [issue] = [i for i in action.repo.get_issues(state="all") if i.pull_request is None]
-    assert issue.title == "[Gauntlet/major] accepted risk: The deploy key is committed here: [REDACTED] Rotate it."
+    shown = quoted.replace(key["private key"], "[REDACTED]")
+    assert issue.title == f"[Gauntlet/major] accepted risk: The deploy key is committed here: {shown} Rotate it."
     comments = [c.body for c in action.comments(number)]
     checks = [f"{r.output.summary}{r.output.text}" for r in action.check_runs(sha)]
     for where in (comments, checks, [issue.body]):
-        assert any("The deploy key is committed here: [REDACTED]" in body for body in where), where
+        assert any(f"The deploy key is committed here: {shown}" in body for body in where), where
     written = [*posted.bodies(), *comments, *checks, issue.body, ran.summary, accepted.summary]
     assert [leaked(body, key) for body in written if leaked(body, key)] == []
     assert leaked("".join(data.decode() for data in state_files(action).values()), key) == []

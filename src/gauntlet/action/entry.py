@@ -19,13 +19,14 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from gauntlet.action.branch_reads import branch_reads
 from gauntlet.action.downloads import download_artifacts, download_failed_logs, job_names, list_jobs
 from gauntlet.action.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
 from gauntlet.action.known_reads import needs_rules, read_known_failures
 from gauntlet.action.outputs import annotation_commands, escape_data, output_values, write_outputs, write_summary
+from gauntlet.action.queue_setup import find_gap, queue_warning
 from gauntlet.action.state_reads import state_reads
 from gauntlet.config import Config, load_config
 from gauntlet.effects.base import Backend, EffectResult, Existing
@@ -46,7 +47,7 @@ from gauntlet.observe.owners import owners_of
 from gauntlet.observe.payload import Delivery, event_facts, read_delivery
 from gauntlet.observe.routing import Route, route_of
 from gauntlet.pipeline import Clock, serve
-from gauntlet.report import RunReport
+from gauntlet.report import RunReport, SetupProblem
 from gauntlet.state.local import LocalStore
 from gauntlet.state.store import StateStore
 from gauntlet.vocabulary import BOT_LABEL, SHARED_FILES, HealthVerdict, RecoveryVerdict, branch_path, pr_path
@@ -119,12 +120,21 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     token = settings.token.get_secret_value() if settings.token is not None else ""
     if client is not None and settings.bot_login in (AUTO_LOGIN, DEFAULT_BOT_LOGIN):
         settings = evolve(settings, bot_login=_own_login(client, token, settings.bot_login, out))
-    report, edge = _serve(handler, delivery, settings, config, client, clock, out)
+    # Local and free: only when a workflow lacks merge_group does the start query ask GitHub for the rules.
+    gap = find_gap(settings.run.workspace, settings.workflow_ref) if handler == "iteration" else None
+    report, edge, start = _serve(handler, delivery, settings, config, client, clock, out, rules=gap is not None)
     for problem in report.input_problems:  # the run went on without it; the summary says so too
         out.write(f"::warning title=Gauntlet could not read an input::{escape_data(problem.message)}\n")
     if _reran_itself(report, settings.run.run_id):
         out.write(f"::notice title=Gauntlet::{STEP_RERUN_NOTICE}\n")
         _add_to_summary(settings, STEP_RERUN_NOTICE)
+    branch = event_facts(delivery).default_branch or "main"
+    warning = queue_warning(gap, start.rules if start is not None else None, settings.check_name, branch)
+    if gap is not None and warning is not None:
+        out.write(f"::warning title=Gauntlet cannot report in the merge queue::{escape_data(warning)}\n")
+        _add_to_summary(settings, warning, "WARNING")
+        setup = SetupProblem(kind="merge_group_missing", path=gap.path, message=warning)
+        report = evolve(report, setup_problems=(*report.setup_problems, setup))
     cost = "no API calls"
     if client is not None:
         report = evolve(
@@ -143,14 +153,24 @@ def _serve(
     client: GitHubClient | None,
     clock: Clock,
     out: TextIO,
-) -> tuple[RunReport, _EdgeBackend | None]:
+    *,
+    rules: bool = False,
+) -> tuple[RunReport, _EdgeBackend | None, Start | None]:
+    """Serve the routed event; also the start query's answer (``None``: not sent, or read by REST).
+
+    :param rules: ask the start query for the default branch's rules too (the merge queue check below).
+    """
     store = _store(settings, client, clock)
-    remote = None
-    if client is not None and settings.run.repository is not None:
-        remote = Remote(client=client, repository=settings.run.repository, bot_login=settings.bot_login)
-    elif handler == "comment":
+    if handler == "comment" and (client is None or settings.run.repository is None):
         _repository(settings)  # a command needs to know where it is
-    commit = not settings.run.dry_run
+    start = _begin(store, handler, delivery, settings, rules=rules)
+    return (*_run(handler, delivery, settings, config, client, clock, out, store, start), start)
+
+
+def _begin(
+    store: StateStore, handler: Route, delivery: Delivery, settings: ActionSettings, *, rules: bool
+) -> Start | None:
+    """The start query (when the run has a record of its own on the state branch), and the record preloaded."""
     pr = _pr_of(handler, delivery)
     record = _record_of(handler, delivery, pr)
     start = None
@@ -158,9 +178,33 @@ def _serve(
         if settings.graphql:
             default_branch = event_facts(delivery).default_branch or "main"
             start = _start(
-                store, handler, record, pr, default_branch=default_branch, review_comments=settings.run.review_comments
+                store,
+                handler,
+                record,
+                pr,
+                default_branch=default_branch,
+                review_comments=settings.run.review_comments,
+                rules=rules and not settings.api_url.rstrip("/").endswith("/api/v3"),
             )
         store.preload(record, start)  # its record's remembered answers make the reads below conditional
+    return start
+
+
+def _run(
+    handler: Route,
+    delivery: Delivery,
+    settings: ActionSettings,
+    config: Config,
+    client: GitHubClient | None,
+    clock: Clock,
+    out: TextIO,
+    store: StateStore,
+    start: Start | None,
+) -> tuple[RunReport, _EdgeBackend | None]:
+    remote = None
+    if client is not None and settings.run.repository is not None:
+        remote = Remote(client=client, repository=settings.run.repository, bot_login=settings.bot_login)
+    commit = not settings.run.dry_run
     with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as folder:
         downloads = Downloads()
         if handler == "iteration" and remote is not None:
@@ -220,10 +264,10 @@ def _reran_itself(report: RunReport, own_run: str) -> bool:
     )
 
 
-def _add_to_summary(settings: ActionSettings, note: str) -> None:
+def _add_to_summary(settings: ActionSettings, note: str, alert: Literal["NOTE", "WARNING"] = "NOTE") -> None:
     if settings.summary_path is not None:
         with settings.summary_path.open("a", encoding="utf-8") as summary:
-            summary.write(f"\n> [!NOTE]\n> {note}\n")
+            summary.write(f"\n> [!{alert}]\n> {note}\n")
 
 
 def _pr_of(handler: Route, delivery: Delivery) -> int | None:
@@ -253,7 +297,14 @@ def _record_of(handler: Route, delivery: Delivery, pr: int | None) -> str | None
 
 
 def _start(
-    store: BranchStore, handler: Route, record: str, pr: int | None, *, default_branch: str, review_comments: bool
+    store: BranchStore,
+    handler: Route,
+    record: str,
+    pr: int | None,
+    *,
+    default_branch: str,
+    review_comments: bool,
+    rules: bool,
 ) -> Start | None:
     """The run's start query (``github/start.py``): the state head and the run's own record, with the default
     branch's record and the PR's review threads (a PR run) or the effect index and the first page of Gauntlet's
@@ -269,6 +320,7 @@ def _start(
         index=SHARED_FILES["index"] if command else None,
         label=BOT_LABEL if command else None,
         known_label=KNOWN_LABEL if handler == "iteration" else None,
+        rules=rules and handler == "iteration",
     )
 
 

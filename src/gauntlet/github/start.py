@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from gauntlet.errors import GauntletError
+from gauntlet.github.branch_rules import BranchRules, from_graphql
 from gauntlet.github.client import GitHubClient
 from gauntlet.github.trailers import Head, blob_sha, parse_head
 
@@ -44,7 +45,7 @@ QUERY = """
 query GauntletStart(
   $owner: String!, $name: String!, $stateRef: String!, $record: String!, $base: String!, $index: String!,
   $pr: Int!, $label: String!, $reviews: Boolean!, $issues: Boolean!, $withBase: Boolean!, $withIndex: Boolean!,
-  $knownLabel: String!, $known: Boolean!
+  $knownLabel: String!, $known: Boolean!, $rules: Boolean!
 ) {
   repository(owner: $owner, name: $name) {
     ref(qualifiedName: $stateRef) {
@@ -95,6 +96,14 @@ query GauntletStart(
       @include(if: $known) {
       pageInfo { hasNextPage }
       nodes { number body url }
+    }
+    defaultBranchRef @include(if: $rules) {
+      rules(first: 100) {
+        nodes {
+          type
+          parameters { __typename ... on RequiredStatusChecksParameters { requiredStatusChecks { context } } }
+        }
+      }
     }
   }
 }
@@ -234,6 +243,8 @@ class _Repository(_Node):
     pull_request: _Pull | None = None
     issues: _Connection[_Issue] | None = None
     known: _Connection[_Issue] | None = None
+    #: Read leniently (``branch_rules.py``): an answer of another shape there only leaves the rules unknown.
+    default_branch_ref: Any = None
 
 
 class _Answer(_Node):
@@ -259,6 +270,8 @@ class Start:
         (``None``: not asked).
     :param known: the first page of the open known-failure issues (newest first) in REST's shape, and whether
         another page follows (``None``: not asked).
+    :param rules: the default branch's ruleset rules, as far as the merge queue goes (``None``: not asked, or
+        not answered in a shape this code reads).
     """
 
     head: Head | None
@@ -266,6 +279,7 @@ class Start:
     reviews: Reviews | None = None
     issues: tuple[list[dict[str, Any]], bool] | None = None
     known: tuple[list[dict[str, Any]], bool] | None = None
+    rules: BranchRules | None = None
 
 
 def read_start(
@@ -279,6 +293,7 @@ def read_start(
     index: str | None = None,
     label: str | None = None,
     known_label: str | None = None,
+    rules: bool = False,
 ) -> Start | None:
     """Read the state branch's head and ``record`` at it, with the other parts asked for, in one query.
 
@@ -290,6 +305,7 @@ def read_start(
     :param index: read this file at the head too (a command's effect index).
     :param label: read the first page of the issues with this label too (open and closed, newest first).
     :param known_label: read the first page of the open issues with this label too (the known-failure rules).
+    :param rules: read the default branch's ruleset rules too (its merge queue and required checks).
     :returns: ``None`` when the query failed in any way: the run reads the same by REST.
     """
     owner, _, name = repository.partition("/")
@@ -308,6 +324,7 @@ def read_start(
         "withIndex": index is not None,
         "knownLabel": known_label or "",
         "known": known_label is not None,
+        "rules": rules,
     }
     try:
         answer = _Answer.model_validate(client.graphql(QUERY, variables))
@@ -328,7 +345,13 @@ def read_start(
         reviews=_reviews(answer.repository.pull_request) if pr is not None else None,
         issues=_issues(answer.repository.issues) if label is not None and answer.repository.issues else None,
         known=_issues(answer.repository.known) if known_label is not None and answer.repository.known else None,
+        rules=_rules(answer.repository.default_branch_ref) if rules else None,
     )
+
+
+def _rules(ref: Any) -> BranchRules | None:
+    """The default branch's rules from ``Ref.rules``; ``None`` when there is no such branch or no list."""
+    return from_graphql(ref.get("rules")) if isinstance(ref, dict) else None
 
 
 def _head(target: _Commit, tree: _Oid) -> Head:

@@ -16,6 +16,7 @@ import pytest
 from scenario import REPO, Outcome, Scenario, failing_ci
 
 from gauntlet.action.queue_setup import MAX_BYTES
+from gauntlet.sandbox import JobSeed
 
 CI = """name: CI
 on:
@@ -60,6 +61,26 @@ def _pr_run(world: Scenario, workflows: dict[str, str], *, env: dict[str, str] =
     return world.run("pull_request", event, files=files, env=env, inputs=inputs)
 
 
+def _watched(world: Scenario, ci: str) -> Outcome:
+    """The recommended deployment as shipped: gauntlet.yml checks nothing out, and CI's ``ci.yml`` is on main."""
+    world.sandbox.commit(REPO, {".github/workflows/ci.yml": ci}, "CI")
+    branch = f"work-{world.runs}"
+    number, sha = world.open_pr(branch, {"calc.py": "def add(a, b):\n    return a * b\n"})
+    log = failing_ci(1)["pytest.log"]
+    jobs = [JobSeed(name="test", conclusion="failure", log=log)]
+    run = world.sandbox.seed_run(
+        REPO, jobs=jobs, head_branch=branch, head_sha=sha, event="pull_request", pull_numbers=[number]
+    )
+    payload = {
+        "action": "completed",
+        "workflow_run": world.owner.get_repo(REPO).get_workflow_run(run.id).raw_data,
+        "repository": {"full_name": REPO, "default_branch": "main"},
+    }
+    world.sandbox.clear_requests()
+    inputs = {"download_logs": "true", "logs": "", "findings": ""}
+    return world.run("workflow_run", payload, inputs=inputs, env=OWN_REF, workflow="Gauntlet", job="gauntlet")
+
+
 def _warned(outcome: Outcome) -> bool:
     assert outcome.code == 0, outcome.error
     said = (TITLE in outcome.stdout, "[!WARNING]" in outcome.summary, bool(outcome.report["setup_problems"]))
@@ -95,6 +116,21 @@ def test_in_the_recommended_deployment_the_ci_workflow_it_watches_is_the_one_to_
     assert _warned(outcome)
     assert "CI (.github/workflows/ci.yml) (Gauntlet runs when it completes)" in outcome.summary
     assert outcome.report["setup_problems"][0]["path"] == ".github/workflows/ci.yml"
+
+
+def test_without_a_checkout_the_watched_ci_workflow_is_read_on_main_in_the_start_query(world: Scenario) -> None:
+    world.sandbox.set_rules(REPO, "main", [QUEUE, _required("Gauntlet")])
+
+    missing = _watched(world, CI.format(extra=""))
+
+    assert _warned(missing) and "in .github/workflows/ci.yml" in missing.summary
+    assert "CI (.github/workflows/ci.yml)" in missing.summary
+    calls = _calls(world)
+    assert calls.count("POST /graphql") == 1 and not any("ci.yml" in call or "/rules/" in call for call in calls)
+
+    there = _watched(world, CI.format(extra="  merge_group:"))
+    assert not _warned(there)
+    assert not any("ci.yml" in call or "/rules/" in call for call in _calls(world))
 
 
 @pytest.mark.parametrize("extra", ["  merge_group:", "  merge_group:\n    types: [checks_requested]"])

@@ -26,7 +26,7 @@ from gauntlet.action.downloads import download_artifacts, download_failed_logs, 
 from gauntlet.action.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
 from gauntlet.action.known_reads import needs_rules, read_known_failures
 from gauntlet.action.outputs import annotation_commands, escape_data, output_values, write_outputs, write_summary
-from gauntlet.action.queue_setup import find_gap, queue_warning
+from gauntlet.action.queue_setup import QueueCheck, plan_check, queue_warning
 from gauntlet.action.state_reads import state_reads
 from gauntlet.config import Config, load_config
 from gauntlet.effects.base import Backend, EffectResult, Existing
@@ -120,15 +120,19 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     token = settings.token.get_secret_value() if settings.token is not None else ""
     if client is not None and settings.bot_login in (AUTO_LOGIN, DEFAULT_BOT_LOGIN):
         settings = evolve(settings, bot_login=_own_login(client, token, settings.bot_login, out))
-    # Local and free: only when a workflow lacks merge_group does the start query ask GitHub for the rules.
-    gap = find_gap(settings.run.workspace, settings.workflow_ref) if handler == "iteration" else None
-    report, edge, start = _serve(handler, delivery, settings, config, client, clock, out, rules=gap is not None)
+    # Only when a workflow lacks merge_group (or is not checked out) does the start query ask for the rules.
+    queue = QueueCheck()
+    if handler == "iteration":
+        payload = delivery.checked() if delivery.name == "workflow_run" else None
+        queue = plan_check(settings.run.workspace, settings.workflow_ref, payload)
+    report, edge, start = _serve(handler, delivery, settings, config, client, clock, out, queue=queue)
     for problem in report.input_problems:  # the run went on without it; the summary says so too
         out.write(f"::warning title=Gauntlet could not read an input::{escape_data(problem.message)}\n")
     if _reran_itself(report, settings.run.run_id):
         out.write(f"::notice title=Gauntlet::{STEP_RERUN_NOTICE}\n")
         _add_to_summary(settings, STEP_RERUN_NOTICE)
     branch = event_facts(delivery).default_branch or "main"
+    gap = queue.found(start.workflow if start is not None else None)
     warning = queue_warning(gap, start.rules if start is not None else None, settings.check_name, branch)
     if gap is not None and warning is not None:
         out.write(f"::warning title=Gauntlet cannot report in the merge queue::{escape_data(warning)}\n")
@@ -154,21 +158,21 @@ def _serve(
     clock: Clock,
     out: TextIO,
     *,
-    rules: bool = False,
+    queue: QueueCheck,
 ) -> tuple[RunReport, _EdgeBackend | None, Start | None]:
     """Serve the routed event; also the start query's answer (``None``: not sent, or read by REST).
 
-    :param rules: ask the start query for the default branch's rules too (the merge queue check below).
+    :param queue: what the start query must read for the merge queue check (``action/queue_setup.py``).
     """
     store = _store(settings, client, clock)
     if handler == "comment" and (client is None or settings.run.repository is None):
         _repository(settings)  # a command needs to know where it is
-    start = _begin(store, handler, delivery, settings, rules=rules)
+    start = _begin(store, handler, delivery, settings, queue=queue)
     return (*_run(handler, delivery, settings, config, client, clock, out, store, start), start)
 
 
 def _begin(
-    store: StateStore, handler: Route, delivery: Delivery, settings: ActionSettings, *, rules: bool
+    store: StateStore, handler: Route, delivery: Delivery, settings: ActionSettings, *, queue: QueueCheck
 ) -> Start | None:
     """The start query (when the run has a record of its own on the state branch), and the record preloaded."""
     pr = _pr_of(handler, delivery)
@@ -184,7 +188,8 @@ def _begin(
                 pr,
                 default_branch=default_branch,
                 review_comments=settings.run.review_comments,
-                rules=rules and not settings.api_url.rstrip("/").endswith("/api/v3"),
+                # An Enterprise Server may lack Ref.rules, which would fail the whole query: not asked there.
+                queue=queue if not settings.api_url.rstrip("/").endswith("/api/v3") else QueueCheck(),
             )
         store.preload(record, start)  # its record's remembered answers make the reads below conditional
     return start
@@ -304,7 +309,7 @@ def _start(
     *,
     default_branch: str,
     review_comments: bool,
-    rules: bool,
+    queue: QueueCheck,
 ) -> Start | None:
     """The run's start query (``github/start.py``): the state head and the run's own record, with the default
     branch's record and the PR's review threads (a PR run) or the effect index and the first page of Gauntlet's
@@ -320,7 +325,8 @@ def _start(
         index=SHARED_FILES["index"] if command else None,
         label=BOT_LABEL if command else None,
         known_label=KNOWN_LABEL if handler == "iteration" else None,
-        rules=rules and handler == "iteration",
+        rules=queue.asks and handler == "iteration",
+        workflow=queue.remote,
     )
 
 

@@ -10,7 +10,9 @@ common way queues stall (issue 29). Which workflow needs the trigger depends on 
   run starts Gauntlet, which reports the check on the group's commit);
 - otherwise (a step of the CI job, ``examples/workflows/pull-request.yml``): its own workflow.
 
-Only the files decide; anything that cannot be told (no workflow ref, a file outside the workspace or missing from
+The recommended deployment checks nothing out: there the completed CI run's workflow (``workflow_run.path``) is
+read on the default branch in the start query, with the rules (:class:`QueueCheck`). Only the files decide;
+anything that cannot be told (no workflow ref, a file outside the workspace or missing from
 it, a file that is not YAML or is larger than :data:`MAX_BYTES`, a named workflow not found) gives nothing, never
 a warning on a guess. Whether the queue and the required check exist is GitHub's to say (``github/branch_rules.py``):
 :func:`queue_warning` joins the two.
@@ -26,7 +28,7 @@ import yaml
 
 from gauntlet.github.branch_rules import BranchRules
 
-__all__ = ["MAX_BYTES", "QueueGap", "find_gap", "queue_warning", "triggers"]
+__all__ = ["MAX_BYTES", "QueueCheck", "QueueGap", "find_gap", "plan_check", "queue_warning", "triggers"]
 
 TRIGGER = "merge_group"
 WORKFLOWS = ".github/workflows"
@@ -86,21 +88,31 @@ def _load(workspace: Path, relative: str) -> dict[Any, Any] | None:
     path = (root / relative).resolve()
     if not path.is_relative_to(root) or not path.is_file() or path.stat().st_size > MAX_BYTES:
         return None
+    return _parse(path.read_bytes())
+
+
+def _parse(data: bytes) -> dict[Any, Any] | None:
+    """A workflow file parsed, or ``None`` (too large, not UTF-8, not YAML, not a mapping)."""
+    if len(data) > MAX_BYTES:
+        return None
     try:
-        document = yaml.safe_load(path.read_bytes().decode("utf-8"))
+        document = yaml.safe_load(data.decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError, RecursionError):  # GitHub would refuse such a workflow too
         return None
     return document if isinstance(document, dict) else None
 
 
+def _workflow_path(text: str) -> str | None:
+    """``text`` when it is a workflow file's repository-relative path, else ``None``."""
+    parts = PurePosixPath(text).parts
+    ok = text.startswith(f"{WORKFLOWS}/") and ".." not in parts and text.endswith((".yml", ".yaml"))
+    return text if ok else None
+
+
 def _own_path(workflow_ref: str) -> str | None:
     """``.github/workflows/x.yml`` from ``owner/repo/.github/workflows/x.yml@refs/heads/main``."""
     path = workflow_ref.rpartition("@")[0] if "@" in workflow_ref else workflow_ref
-    parts = PurePosixPath(path).parts[2:]
-    relative = "/".join(parts)
-    if not relative.startswith(f"{WORKFLOWS}/") or ".." in parts:
-        return None
-    return relative
+    return _workflow_path("/".join(PurePosixPath(path).parts[2:]))
 
 
 def _named(workspace: Path, names: tuple[str, ...]) -> list[tuple[str, dict[Any, Any]]] | None:
@@ -120,6 +132,51 @@ def _named(workspace: Path, names: tuple[str, ...]) -> list[tuple[str, dict[Any,
             found.append((relative, document))
     seen = {document.get("name") if isinstance(document.get("name"), str) else path for path, document in found}
     return found if seen >= set(names) else None
+
+
+@dataclass(frozen=True)
+class QueueCheck:
+    """What a run knows before it starts about the ``merge_group`` trigger, and what it must ask GitHub.
+
+    :param gap: the workflow of the checkout that lacks the trigger (``None``: none, or it cannot be told).
+    :param remote: the CI workflow to read on the default branch instead (in the start query), when Gauntlet runs
+        from ``workflow_run`` without a checkout: the completed run's ``workflow_run.path``.
+    :param name: that workflow's name (``workflow_run.name``).
+    """
+
+    gap: QueueGap | None = None
+    remote: str | None = None
+    name: str | None = None
+
+    @property
+    def asks(self) -> bool:
+        """True when the start query should read the default branch's rules (and maybe ``remote``)."""
+        return self.gap is not None or self.remote is not None
+
+    def found(self, remote_file: bytes | None) -> QueueGap | None:
+        """The gap, with ``remote`` read (its bytes; ``None``: not read)."""
+        if self.gap is not None or self.remote is None or remote_file is None:
+            return self.gap
+        document = _parse(remote_file)
+        if document is None or TRIGGER in triggers(document):
+            return None
+        return QueueGap(path=self.remote, name=self.name)
+
+
+def plan_check(workspace: Path, workflow_ref: str, payload: Any) -> QueueCheck:
+    """What the checkout says, and, for a ``workflow_run`` run without Gauntlet's workflow in its checkout (the
+    recommended deployment checks nothing out), the CI workflow to read on GitHub.
+
+    :param payload: the event's payload when it is a ``workflow_run`` event, else ``None``.
+    """
+    own = _own_path(workflow_ref)
+    if own is not None and _load(workspace, own) is not None:
+        return QueueCheck(gap=find_gap(workspace, workflow_ref))
+    run = payload.get("workflow_run") if isinstance(payload, dict) else None
+    path = run.get("path") if isinstance(run, dict) else None
+    name = run.get("name") if isinstance(run, dict) else None
+    remote = _workflow_path(path) if isinstance(path, str) else None
+    return QueueCheck(remote=remote, name=name if isinstance(name, str) and remote is not None else None)
 
 
 def find_gap(workspace: Path, workflow_ref: str) -> QueueGap | None:

@@ -45,7 +45,7 @@ QUERY = """
 query GauntletStart(
   $owner: String!, $name: String!, $stateRef: String!, $record: String!, $base: String!, $index: String!,
   $pr: Int!, $label: String!, $reviews: Boolean!, $issues: Boolean!, $withBase: Boolean!, $withIndex: Boolean!,
-  $knownLabel: String!, $known: Boolean!, $rules: Boolean!
+  $knownLabel: String!, $known: Boolean!, $rules: Boolean!, $workflow: String!, $withWorkflow: Boolean!
 ) {
   repository(owner: $owner, name: $name) {
     ref(qualifiedName: $stateRef) {
@@ -103,6 +103,9 @@ query GauntletStart(
           type
           parameters { __typename ... on RequiredStatusChecksParameters { requiredStatusChecks { context } } }
         }
+      }
+      target {
+        ... on Commit { workflow: file(path: $workflow) @include(if: $withWorkflow) { object { ...blobText } } }
       }
     }
   }
@@ -272,6 +275,8 @@ class Start:
         another page follows (``None``: not asked).
     :param rules: the default branch's ruleset rules, as far as the merge queue goes (``None``: not asked, or
         not answered in a shape this code reads).
+    :param workflow: the workflow file asked for, as the default branch has it (``None``: not asked, absent, or
+        not read whole).
     """
 
     head: Head | None
@@ -280,6 +285,7 @@ class Start:
     issues: tuple[list[dict[str, Any]], bool] | None = None
     known: tuple[list[dict[str, Any]], bool] | None = None
     rules: BranchRules | None = None
+    workflow: bytes | None = None
 
 
 def read_start(
@@ -294,6 +300,7 @@ def read_start(
     label: str | None = None,
     known_label: str | None = None,
     rules: bool = False,
+    workflow: str | None = None,
 ) -> Start | None:
     """Read the state branch's head and ``record`` at it, with the other parts asked for, in one query.
 
@@ -306,6 +313,7 @@ def read_start(
     :param label: read the first page of the issues with this label too (open and closed, newest first).
     :param known_label: read the first page of the open issues with this label too (the known-failure rules).
     :param rules: read the default branch's ruleset rules too (its merge queue and required checks).
+    :param workflow: with ``rules``, read this workflow file on the default branch too.
     :returns: ``None`` when the query failed in any way: the run reads the same by REST.
     """
     owner, _, name = repository.partition("/")
@@ -325,6 +333,8 @@ def read_start(
         "knownLabel": known_label or "",
         "known": known_label is not None,
         "rules": rules,
+        "workflow": workflow or "",
+        "withWorkflow": rules and workflow is not None,
     }
     try:
         answer = _Answer.model_validate(client.graphql(QUERY, variables))
@@ -346,12 +356,23 @@ def read_start(
         issues=_issues(answer.repository.issues) if label is not None and answer.repository.issues else None,
         known=_issues(answer.repository.known) if known_label is not None and answer.repository.known else None,
         rules=_rules(answer.repository.default_branch_ref) if rules else None,
+        workflow=_workflow(answer.repository.default_branch_ref, workflow) if rules and workflow else None,
     )
 
 
 def _rules(ref: Any) -> BranchRules | None:
     """The default branch's rules from ``Ref.rules``; ``None`` when there is no such branch or no list."""
     return from_graphql(ref.get("rules")) if isinstance(ref, dict) else None
+
+
+def _workflow(ref: Any, path: str) -> bytes | None:
+    """The workflow file read at the default branch's head, checked against its blob id."""
+    target = ref.get("target") if isinstance(ref, dict) else None
+    entry = target.get("workflow") if isinstance(target, dict) else None
+    try:
+        return _file(_Entry.model_validate(entry), path).get(path) if isinstance(entry, dict) else None
+    except ValidationError:
+        return None
 
 
 def _head(target: _Commit, tree: _Oid) -> Head:

@@ -7,7 +7,9 @@ a REST call against the token's 1,000 requests an hour. One GraphQL query reads 
 of its own (for ``GITHUB_TOKEN``, 1,000 points an hour per repository; a query of this size costs 1 point):
 https://docs.github.com/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api. A file read in the
 query costs no call even when it is too large for a record to remember (the default branch's record of a busy
-repository, the effect index at thousands of keys).
+repository, the effect index at thousands of keys). A run whose workflow files lack ``merge_group`` (or are not
+checked out) asks for the default branch's ruleset rules too, and maybe a workflow file there
+(``action/queue_setup.py``): nothing reads those by REST, so a failed query only skips that check.
 
 What the query answers is turned into the shapes the REST reads give, so everything after it is the same code:
 

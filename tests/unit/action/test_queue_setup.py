@@ -151,3 +151,24 @@ def test_the_warning_says_the_problem_and_the_fix() -> None:
     assert said is not None
     assert "`Gauntlet` check is required on `trunk`" in said and "merge queue" in said
     assert said.endswith("Fix: add `merge_group:` under `on:` in .github/workflows/ci.yml.")
+
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "workflows"
+
+
+@pytest.mark.parametrize(
+    ("own", "others"), [("gauntlet.yml", ("ci.yml",)), ("pull-request.yml", ()), ("default-branch.yml", ("ci.yml",))]
+)
+def test_the_shipped_examples_have_the_trigger_and_the_fix_puts_it_back(
+    tmp_path: Path, own: str, others: tuple[str, ...]
+) -> None:
+    files = {name: (EXAMPLES / name).read_text(encoding="utf-8") for name in (own, *others)}
+    assert find_gap(_workspace(tmp_path, files), REF.format(own)) is None
+
+    needing = others[0] if others else own
+    files[needing] = files[needing].replace("  merge_group:\n", "")
+    gap = find_gap(_workspace(tmp_path, files), REF.format(own))
+    assert gap is not None and gap.path == f".github/workflows/{needing}"
+
+    files[needing] = files[needing].replace("on:\n", "on:\n  merge_group:\n", 1)  # the fix, as the warning says it
+    assert find_gap(_workspace(tmp_path, files), REF.format(own)) is None

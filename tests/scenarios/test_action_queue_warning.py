@@ -216,3 +216,18 @@ def test_the_rules_cost_the_start_query_no_point_more(world: Scenario) -> None:
     assert _warned(asked) and not _warned(not_asked)
     assert spent[0] - spent[1] == 1, f"the second query cost {spent[0] - spent[1]} points"
     assert asked.report["api_calls"] == not_asked.report["api_calls"]
+
+
+@pytest.mark.parametrize("inputs", [{"graphql": "false"}, {}])
+def test_without_the_start_query_the_check_is_skipped_and_costs_no_call(
+    world: Scenario, inputs: dict[str, str]
+) -> None:
+    world.sandbox.set_rules(REPO, "main", [QUEUE, _required("Gauntlet")])
+    if not inputs:
+        world.sandbox.set_faults(rate=1.0, kinds=["500"], paths=["/graphql"])
+
+    outcome = _pr_run(world, {"ci.yml": CI.format(extra="")}, **inputs)
+    world.sandbox.set_faults(rate=0.0)
+
+    assert not _warned(outcome)
+    assert not any("/rules/" in call or "/contents/.github" in call for call in _calls(world))

@@ -36,6 +36,7 @@ OPERATIONS: tuple[str, ...] = (
     "GET /repos/{owner}/{repo}",
     "GET /repos/{owner}/{repo}/branches",
     "GET /repos/{owner}/{repo}/branches/{branch}",
+    "GET /repos/{owner}/{repo}/rules/branches/{branch}",
     "POST /repos/{owner}/{repo}/git/blobs",
     "GET /repos/{owner}/{repo}/git/blobs/{file_sha}",
     "POST /repos/{owner}/{repo}/git/trees",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
 
 from gauntlet.effects.base import EffectResult
@@ -9,7 +11,7 @@ from gauntlet.effects.models import Plan
 from gauntlet.models import InputProblem
 from gauntlet.vocabulary import Decision, HealthVerdict, ProvenanceReport, RecoveryVerdict
 
-__all__ = ["EffectLine", "RunReport"]
+__all__ = ["EffectLine", "RunReport", "SetupProblem"]
 
 
 class EffectLine(BaseModel):
@@ -23,6 +25,20 @@ class EffectLine(BaseModel):
     #: The comment id, issue or PR number the effect wrote or found (the outputs read it from here).
     number: int | None = None
     url: str | None = None
+
+
+class SetupProblem(BaseModel):
+    """A way the repository is set up that keeps Gauntlet from doing its job, found by the run (it went on).
+
+    ``merge_group_missing``: the default branch has a merge queue and requires the Gauntlet check, but the workflow
+    that would report it (``path``) does not run on ``merge_group`` (``action/queue_setup.py``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["merge_group_missing"]
+    path: str
+    message: str
 
 
 class RunReport(BaseModel):
@@ -44,6 +60,8 @@ class RunReport(BaseModel):
     check_failed: bool = False
     #: Input files that were not read (the run went on with the others).
     input_problems: tuple[InputProblem, ...] = ()
+    #: How the repository is set up wrong, as far as the run could tell (said in the job summary too).
+    setup_problems: tuple[SetupProblem, ...] = ()
 
     @classmethod
     def of(

@@ -52,6 +52,9 @@ def variables(owner_repo: str, **changes: Any) -> dict[str, Any]:
         "withIndex": True,
         "knownLabel": "known-failure",
         "known": True,
+        "rules": True,
+        "workflow": ".github/workflows/ci.yml",
+        "withWorkflow": True,
         **changes,
     }
 

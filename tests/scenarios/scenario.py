@@ -149,8 +149,10 @@ class Scenario:
         job: str = "test",
         now: datetime = NOW,
         hash_seed: int | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> Outcome:
-        """One action run: ``files`` go into the workspace, ``inputs`` become ``INPUT_*``.
+        """One action run: ``files`` go into the workspace, ``inputs`` become ``INPUT_*``, ``env`` adds to (or
+        replaces) the runner's variables (``GITHUB_WORKFLOW_REF``).
 
         ``workflow`` and ``job`` are the runner's ``GITHUB_WORKFLOW`` and ``GITHUB_JOB``: by default Gauntlet is a
         step of CI's ``test`` job; a run from a workflow of its own names that workflow and job instead. ``now`` is
@@ -176,7 +178,7 @@ class Scenario:
             job=job,
             token=token,
             inputs={"logs": "*.log", "findings": "review.json", **(inputs or {})},
-        )
+        ) | dict(env or {})
         if hash_seed is not None:
             code, printed, error = _in_a_process(env, now, hash_seed)
         else:

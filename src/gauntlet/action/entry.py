@@ -19,13 +19,15 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from gauntlet.action.branch_reads import branch_reads
 from gauntlet.action.downloads import download_artifacts, download_failed_logs, job_names, list_jobs
 from gauntlet.action.inputs import AUTO_LOGIN, DEFAULT_BOT_LOGIN, ActionSettings, from_env
 from gauntlet.action.known_reads import needs_rules, read_known_failures
 from gauntlet.action.outputs import annotation_commands, escape_data, output_values, write_outputs, write_summary
+from gauntlet.action.queue_setup import QueueCheck, plan_check, queue_warning
+from gauntlet.action.start_reads import begin
 from gauntlet.action.state_reads import state_reads
 from gauntlet.config import Config, load_config
 from gauntlet.effects.base import Backend, EffectResult, Existing
@@ -37,19 +39,18 @@ from gauntlet.github.client import GitHubClient, NotFound, ReadOnlyToken
 from gauntlet.github.comments import CommentGone
 from gauntlet.github.gitstore import BranchStore
 from gauntlet.github.hub import Hub, nothing_fresh, nothing_known, nothing_remembered, nothing_written
-from gauntlet.github.start import Start, read_start
-from gauntlet.known import KNOWN_LABEL
+from gauntlet.github.start import Start
 from gauntlet.models import evolve
-from gauntlet.observe.github_facts import Remote, pr_unknown
+from gauntlet.observe.github_facts import Remote
 from gauntlet.observe.observation import Downloads, observe
 from gauntlet.observe.owners import owners_of
 from gauntlet.observe.payload import Delivery, event_facts, read_delivery
 from gauntlet.observe.routing import Route, route_of
 from gauntlet.pipeline import Clock, serve
-from gauntlet.report import RunReport
+from gauntlet.report import RunReport, SetupProblem
 from gauntlet.state.local import LocalStore
 from gauntlet.state.store import StateStore
-from gauntlet.vocabulary import BOT_LABEL, SHARED_FILES, HealthVerdict, RecoveryVerdict, branch_path, pr_path
+from gauntlet.vocabulary import HealthVerdict, RecoveryVerdict
 
 __all__ = ["READ_ONLY_NOTICE", "STEP_RERUN_NOTICE", "Clock", "run_action"]
 
@@ -119,12 +120,29 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     token = settings.token.get_secret_value() if settings.token is not None else ""
     if client is not None and settings.bot_login in (AUTO_LOGIN, DEFAULT_BOT_LOGIN):
         settings = evolve(settings, bot_login=_own_login(client, token, settings.bot_login, out))
-    report, edge = _serve(handler, delivery, settings, config, client, clock, out)
+    # Only when a workflow lacks merge_group (or is not checked out) does the start query ask for the rules.
+    queue = QueueCheck()
+    if handler == "iteration":
+        payload = delivery.checked() if delivery.name == "workflow_run" else None
+        queue = plan_check(settings.run.workspace, settings.workflow_ref, payload)
+    store = _store(settings, client, clock)
+    if handler == "comment" and (client is None or settings.run.repository is None):
+        _repository(settings)  # a command needs to know where it is
+    start = begin(store, handler, delivery, settings, queue=queue)
+    report, edge = _serve(handler, delivery, settings, config, client, clock, out, store, start)
     for problem in report.input_problems:  # the run went on without it; the summary says so too
         out.write(f"::warning title=Gauntlet could not read an input::{escape_data(problem.message)}\n")
     if _reran_itself(report, settings.run.run_id):
         out.write(f"::notice title=Gauntlet::{STEP_RERUN_NOTICE}\n")
         _add_to_summary(settings, STEP_RERUN_NOTICE)
+    branch = event_facts(delivery).default_branch or "main"
+    gap = queue.found(start.workflow if start is not None else None)
+    warning = queue_warning(gap, start.rules if start is not None else None, settings.check_name, branch)
+    if gap is not None and warning is not None:
+        out.write(f"::warning title=Gauntlet cannot report in the merge queue::{escape_data(warning)}\n")
+        _add_to_summary(settings, warning, "WARNING")
+        setup = SetupProblem(kind="merge_group_missing", path=gap.path, message=warning)
+        report = evolve(report, setup_problems=(*report.setup_problems, setup))
     cost = "no API calls"
     if client is not None:
         report = evolve(
@@ -143,24 +161,13 @@ def _serve(
     client: GitHubClient | None,
     clock: Clock,
     out: TextIO,
+    store: StateStore,
+    start: Start | None,
 ) -> tuple[RunReport, _EdgeBackend | None]:
-    store = _store(settings, client, clock)
     remote = None
     if client is not None and settings.run.repository is not None:
         remote = Remote(client=client, repository=settings.run.repository, bot_login=settings.bot_login)
-    elif handler == "comment":
-        _repository(settings)  # a command needs to know where it is
     commit = not settings.run.dry_run
-    pr = _pr_of(handler, delivery)
-    record = _record_of(handler, delivery, pr)
-    start = None
-    if isinstance(store, BranchStore) and record is not None:
-        if settings.graphql:
-            default_branch = event_facts(delivery).default_branch or "main"
-            start = _start(
-                store, handler, record, pr, default_branch=default_branch, review_comments=settings.run.review_comments
-            )
-        store.preload(record, start)  # its record's remembered answers make the reads below conditional
     with tempfile.TemporaryDirectory(prefix="gauntlet-downloads-") as folder:
         downloads = Downloads()
         if handler == "iteration" and remote is not None:
@@ -220,56 +227,10 @@ def _reran_itself(report: RunReport, own_run: str) -> bool:
     )
 
 
-def _add_to_summary(settings: ActionSettings, note: str) -> None:
+def _add_to_summary(settings: ActionSettings, note: str, alert: Literal["NOTE", "WARNING"] = "NOTE") -> None:
     if settings.summary_path is not None:
         with settings.summary_path.open("a", encoding="utf-8") as summary:
-            summary.write(f"\n> [!NOTE]\n> {note}\n")
-
-
-def _pr_of(handler: Route, delivery: Delivery) -> int | None:
-    """The PR an iteration or a command is about, as its payload says (``None``: not known before observing)."""
-    if handler == "iteration":
-        number = event_facts(delivery).pr
-    elif handler == "comment":
-        issue = delivery.checked().get("issue")
-        is_pull = isinstance(issue, dict) and isinstance(issue.get("pull_request"), dict)
-        number = issue.get("number") if is_pull and isinstance(issue, dict) else None
-    else:
-        return None
-    return number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else None
-
-
-def _record_of(handler: Route, delivery: Delivery, pr: int | None) -> str | None:
-    """The record the run will write as its own, as its payload says: its PR's, or a branch run's branch's."""
-    if pr is not None:
-        return pr_path(pr)
-    facts = event_facts(delivery)
-    if facts.queue_base is not None:
-        return None  # a merge queue run writes no record (engine/merge_queue.py)
-    default = facts.default_branch or "main"
-    branch = facts.branch or default
-    unknown = pr_unknown(facts.event, trigger=facts.trigger, branch=facts.branch, default_branch=default)
-    return branch_path(branch) if handler == "iteration" and facts.pr is None and not unknown else None
-
-
-def _start(
-    store: BranchStore, handler: Route, record: str, pr: int | None, *, default_branch: str, review_comments: bool
-) -> Start | None:
-    """The run's start query (``github/start.py``): the state head and the run's own record, with the default
-    branch's record and the PR's review threads (a PR run) or the effect index and the first page of Gauntlet's
-    issues too (a command), and the open known-failure issues (a CI run); ``None``: read by REST."""
-    command = handler == "comment"
-    return read_start(
-        store.client,
-        store.repository,
-        branch=store.branch,
-        record=record,
-        base=branch_path(default_branch) if pr is not None else None,
-        pr=pr if handler == "iteration" and pr is not None and review_comments else None,
-        index=SHARED_FILES["index"] if command else None,
-        label=BOT_LABEL if command else None,
-        known_label=KNOWN_LABEL if handler == "iteration" else None,
-    )
+            summary.write(f"\n> [!{alert}]\n> {note}\n")
 
 
 def _repository(settings: ActionSettings) -> str:

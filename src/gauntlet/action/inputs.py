@@ -51,6 +51,8 @@ class ActionSettings(BaseModel):
     download_artifacts: tuple[str, ...] = ()
     output_path: Path | None = None
     summary_path: Path | None = None
+    #: ``GITHUB_WORKFLOW_REF``: Gauntlet's own workflow file (``owner/repo/.github/workflows/x.yml@ref``).
+    workflow_ref: str = ""
 
     @property
     def uses_branch(self) -> bool:
@@ -155,4 +157,5 @@ def from_env(env: Mapping[str, str]) -> ActionSettings:
         download_artifacts=_artifacts(input_value(env, "download_artifacts")),
         output_path=Path(output) if output else None,
         summary_path=Path(summary) if summary else None,
+        workflow_ref=env.get("GITHUB_WORKFLOW_REF") or "",
     )

@@ -7,7 +7,9 @@ a REST call against the token's 1,000 requests an hour. One GraphQL query reads 
 of its own (for ``GITHUB_TOKEN``, 1,000 points an hour per repository; a query of this size costs 1 point):
 https://docs.github.com/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api. A file read in the
 query costs no call even when it is too large for a record to remember (the default branch's record of a busy
-repository, the effect index at thousands of keys).
+repository, the effect index at thousands of keys). A run whose workflow files lack ``merge_group`` (or are not
+checked out) asks for the default branch's ruleset rules too, and maybe a workflow file there
+(``action/queue_setup.py``): nothing reads those by REST, so a failed query only skips that check.
 
 What the query answers is turned into the shapes the REST reads give, so everything after it is the same code:
 
@@ -33,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from gauntlet.errors import GauntletError
+from gauntlet.github.branch_rules import BranchRules, from_graphql
 from gauntlet.github.client import GitHubClient
 from gauntlet.github.trailers import Head, blob_sha, parse_head
 
@@ -44,7 +47,7 @@ QUERY = """
 query GauntletStart(
   $owner: String!, $name: String!, $stateRef: String!, $record: String!, $base: String!, $index: String!,
   $pr: Int!, $label: String!, $reviews: Boolean!, $issues: Boolean!, $withBase: Boolean!, $withIndex: Boolean!,
-  $knownLabel: String!, $known: Boolean!
+  $knownLabel: String!, $known: Boolean!, $rules: Boolean!, $workflow: String!, $withWorkflow: Boolean!
 ) {
   repository(owner: $owner, name: $name) {
     ref(qualifiedName: $stateRef) {
@@ -95,6 +98,17 @@ query GauntletStart(
       @include(if: $known) {
       pageInfo { hasNextPage }
       nodes { number body url }
+    }
+    defaultBranchRef @include(if: $rules) {
+      rules(first: 100) {
+        nodes {
+          type
+          parameters { __typename ... on RequiredStatusChecksParameters { requiredStatusChecks { context } } }
+        }
+      }
+      target {
+        ... on Commit { workflow: file(path: $workflow) @include(if: $withWorkflow) { object { ...blobText } } }
+      }
     }
   }
 }
@@ -234,6 +248,8 @@ class _Repository(_Node):
     pull_request: _Pull | None = None
     issues: _Connection[_Issue] | None = None
     known: _Connection[_Issue] | None = None
+    #: Read leniently (``branch_rules.py``): an answer of another shape there only leaves the rules unknown.
+    default_branch_ref: Any = None
 
 
 class _Answer(_Node):
@@ -259,6 +275,10 @@ class Start:
         (``None``: not asked).
     :param known: the first page of the open known-failure issues (newest first) in REST's shape, and whether
         another page follows (``None``: not asked).
+    :param rules: the default branch's ruleset rules, as far as the merge queue goes (``None``: not asked, or
+        not answered in a shape this code reads).
+    :param workflow: the workflow file asked for, as the default branch has it (``None``: not asked, absent, or
+        not read whole).
     """
 
     head: Head | None
@@ -266,6 +286,8 @@ class Start:
     reviews: Reviews | None = None
     issues: tuple[list[dict[str, Any]], bool] | None = None
     known: tuple[list[dict[str, Any]], bool] | None = None
+    rules: BranchRules | None = None
+    workflow: bytes | None = None
 
 
 def read_start(
@@ -279,6 +301,8 @@ def read_start(
     index: str | None = None,
     label: str | None = None,
     known_label: str | None = None,
+    rules: bool = False,
+    workflow: str | None = None,
 ) -> Start | None:
     """Read the state branch's head and ``record`` at it, with the other parts asked for, in one query.
 
@@ -290,6 +314,8 @@ def read_start(
     :param index: read this file at the head too (a command's effect index).
     :param label: read the first page of the issues with this label too (open and closed, newest first).
     :param known_label: read the first page of the open issues with this label too (the known-failure rules).
+    :param rules: read the default branch's ruleset rules too (its merge queue and required checks).
+    :param workflow: with ``rules``, read this workflow file on the default branch too.
     :returns: ``None`` when the query failed in any way: the run reads the same by REST.
     """
     owner, _, name = repository.partition("/")
@@ -308,6 +334,9 @@ def read_start(
         "withIndex": index is not None,
         "knownLabel": known_label or "",
         "known": known_label is not None,
+        "rules": rules,
+        "workflow": workflow or "",
+        "withWorkflow": rules and workflow is not None,
     }
     try:
         answer = _Answer.model_validate(client.graphql(QUERY, variables))
@@ -328,7 +357,24 @@ def read_start(
         reviews=_reviews(answer.repository.pull_request) if pr is not None else None,
         issues=_issues(answer.repository.issues) if label is not None and answer.repository.issues else None,
         known=_issues(answer.repository.known) if known_label is not None and answer.repository.known else None,
+        rules=_rules(answer.repository.default_branch_ref) if rules else None,
+        workflow=_workflow(answer.repository.default_branch_ref, workflow) if rules and workflow else None,
     )
+
+
+def _rules(ref: Any) -> BranchRules | None:
+    """The default branch's rules from ``Ref.rules``; ``None`` when there is no such branch or no list."""
+    return from_graphql(ref.get("rules")) if isinstance(ref, dict) else None
+
+
+def _workflow(ref: Any, path: str) -> bytes | None:
+    """The workflow file read at the default branch's head, checked against its blob id."""
+    target = ref.get("target") if isinstance(ref, dict) else None
+    entry = target.get("workflow") if isinstance(target, dict) else None
+    try:
+        return _file(_Entry.model_validate(entry), path).get(path) if isinstance(entry, dict) else None
+    except ValidationError:
+        return None
 
 
 def _head(target: _Commit, tree: _Oid) -> Head:

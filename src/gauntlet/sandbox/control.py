@@ -7,6 +7,7 @@
 | ``POST /_sandbox/repos`` | ``{full_name, files: {path: text}, private, default_branch}``: a repo with one commit |
 | ``POST /_sandbox/repos/{owner}/{repo}/commits`` | ``{files: {path: text or null}, message, branch, author}`` |
 | ``PUT /_sandbox/repos/{owner}/{repo}/permissions/{login}`` | ``{permission}`` without needing admin |
+| ``PUT /_sandbox/repos/{owner}/{repo}/rules/{branch}`` | ``{rules: [{type, parameters}]}``: the branch's rules |
 | ``POST /_sandbox/repos/{owner}/{repo}/runs`` | seed a workflow run: ``{name, head_branch, head_sha, event,
   jobs: [{name, conclusion, log, steps}], artifacts: {name: {file: text}}, pull_numbers}`` |
 | ``POST /_sandbox/repos/{owner}/{repo}/runs/{run_id}/finish`` | ``{jobs: {name: [conclusion, log]}}`` |
@@ -70,6 +71,20 @@ def permission(ctx: Context) -> Response:
             ctx.params["login"],
             str(ctx.body().get("permission", "write")),
         )
+    except KeyError as exc:
+        raise not_found() from exc
+    except ValueError as exc:
+        raise validation_failed(str(exc)) from exc
+    return Response(status=204)
+
+
+@router.add("PUT", "/_sandbox/repos/{owner}/{repo}/rules/{branch}")
+def rules(ctx: Context) -> Response:
+    found = ctx.body().get("rules")
+    try:
+        if not isinstance(found, list):
+            raise ValueError("rules: expected a list")
+        seed.set_rules(ctx.store, f"{ctx.params['owner']}/{ctx.params['repo']}", ctx.params["branch"], found)
     except KeyError as exc:
         raise not_found() from exc
     except ValueError as exc:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from gauntlet.sandbox.rules import normalised
 from gauntlet.sandbox.store import PERMISSIONS, Artifact, Job, Repo, Store, WorkflowRun, now_iso
 from gauntlet.sandbox.writes import commit_files
 
@@ -91,6 +93,18 @@ def set_permission(store: Store, full_name: str, login: str, permission: str) ->
             repo.collaborators.pop(user.login.lower(), None)
         else:
             repo.collaborators[user.login.lower()] = permission
+
+
+def set_rules(store: Store, full_name: str, branch: str, rules: Sequence[Mapping[str, Any]]) -> None:
+    """Make ``rules`` the active ruleset rules of ``branch`` (REST's ``{type, parameters}``; ``[]`` removes them).
+
+    :raises KeyError: no such repository.
+    :raises ValueError: a rule GitHub would not have (``rules.normalised``).
+    """
+    repo = need_repo(store, full_name)
+    stored = normalised(rules)
+    with store.lock:
+        repo.rules[branch] = stored
 
 
 def _conclusion(jobs: Sequence[Job]) -> str | None:

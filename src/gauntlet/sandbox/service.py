@@ -139,6 +139,10 @@ class Sandbox:
         """Give ``login`` ``read|triage|write|maintain|admin`` on the repository (``none`` removes it)."""
         seed.set_permission(self.store, full_name, login, permission)
 
+    def set_rules(self, full_name: str, branch: str, rules: Sequence[Mapping[str, Any]]) -> None:
+        """Make ``rules`` (REST's ``{type, parameters}``) the active ruleset rules of ``branch``."""
+        seed.set_rules(self.store, full_name, branch, rules)
+
     def seed_run(
         self,
         full_name: str,

@@ -11,6 +11,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from gauntlet.sandbox.git import GitRepo
 
@@ -250,6 +251,8 @@ class Repo:
     check_runs: dict[int, CheckRun] = field(default_factory=dict)
     statuses: list[Status] = field(default_factory=list)
     runs: dict[int, WorkflowRun] = field(default_factory=dict)
+    #: The active ruleset rules by branch name, each as REST gives it (``{"type", "parameters"}``; ``rules.py``).
+    rules: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
     next_number: int = 1
     # Pull request diff stats by (base sha, head sha): git objects never change, so neither do these.
     diff_stats: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)

@@ -14,6 +14,7 @@ from gauntlet.sandbox.git import GitError
 from gauntlet.sandbox.graph.connections import connection
 from gauntlet.sandbox.graph.scope import Node, Scope
 from gauntlet.sandbox.routes.contents import entry_at
+from gauntlet.sandbox.rules import graph_rule
 from gauntlet.sandbox.store import Repo
 
 __all__ = ["TEXT_LIMIT", "git_object", "ref", "resolve_object"]
@@ -40,8 +41,17 @@ def ref(scope: Scope, repo: Repo, qualified: str) -> Node | None:
                 "name": name,
                 "prefix": prefix,
                 "target": lambda _info, sha=sha: git_object(scope, repo, sha),
+                "rules": lambda _info, branch=name if prefix == "refs/heads/" else None, **page: _rules(
+                    repo, branch, page
+                ),
             }
     return None
+
+
+def _rules(repo: Repo, branch: str | None, page: dict[str, object]) -> Node:
+    """``Ref.rules``: the branch's active rules (``sandbox/rules.py``); a tag (``None``) has none here."""
+    stored = list(enumerate(repo.rules.get(branch, ()) if branch is not None else ()))
+    return connection(stored, lambda item: graph_rule(repo, *item), **page)  # type: ignore[arg-type]
 
 
 def resolve_object(scope: Scope, repo: Repo, expression: str | None, oid: str | None) -> Node | None:

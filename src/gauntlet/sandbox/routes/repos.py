@@ -7,6 +7,7 @@ from typing import Any
 
 from gauntlet.sandbox.app import RATE_LIMIT, Context
 from gauntlet.sandbox.http import ApiError, Response, Router, paginate, required_text, validation_failed
+from gauntlet.sandbox.rules import rest_rules
 from gauntlet.sandbox.store import PERMISSIONS, Repo
 from gauntlet.sandbox.views import git as git_views
 from gauntlet.sandbox.views.repos import public_user, repository, user
@@ -165,6 +166,14 @@ def get_branch(ctx: Context) -> Response:
         "protection_url": f"{api}/branches/{name}/protection",
     }
     return Response(body=body)
+
+
+@router.add("GET", "/repos/{owner}/{repo}/rules/branches/{branch}")
+def get_branch_rules(ctx: Context) -> Response:
+    """The active rules of a branch, which need not exist (https://docs.github.com/rest/repos/rules)."""
+    repo = ctx.repo()
+    page, links = paginate(ctx.request, rest_rules(repo, ctx.params["branch"]))
+    return Response(body=page, headers=links)
 
 
 @router.add("PUT", "/repos/{owner}/{repo}/collaborators/{username}")

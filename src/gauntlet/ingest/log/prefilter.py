@@ -114,14 +114,16 @@ _ANYWHERE = re.compile(
 # Lines without an anchor that a parser still needs to see when they sit just before a hit: the cause
 # printed above a failed step's exit (a refused connection, a kill, a go vet line, an apt error).
 # Two parts, as for triggers: ``re`` tries every alternative at every position of a search, so the shapes that
-# only stand at a line's start are matched there alone (twice as fast on the lines fed as context).
+# only stand at a line's start are matched there alone (twice as fast on the lines fed as context). Every
+# alternative starts with a literal character, so that ``re`` skips the positions no alternative can start at:
+# ``line N`` checks its word boundary behind its ``l`` (a leading ``\b`` made the search three times slower).
 _HINT_ANYWHERE = re.compile(
     r"""onnect|ECONN|ETIMEDOUT|EAI_AGAIN|resolve\ host|Temporary\ failure|Name\ or\ service|returned\ error
       |Too\ Many|toomanyrequests|rate\ limit|hung\ up|unreachable|handshake|i/o\ timeout|Docker\ daemon
       |lost\ communication|shutdown\ signal|maximum\ execution|No\ space\ left|canceled
       |undefined\ reference|multiple\ definition|cannot\ find\ -l|Undefined\ symbols|out\ of\ memory|Out\ of\ memory
       |OOMKilled|MemoryError|\.go:\d+:\d+:\ |not\ recognized|ELIFECYCLE|Bus\ error|\.go:\d+:[ ]
-      |\bline\ \d+\b|DATA\ RACE|No\ rule\ to\ make|\.rb:\d+:\d+:\ """,
+      |l(?<=\bl)ine\ \d+\b|DATA\ RACE|No\ rule\ to\ make|\.rb:\d+:\d+:\ """,
     re.VERBOSE,
 )
 _HINT_AT_START = re.compile(

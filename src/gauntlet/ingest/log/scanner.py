@@ -14,6 +14,7 @@ the log exactly as GitHub serves it.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from functools import cache
 from io import SEEK_CUR
@@ -118,7 +119,7 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser, *, back
         index = 0
         while True:
             if analyser.active and cursor < limit:
-                cursor, number, fed = _read_on(block, cursor, number, limit, analyser, cap, big=big)
+                cursor, number, fed = _read_on(block, cursor, number, limit, analyser, cap, candidates, big=big)
                 fed_through = number - 1 if fed else fed_through
             elif index < len(candidates):
                 offset = candidates[index]
@@ -176,20 +177,33 @@ NUMPY_SPAN = 8 << 10
 
 
 def _read_on(
-    block: bytes, cursor: int, number: int, limit: int, analyser: Analyser, cap: int, *, big: bool
+    block: bytes,
+    cursor: int,
+    number: int,
+    limit: int,
+    analyser: Analyser,
+    cap: int,
+    candidates: list[int],
+    *,
+    big: bool,
 ) -> tuple[int, int, bool]:
     """Inside a block: feed the next line, or jump over the rest of a step's header, which the runner claims
-    line by line anyway (the step's script, not its output). Returns the next line and whether one was fed."""
+    line by line anyway (the step's script, not its output). Returns the next line and whether one was fed.
+
+    :param candidates: the prefilter's candidate lines of the block (every ``##[`` line is one).
+    """
     last = analyser.header_end
     if last is not None:
-        stop, after = _header_rest(block, cursor, number, limit, last, big=big)
+        stop, after = _header_rest(block, cursor, number, limit, last, candidates, big=big)
         if stop > cursor:
             return stop, after, False
     cursor, number = _feed_next(block, cursor, number, analyser, cap)
     return cursor, number, True
 
 
-def _header_rest(block: bytes, cursor: int, number: int, limit: int, last: int, *, big: bool) -> tuple[int, int]:
+def _header_rest(
+    block: bytes, cursor: int, number: int, limit: int, last: int, candidates: list[int], *, big: bool
+) -> tuple[int, int]:
     """Where the open step header ends: the line of its ``##[endgroup]``, or line ``last + 1``, whichever
     comes first (or the block's end), with its number.
 
@@ -200,21 +214,40 @@ def _header_rest(block: bytes, cursor: int, number: int, limit: int, last: int, 
     if allowed <= 0:
         return cursor, number
     # A real step's script is a few lines long: its ``##[endgroup]`` is near.
-    close = block.find(b"##[endgroup]", cursor, min(limit, cursor + HEADER_BYTES))
+    close = _endgroup_line(block, candidates, cursor, min(limit, cursor + HEADER_BYTES))
     if close != -1:
-        stop = block.rfind(b"\n", cursor, close) + 1 or cursor
-        lines = count_newlines(block, cursor, stop, big=big)
+        lines = count_newlines(block, cursor, close, big=big)
         if lines <= allowed:
-            return stop, number + lines
+            return close, number + lines
     reach = _lines(allowed).match(block, cursor, limit)
-    end = limit if reach is None else reach.end()
-    close = block.find(b"##[endgroup]", cursor, end)
-    stop = (block.rfind(b"\n", cursor, close) + 1 or cursor) if close != -1 else end
-    return stop, number + count_newlines(block, cursor, stop, big=big)
+    if reach is None:  # the block ends first
+        close = _endgroup_line(block, candidates, cursor, limit)
+        stop = limit if close == -1 else close
+        return stop, number + count_newlines(block, cursor, stop, big=big)
+    close = _endgroup_line(block, candidates, cursor, reach.end())
+    if close == -1:
+        return reach.end(), number + allowed
+    return close, number + count_newlines(block, cursor, close, big=big)
 
 
 #: Where an ``##[endgroup]`` is looked for first.
 HEADER_BYTES = 16 << 10
+
+
+def _endgroup_line(block: bytes, candidates: list[int], start: int, stop: int) -> int:
+    """The start of the first line starting in ``block[start:stop]`` that holds ``##[endgroup]``, or -1.
+
+    Every line holding ``##[`` is a prefilter candidate (an anchor without a check), so only the candidates
+    are looked at: searching the bytes for it cost a tenth of the scan of a log with many steps.
+    """
+    for position in range(bisect_left(candidates, start), len(candidates)):
+        offset = candidates[position]
+        if offset >= stop:
+            break
+        end = block.find(b"\n", offset)
+        if block.find(b"##[endgroup]", offset, end if end != -1 else len(block)) != -1:
+            return offset
+    return -1
 
 
 @cache

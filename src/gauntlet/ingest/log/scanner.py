@@ -23,7 +23,7 @@ from typing import BinaryIO, cast
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
 from gauntlet.ingest.log.locator import Span, last_lines, previous_lines
-from gauntlet.ingest.log.prefilter import is_trigger, searcher
+from gauntlet.ingest.log.prefilter import is_trigger, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
 from gauntlet.untrusted import masked_values
@@ -292,6 +292,7 @@ def _feed_context(
     wanted = CONTEXT_BEFORE - len(lines)
     if wanted > 0 and cursor == 0:
         lines = previous_lines(previous, wanted) + lines
-    for line_number, raw in lines:
-        if line_number > fed_through:
-            analyser.feed(line_number, clean_line(raw[:cap]))
+    fresh = [(line_number, raw[:cap]) for line_number, raw in lines if line_number > fed_through]
+    wordy = wordy_lines([raw for _, raw in fresh])
+    for index, (line_number, raw) in enumerate(fresh):
+        analyser.feed(line_number, clean_line(raw), wordy=index in wordy)

@@ -195,8 +195,10 @@ def _read_on(
     last = analyser.header_end
     if last is not None:
         stop, after = _header_rest(block, cursor, number, limit, last, candidates, big=big)
-        if stop > cursor:
+        if stop >= limit:
             return stop, after, False
+        # The line jumped to ends the header (its ``##[endgroup]`` or the line past its limit): fed next.
+        cursor, number = stop, after
     cursor, number = _feed_next(block, cursor, number, analyser, cap)
     return cursor, number, True
 

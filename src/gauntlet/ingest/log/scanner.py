@@ -215,34 +215,34 @@ def _header_rest(
     allowed = last - number + 1
     if allowed <= 0:
         return cursor, number
-    # A real step's script is a few lines long: its ``##[endgroup]`` is near.
-    close = _endgroup_line(block, candidates, cursor, min(limit, cursor + HEADER_BYTES))
-    if close != -1:
+    close = _endgroup_line(block, candidates, cursor, limit, allowed)
+    # A real step's script is a few lines long: its ``##[endgroup]`` is near, and counting up to it is cheap.
+    if close != -1 and close - cursor <= HEADER_BYTES:
         lines = count_newlines(block, cursor, close, big=big)
         if lines <= allowed:
             return close, number + lines
     reach = _lines(allowed).match(block, cursor, limit)
-    if reach is None:  # the block ends first
-        close = _endgroup_line(block, candidates, cursor, limit)
-        stop = limit if close == -1 else close
-        return stop, number + count_newlines(block, cursor, stop, big=big)
-    close = _endgroup_line(block, candidates, cursor, reach.end())
-    if close == -1:
-        return reach.end(), number + allowed
-    return close, number + count_newlines(block, cursor, close, big=big)
+    end = limit if reach is None else reach.end()
+    if close != -1 and close < end:
+        return close, number + count_newlines(block, cursor, close, big=big)
+    return end, number + (allowed if reach is not None else count_newlines(block, cursor, end, big=big))
 
 
-#: Where an ``##[endgroup]`` is looked for first.
+#: Up to where the lines before an ``##[endgroup]`` are counted rather than matched.
 HEADER_BYTES = 16 << 10
 
 
-def _endgroup_line(block: bytes, candidates: list[int], start: int, stop: int) -> int:
-    """The start of the first line starting in ``block[start:stop]`` that holds ``##[endgroup]``, or -1.
+def _endgroup_line(block: bytes, candidates: list[int], start: int, stop: int, lines: int) -> int:
+    """The start of the first line in ``block[start:stop]`` holding ``##[endgroup]`` among its first
+    ``lines + 1`` candidate lines, else -1: each candidate is a line of its own, so one further on lies more
+    than ``lines`` lines past ``start``.
 
     Every line holding ``##[`` is a prefilter candidate (an anchor without a check), so only the candidates
-    are looked at: searching the bytes for it cost a tenth of the scan of a log with many steps.
+    are looked at: searching the bytes for it cost a tenth of the scan of a log with many steps, and a log
+    made only of ``##[`` lines still has each line looked at once.
     """
-    for position in range(bisect_left(candidates, start), len(candidates)):
+    first = bisect_left(candidates, start)
+    for position in range(first, min(len(candidates), first + lines + 1)):
         offset = candidates[position]
         if offset >= stop:
             break

@@ -14,6 +14,7 @@ the log exactly as GitHub serves it.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from functools import cache
 from io import SEEK_CUR
@@ -22,7 +23,7 @@ from typing import BinaryIO, cast
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
 from gauntlet.ingest.log.locator import Span, last_lines, previous_lines
-from gauntlet.ingest.log.prefilter import is_trigger, searcher
+from gauntlet.ingest.log.prefilter import is_trigger, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
 from gauntlet.untrusted import masked_values
@@ -118,7 +119,7 @@ def scan_blocks(blocks: Iterable[tuple[bytes, int]], analyser: Analyser, *, back
         index = 0
         while True:
             if analyser.active and cursor < limit:
-                cursor, number, fed = _read_on(block, cursor, number, limit, analyser, cap, big=big)
+                cursor, number, fed = _read_on(block, cursor, number, limit, analyser, cap, candidates, big=big)
                 fed_through = number - 1 if fed else fed_through
             elif index < len(candidates):
                 offset = candidates[index]
@@ -176,20 +177,35 @@ NUMPY_SPAN = 8 << 10
 
 
 def _read_on(
-    block: bytes, cursor: int, number: int, limit: int, analyser: Analyser, cap: int, *, big: bool
+    block: bytes,
+    cursor: int,
+    number: int,
+    limit: int,
+    analyser: Analyser,
+    cap: int,
+    candidates: list[int],
+    *,
+    big: bool,
 ) -> tuple[int, int, bool]:
     """Inside a block: feed the next line, or jump over the rest of a step's header, which the runner claims
-    line by line anyway (the step's script, not its output). Returns the next line and whether one was fed."""
+    line by line anyway (the step's script, not its output). Returns the next line and whether one was fed.
+
+    :param candidates: the prefilter's candidate lines of the block (every ``##[`` line is one).
+    """
     last = analyser.header_end
     if last is not None:
-        stop, after = _header_rest(block, cursor, number, limit, last, big=big)
-        if stop > cursor:
+        stop, after = _header_rest(block, cursor, number, limit, last, candidates, big=big)
+        if stop >= limit:
             return stop, after, False
+        # The line jumped to ends the header (its ``##[endgroup]`` or the line past its limit): fed next.
+        cursor, number = stop, after
     cursor, number = _feed_next(block, cursor, number, analyser, cap)
     return cursor, number, True
 
 
-def _header_rest(block: bytes, cursor: int, number: int, limit: int, last: int, *, big: bool) -> tuple[int, int]:
+def _header_rest(
+    block: bytes, cursor: int, number: int, limit: int, last: int, candidates: list[int], *, big: bool
+) -> tuple[int, int]:
     """Where the open step header ends: the line of its ``##[endgroup]``, or line ``last + 1``, whichever
     comes first (or the block's end), with its number.
 
@@ -199,22 +215,41 @@ def _header_rest(block: bytes, cursor: int, number: int, limit: int, last: int, 
     allowed = last - number + 1
     if allowed <= 0:
         return cursor, number
-    # A real step's script is a few lines long: its ``##[endgroup]`` is near.
-    close = block.find(b"##[endgroup]", cursor, min(limit, cursor + HEADER_BYTES))
-    if close != -1:
-        stop = block.rfind(b"\n", cursor, close) + 1 or cursor
-        lines = count_newlines(block, cursor, stop, big=big)
+    close = _endgroup_line(block, candidates, cursor, limit, allowed)
+    # A real step's script is a few lines long: its ``##[endgroup]`` is near, and counting up to it is cheap.
+    if close != -1 and close - cursor <= HEADER_BYTES:
+        lines = count_newlines(block, cursor, close, big=big)
         if lines <= allowed:
-            return stop, number + lines
+            return close, number + lines
     reach = _lines(allowed).match(block, cursor, limit)
     end = limit if reach is None else reach.end()
-    close = block.find(b"##[endgroup]", cursor, end)
-    stop = (block.rfind(b"\n", cursor, close) + 1 or cursor) if close != -1 else end
-    return stop, number + count_newlines(block, cursor, stop, big=big)
+    if close != -1 and close < end:
+        return close, number + count_newlines(block, cursor, close, big=big)
+    return end, number + (allowed if reach is not None else count_newlines(block, cursor, end, big=big))
 
 
-#: Where an ``##[endgroup]`` is looked for first.
+#: Up to where the lines before an ``##[endgroup]`` are counted rather than matched.
 HEADER_BYTES = 16 << 10
+
+
+def _endgroup_line(block: bytes, candidates: list[int], start: int, stop: int, lines: int) -> int:
+    """The start of the first line in ``block[start:stop]`` holding ``##[endgroup]`` among its first
+    ``lines + 1`` candidate lines, else -1: each candidate is a line of its own, so one further on lies more
+    than ``lines`` lines past ``start``.
+
+    Every line holding ``##[`` is a prefilter candidate (an anchor without a check), so only the candidates
+    are looked at: searching the bytes for it cost a tenth of the scan of a log with many steps, and a log
+    made only of ``##[`` lines still has each line looked at once.
+    """
+    first = bisect_left(candidates, start)
+    for position in range(first, min(len(candidates), first + lines + 1)):
+        offset = candidates[position]
+        if offset >= stop:
+            break
+        end = block.find(b"\n", offset)
+        if block.find(b"##[endgroup]", offset, end if end != -1 else len(block)) != -1:
+            return offset
+    return -1
 
 
 @cache
@@ -259,6 +294,7 @@ def _feed_context(
     wanted = CONTEXT_BEFORE - len(lines)
     if wanted > 0 and cursor == 0:
         lines = previous_lines(previous, wanted) + lines
-    for line_number, raw in lines:
-        if line_number > fed_through:
-            analyser.feed(line_number, clean_line(raw[:cap]))
+    fresh = [(line_number, raw[:cap]) for line_number, raw in lines if line_number > fed_through]
+    wordy = wordy_lines([raw for _, raw in fresh])
+    for index, (line_number, raw) in enumerate(fresh):
+        analyser.feed(line_number, clean_line(raw), wordy=index in wordy)

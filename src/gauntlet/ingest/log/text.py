@@ -44,7 +44,7 @@ def clean_line(raw: bytes) -> str:
         text = _CONTROL.sub("", text)
     if len(text) > 100:
         text = _HUGE_NUMBER.sub(r"\1", text)
-    if text.startswith("#"):
+    if text[:1] == "#" and text[1:2].isdecimal():  # not on a runner's ``##[group]``, which is no BuildKit line
         text = _BUILDKIT.sub("", text, count=1)
     return text.rstrip()
 

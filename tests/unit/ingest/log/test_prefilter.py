@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gauntlet.ingest.log import prefilter, scan
 
@@ -115,3 +117,40 @@ def test_a_missing_library_leaves_the_next_search(hidden: list[str], loaded: lis
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == [*loaded, "[2]"]
+
+
+def _may_start_as_fed(raws: list[bytes]) -> list[bool]:
+    """``may_start`` of each raw line, told which lines :func:`prefilter.wordy_lines` found wordy."""
+    from gauntlet.ingest.log.text import clean_line
+
+    wordy = prefilter.wordy_lines(raws)
+    return [prefilter.may_start(clean_line(raw), wordy=index in wordy) for index, raw in enumerate(raws)]
+
+
+def _may_start_every_shape(raws: list[bytes]) -> list[bool]:
+    from gauntlet.ingest.log.text import clean_line
+
+    return [prefilter.may_start(clean_line(raw)) for raw in raws]
+
+
+def test_lines_without_words_may_start_a_block_only_by_their_start() -> None:
+    """Taking the words' search for a line's shapes anywhere in it changes no line of any log."""
+    _loaded("ahocorasick")
+    for log in LOGS:
+        raws = log.read_bytes().split(b"\n")
+        for first in range(0, len(raws), 30):
+            window = raws[first : first + 30]
+            assert _may_start_as_fed(window) == _may_start_every_shape(window), log
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        st.from_regex(prefilter._ANYWHERE),
+        st.from_regex(prefilter._HINT_ANYWHERE),
+        st.text(alphabet=st.sampled_from("error line.py:3 \x1b[m\r٣ExitcodFAIL")),
+    )
+)
+def test_every_shape_found_anywhere_holds_a_word(text: str) -> None:
+    raw = text.replace("\n", " ").encode("utf-8", "surrogatepass")
+    assert _may_start_as_fed([b"plain", raw]) == _may_start_every_shape([b"plain", raw])

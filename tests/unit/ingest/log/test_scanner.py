@@ -73,6 +73,14 @@ def test_unclosed_step_headers_do_not_use_up_the_lines_read() -> None:
     assert finding.log_lines[0] <= 2600 * 251 + 1 <= finding.log_lines[1]
 
 
+def test_a_step_header_ends_at_its_endgroup_however_long_its_lines() -> None:
+    # The header's ``##[endgroup]`` (found among the prefilter's candidates) lies beyond the bytes looked at
+    # first; the failure right after it is the step's output, not its script.
+    header = b"##[group]Run make\n" + b"echo %s\n" % (b"x" * 300) * 150 + b"##[endgroup]\n"
+    [finding] = findings(header + FAILURE + b"\n" + EXIT + b"\n")
+    assert finding.path == "src/app.c" and finding.log_lines == (153, 153)
+
+
 def test_iterables_of_lines_without_newlines_are_lines() -> None:
     [finding] = list(scan([b"a", b"b", FAILURE], DEFAULT_LIMITS))
     assert finding.log_lines == (3, 3)

@@ -62,8 +62,11 @@ _NOT_ALONE = re.compile(r"(?i)\.(?:log|txt|o|obj|a|so|dll|exe|class|jar|whl|tgz|
 #: Where installed code lives: a frame there is not the project's.
 _LIBRARY = re.compile(
     r"^(?:/usr/|/opt/|/lib/|<|node:|internal/)|/node_modules/|/site-packages/|/dist-packages/|/vendor/bundle/"
-    r"|/_temp/|/\.cargo/registry/|/go/pkg/mod/|/\.rustup/|/\.m2/"
+    r"|/_temp/|/\.cargo/registry/|/go/pkg/mod/|/\.rustup/|/\.m2/|/\.pyenv/|/lib/python\d[\d.]{0,5}/"
 )
+#: A Python frame (``File "x.py", line 3, in f``): its traceback lists the innermost frame last, with or without
+#: the ``Traceback (most recent call last):`` header (green, nose and custom runners leave it out).
+_PYTHON_FRAME = re.compile(r'^\s*File "[^"]{1,300}", line \d{1,7}, in ')
 #: A path alone on its line: the header a "stylish" report (ESLint, yamllint, stylelint) lists its file's
 #: ``line:col severity message`` rows under.
 _HEADER = re.compile(
@@ -218,7 +221,7 @@ def _best_place(lines: Sequence[str], checkout: Checkout | None) -> Place | None
     places = [place for text in lines for place in _places(text)]
     if not places:
         return None
-    if any("most recent call last" in text for text in lines):
+    if any("most recent call last" in text or _PYTHON_FRAME.match(text) for text in lines):
         places.reverse()  # the innermost frame is the last
     if checkout is not None:
         for place in places:

@@ -1,4 +1,5 @@
-"""Compiler-like diagnostics of any tool: ``file.ext:line[:column]: [error:] message``, with or without a column.
+"""Compiler-like diagnostics of any tool: ``file.ext:line[:column]: [error:] message``, with or without a column
+(or the GNU standard's ``file.ext:line.column[-column]:`` of bison, flex and other GNU tools).
 
 Most compilers, interpreters and checkers that no parser knows by name still print the GNU shape
 (erlc, luac, xmllint, codespell, shellcheck ``-f gcc``, ruby ``-c``, nim, crystal ...). Tool parsers
@@ -26,7 +27,7 @@ __all__ = ["Diagnostics", "step_tool"]
 
 _PLACE = re.compile(
     r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9})):"
-    r"(?P<row>\d+):(?:(?P<column>\d+):)?(?P<rest>.*)$"
+    r"(?P<row>\d+)(?:\.(?P<dotted>\d{1,5})(?:-\d{1,5})?)?:(?:(?P<column>\d+):)?(?P<rest>.*)$"
 )
 _SEVERITY = re.compile(
     r"^\s*(?:(?P<level>fatal error|error|Error|ERROR|fatal|E|F)|"
@@ -150,7 +151,8 @@ class Diagnostics(BlockParser):
         minor = severity is not None and severity.group("minor") is not None
         if minor and severity is not None and (kind != "lint" or severity.group("minor").lower() == "note"):
             return False  # a compiler's warning, any note; a checker fails the step on any of its findings
-        draft = diagnostic(tool, kind, message.strip(), number, path, match["row"], match["column"], warning=minor)
+        column = match["column"] or match["dotted"]
+        draft = diagnostic(tool, kind, message.strip(), number, path, match["row"], column, warning=minor)
         sink.emit(self._repeats.keyed(draft))
         return True
 

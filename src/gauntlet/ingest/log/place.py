@@ -32,12 +32,12 @@ Place = tuple[str, int | None, int | None]
 
 __all__ = ["LINTERS", "block_kind", "first_place", "in_checkout", "lint_rows", "place_block", "report_rows"]
 
-#: ``path:line[:col]``, ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
+#: ``path:line[:col]`` (or GNU's ``path:line.col[-col]``), ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
 #: (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
 #: ``file.o:(.text+0x1a)`` (a linker names only the file): a file name has an extension.
 _PLACE = re.compile(
     r"(?<![\w/.\\:-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
-    r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5}))?(?=[:\s,)\]]|$)"
+    r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,5})?)?(?=[:\s,)\]]|$)"
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7}),(?P<pcolumn>\d{1,5})\)"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?$)"  # webpack: ``ERROR in ./src/a.js 1:18-35``
@@ -280,5 +280,5 @@ def _places(text: str) -> Iterator[Place]:
         line = int(number) if number else None
         if line == 0:
             continue
-        col = next((c for c in match.group("column", "bcolumn", "pcolumn", "scolumn") if c), None)
+        col = next((c for c in match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn") if c), None)
         yield path, line, int(col) if col else None

@@ -5,7 +5,8 @@ Most compilers, interpreters and checkers that no parser knows by name still pri
 (erlc, luac, xmllint, codespell, shellcheck ``-f gcc``, ruby ``-c``, nim, crystal ...). Tool parsers
 come first and claim the shapes they know; what reaches :class:`Diagnostics` is named for the tool
 that printed it (a ``tool: `` prefix, else the step's command) and given a kind from what that tool
-is (:data:`~.tools.TOOLS`, the step's command): a checker's finding is ``lint`` (a type checker's a
+is (:data:`~.tools.TOOLS`, the step's command; a message that opens with a rule code, ``E003 Indent ...``, is a
+checker's): a checker's finding is ``lint`` (a type checker's a
 ``type_error``), a test step's a ``test_failure``, an interpreter's error at run time a ``crash``,
 anything else (and any syntax error) a ``build_error``. Warnings, notes and traceback frames are not
 failures. Every extension is read: tools with parsers of their own come first and claim their lines.
@@ -20,7 +21,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
-from gauntlet.ingest.log.tools import step_kind
+from gauntlet.ingest.log.tools import RULE_CODE, step_kind
 from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "step_tool"]
@@ -82,8 +83,8 @@ def _kind(tool: str | None, message: str, step: str) -> Kind:
         return by_step
     if by_step == "test_failure" and not _SYNTAX.search(message):
         return by_step
-    if tool and _CHECKER.search(tool):
-        return "lint"
+    if (tool and _CHECKER.search(tool)) or RULE_CODE.match(message):
+        return "lint"  # a checker by its name, or by the rule code its message opens with
     if _SYNTAX.search(message) or (tool or "").endswith("c") or by_step in ("build_error", "dependency"):
         return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc), or a build step's
     if by_step == "test_failure" or _ASSERTION.search(message):

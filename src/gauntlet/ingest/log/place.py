@@ -32,8 +32,8 @@ Place = tuple[str, int | None, int | None]
 
 __all__ = ["LINTERS", "block_kind", "first_place", "in_checkout", "lint_rows", "place_block", "report_rows"]
 
-#: ``path:line[:col]`` (or GNU's ``path:line.col[-col]``), ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
-#: (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
+#: ``path:line[:col]`` (or GNU's ``path:line.col[-col]``), ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)``
+#: (MSBuild), ``path: line N`` (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
 #: ``file.o:(.text+0x1a)`` (a linker names only the file): a file name has an extension.
 _PLACE = re.compile(
     r"(?<![\w/.\\:-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"

@@ -21,7 +21,17 @@ from collections.abc import Iterable
 
 from gauntlet.models import Kind
 
-__all__ = ["LINTERS", "MARKERS", "TOOLS", "VERDICTS", "checker_kind", "failed_test_name", "markers", "step_kind"]
+__all__ = [
+    "LINTERS",
+    "MARKERS",
+    "RULE_CODE",
+    "TOOLS",
+    "VERDICTS",
+    "checker_kind",
+    "failed_test_name",
+    "markers",
+    "step_kind",
+]
 
 #: Linters and style checkers by the command a step runs (a table of names, not of output shapes: a step that
 #: ran one reports lint, whatever its rows look like). Any command with ``lint`` in its name counts too.
@@ -39,6 +49,10 @@ LINTERS = (
     "markdownlint-cli2", "mix format --check-formatted", "mix credo", "rustfmt", "djlint", "ruff check",
     "ruff format --check", "semgrep",
 )  # fmt: skip
+
+#: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
+#: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
+RULE_CODE = re.compile(r"^\s*\[?[A-Z]{1,5}\d{2,5}\]?:?\s")
 
 #: Kind of failure → the commands (as a step writes them) of the tools that report it. A command matches as
 #: whole words anywhere in the step (after a path, ``npx``, ``python -m``, ``&&``); the longest one wins.

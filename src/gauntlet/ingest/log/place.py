@@ -85,6 +85,15 @@ _DIAGNOSTIC = re.compile(
     r"|:\d{1,7}:\d{1,5} - (?:error|warning)"  # pyright
     r"|\.\w+:\d{1,7}(?::\d{1,5})? (?:error|warning)\b"  # markdownlint: ``README.md:1 error MD022/...``
 )
+#: A line named in words after the file, or with no file at all: ``syntax error in line 3``, ``Parse error on
+#: line 4, column 1``, ``line 6 column 1 - Warning``, ``at line 4, column 9`` (dot, jsonlint, tidy, jq, sqlite3).
+_LINE_PHRASE = re.compile(r"(?i)(?<![\w-])line (?P<line>\d{1,7})(?:,? col(?:umn)? (?P<column>\d{1,5}))?\b")
+#: A file a step's command names (``jq . config/app.json``, ``sqlite3 app.db < db/init.sql``).
+_COMMAND_FILE = re.compile(r"^<?(?P<path>[\w.+-][\w./+-]{0,200}\.[A-Za-z][A-Za-z0-9]{0,9})$")
+#: A warning (``Warning: <blink> ...``, ``Warning 2 in x.tex line 3``, ``%Warning-WIDTH: ...``); a line that
+#: names an error counts as one, unless it only counts the warnings (``%Error: Exiting due to 1 warning(s)``).
+_WARNING = re.compile(r"(?i)\bwarning\b")
+_ERROR = re.compile(r"(?i)\berror\b")
 _FAILED = re.compile(r"(?i)\b(?:error|errors|fail|failed|failures?|fatal)\b")
 #: Kinds the locator's vocabulary gives that the step and the block's markers may name better; ``infra``,
 #: ``timeout`` and ``dependency`` name a cause by themselves and stay.
@@ -118,6 +127,8 @@ def place_block(
     lines = list(texts)
     if draft.path is None:
         found = _stylish([*before, *lines[1:]]) or _best_place(lines, checkout) or _file_alone(lines, checkout, command)
+        if found is None or found[1] is None:
+            found = _worded_line(lines, found, command) or found
         if found is not None:
             draft.path, draft.line, draft.column = found
     if draft.kind in _REDECIDED:
@@ -152,10 +163,23 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
         return by_step
     if words is not None:
         return words
+    if by_step is None and placed and _only_warnings(lines):
+        return "lint"  # a step that failed on warnings alone ran a checker (tidy, chktex, verilator --lint-only)
     if diagnostic:
         return by_step if by_step in ("lint", "type_error", "test_failure", "security") else "build_error"
     # The step's tool alone names a block that says it failed; a quiet end (no failure word) stays unknown.
     return by_step if any(_FAILED.search(text) for text in lines) else None
+
+
+def _only_warnings(lines: Sequence[str]) -> bool:
+    """The block reports warnings and no error (a line that counts warnings is no error)."""
+    warned = False
+    for text in lines:
+        warning = _WARNING.search(text) is not None
+        if _ERROR.search(text) and not warning:
+            return False
+        warned = warned or warning
+    return warned
 
 
 def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], step: str) -> list[Draft]:
@@ -248,6 +272,31 @@ def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = 
             elif repo_relative(repo_path(path)) is not None and ("/" in path or "\\" in path):
                 return path, None, None
     return None
+
+
+def _worded_line(lines: Sequence[str], alone: Place | None, command: str) -> Place | None:
+    """A line the block names in words (``Parse error on line 4``) in the file it names alone (``File:
+    config/app.json``), else in the one file the step's command names (``jq . config/app.json``; the file
+    redirected into it when it names several: ``sqlite3 app.db < db/init.sql``)."""
+    phrase = next((found for found in map(_LINE_PHRASE.search, lines) if found is not None), None)
+    if phrase is None:
+        return None
+    path = alone[0] if alone is not None else _command_file(command)
+    if path is None:
+        return None
+    column = phrase.group("column")
+    return path, int(phrase.group("line")), int(column) if column else None
+
+
+def _command_file(command: str) -> str | None:
+    """The file a step's command works on: the one redirected into it, else the only one it names."""
+    words = command.replace("< ", "<").split()
+    files = [found.group("path") for found in map(_COMMAND_FILE.match, words[1:]) if found is not None]
+    redirected = [word[1:] for word in words[1:] if word.startswith("<") and _COMMAND_FILE.match(word)]
+    files = [path for path in files if not _LIBRARY.search(path) and not _NOT_FILES.search(path)]
+    if redirected:
+        return redirected[0]
+    return files[0] if len(set(files)) == 1 else None
 
 
 def in_checkout(path: str, checkout: Checkout) -> bool:

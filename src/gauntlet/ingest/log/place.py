@@ -36,15 +36,22 @@ __all__ = ["LINTERS", "block_kind", "first_place", "in_checkout", "lint_rows", "
 #: (MSBuild), ``path: line N`` (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
 #: ``file.o:(.text+0x1a)`` (a linker names only the file): a file name has an extension.
 _PLACE = re.compile(
-    r"(?<![\w/.\\:-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
     r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,5})?)?(?=[:\s,)\]]|$)"
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7}),(?P<pcolumn>\d{1,5})\)"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
-    r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?$)"  # webpack: ``ERROR in ./src/a.js 1:18-35``
+    # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``
+    r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?(?=\s|$))"
+)
+#: A parser's ``path: message (line:col)`` (babel, acorn, prettier: ``SyntaxError: src/a.js: Unexpected token
+#: (2:41)``): the place closes the line.
+_TRAILING = re.compile(
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}):\s"
+    r"[^()]{1,300}\((?P<line>\d{1,7}):(?P<column>\d{1,5})\)$"
 )
 #: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``).
 _FILE = re.compile(
-    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(-]|:\S)"
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(-]|:[^\s:])"
 )
 #: A JVM stack frame in the JDK's or a common library's packages (the frame names a class, not a path).
 _JVM_LIBRARY_FRAME = re.compile(
@@ -73,17 +80,21 @@ _HEADER = re.compile(
     r"^\s*(?:==\s*\[)?(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
     r"(?:\]\s*(?:FAIL|PASS))?\s*$"  # or sqlfluff's ``== [sql/a.sql] FAIL``
 )
-#: A report's row under its file header: ``12:5  error  message`` (stylish), or ``L6 |`` / ``L:  6 | P:  1 |``
-#: (htmlhint, sqlfluff).
+#: A report's row under its file header: ``12:5  error  message`` (stylish), ``L6 |`` / ``L:  6 | P:  1 |``
+#: (htmlhint, sqlfluff), or ``4: DOC101: message`` (a line and a rule code: pydoclint).
 _ROW = re.compile(
     r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])"
-    r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?)"
+    r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?"
+    r"|(?P<cline>\d{1,7}): \[?[A-Z]{1,5}\d{2,5}\b)"
 )
 _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d+")
 _DIAGNOSTIC = re.compile(
     r":\d{1,7}(?::\d{1,5})?:\s|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+(?:\[?error|✖|✘)"
     r"|:\d{1,7}:\d{1,5} - (?:error|warning)"  # pyright
     r"|\.\w+:\d{1,7}(?::\d{1,5})? (?:error|warning)\b"  # markdownlint: ``README.md:1 error MD022/...``
+    r"|\.[A-Za-z]\w{0,9}: line \d{1,7}, col"  # csslint: ``a.css: line 3, col 3, Error - ...``
+    r"|\bin \S{1,200}\.[A-Za-z]\w{0,9} line \d{1,7}:"  # chktex: ``Warning 2 in a.tex line 3: ...``
+    r"|\.[A-Za-z]\w{0,9} \d{1,7}:\d{1,5}(?:\s|$)"  # dart-sass: ``styles/a.scss 4:10  root stylesheet``
 )
 #: A line named in words after the file, or with no file at all: ``syntax error in line 3``, ``Parse error on
 #: line 4, column 1``, ``line 6 column 1 - Warning``, ``at line 4, column 9`` (dot, jsonlint, tidy, jq, sqlite3).
@@ -308,7 +319,7 @@ def in_checkout(path: str, checkout: Checkout) -> bool:
 
 
 def _row_place(row: re.Match[str]) -> tuple[int, int | None]:
-    line = int(row.group("line") or row.group("lline"))
+    line = int(row.group("line") or row.group("lline") or row.group("cline"))
     column = row.group("column") or row.group("lcolumn")
     return line, int(column) if column else None
 
@@ -321,13 +332,15 @@ def first_place(text: str) -> Place | None:
 def _places(text: str) -> Iterator[Place]:
     if _JVM_LIBRARY_FRAME.search(text):
         return  # ``at org.junit.Assert.fail(Assert.java:89)``: a frame of the JDK or a library, not the project's
+    if text.endswith(")") and ": " in text and (trailing := _TRAILING.search(text)) is not None:
+        yield trailing.group("path"), int(trailing.group("line")), int(trailing.group("column"))
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
         if _NOT_FILES.search(path) or "://" in text[max(0, match.start() - 3) : match.start()]:
             continue
         number = next((n for n in match.group("line", "bline", "pline", "wline", "sline") if n), None)
+        col = next((c for c in match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn") if c), None)
         line = int(number) if number else None
         if line == 0:
             continue
-        col = next((c for c in match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn") if c), None)
         yield path, line, int(col) if col else None

@@ -166,11 +166,13 @@ _STEP = re.compile(
     + r")"
     + _COMMAND_END
 )
-_ANY_LINT = re.compile(r"\w*lint\b")
+#: A command that says it lints or checks: ``npm run lint``, ``rstcheck``, ``check-jsonschema`` (pre-commit's
+#: ``check-yaml``, ``check-json``); a test binary says ``check_`` (Check's ``check_add``).
+_ANY_LINT = re.compile(r"\w*lint\b|(?<![\w-])\w{2,30}check\b|(?:^|(?<=[\s/]))check-\w")
 #: A test program run by itself (GoogleTest, Catch2, Check binaries): its name says test (``./build/calc_test``,
 #: ``tests/test_add``, ``check_add``, ``run-tests.sh``).
 _TEST_PROGRAM = re.compile(
-    r"(?:^|[\s/])(?:(?:tests?|check|spec)[_-][\w.-]+|[\w.-]+[_-](?:tests?|spec|check)(?:\.\w+)?|run[_-]?tests?(?:\.\w+)?"
+    r"(?:^|[\s/])(?:(?:tests?|spec)[_-][\w.-]+|check_[\w.-]+|[\w.-]+[_-](?:tests?|spec|check)(?:\.\w+)?|run[_-]?tests?(?:\.\w+)?"
     r"|tests?)(?=$|[\s;&|)])"
 )
 
@@ -180,7 +182,8 @@ def step_kind(step: str) -> Kind | None:
 
     :param step: the step's command, lower case (``""`` when the log does not say).
     :returns: the kind of the longest listed command the step names (the later of equals: in ``make && make
-        test`` the tests ran last); a command with ``lint`` in its name is a linter's.
+        test`` the tests ran last); a command with ``lint`` in its name, or one named ``...check`` or
+        ``check-...``, is a linter's.
     """
     best: tuple[int, int, Kind] | None = None
     for match in _STEP.finditer(step):

@@ -103,6 +103,8 @@ _LINE_PHRASE = re.compile(r"(?i)(?<![\w-])line (?P<line>\d{1,7})(?:,? col(?:umn)
 _COMMAND_FILE = re.compile(r"^<?(?P<path>[\w.+-][\w./+-]{0,200}\.[A-Za-z][A-Za-z0-9]{0,9})$")
 #: A warning (``Warning: <blink> ...``, ``Warning 2 in x.tex line 3``, ``%Warning-WIDTH: ...``); a line that
 #: names an error counts as one, unless it only counts the warnings (``%Error: Exiting due to 1 warning(s)``).
+#: A summary that counts what the report above it holds (``Exiting due to 1 warning(s)``, ``3 problems``).
+_COUNTED = re.compile(r"(?i)\b\d{1,6} (?:warnings?|errors?|problems?|issues?|violations?)\b")
 _WARNING = re.compile(r"(?i)\bwarning\b")
 _ERROR = re.compile(r"(?i)\berror\b")
 _FAILED = re.compile(r"(?i)\b(?:error|errors|fail|failed|failures?|fatal)\b")
@@ -140,6 +142,8 @@ def place_block(
         found = _stylish([*before, *lines[1:]]) or _best_place(lines, checkout) or _file_alone(lines, checkout, command)
         if found is None or found[1] is None:
             found = _worded_line(lines, found, command) or found
+        if found is None and any(_COUNTED.search(text) for text in lines):
+            found = _report_above(before)  # ``%Error: Exiting due to 1 warning(s)`` counts the rows above it
         if found is not None:
             draft.path, draft.line, draft.column = found
     if draft.kind in _REDECIDED:
@@ -205,7 +209,10 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], st
     :param inside: the block's lines.
     :param step: the failed step's command, lower case.
     """
-    header = next((i for i in range(len(above) - 1, -1, -1) if _HEADER.match(above[i][1])), len(above))
+    header = next((i for i in range(len(above) - 1, -1, -1) if _HEADER.match(above[i][1])), None)
+    if header is None:
+        # No file header: the step's own rows above the block (after its ``##[group]``) are the report's too.
+        header = next((i + 1 for i in range(len(above) - 1, -1, -1) if above[i][1].startswith("##[")), 0)
     lines = [*above[header:], *inside]
     strict = any(_STRICT.search(text) for _, text in lines) or bool(_STRICT_STEP.search(step))
     seen = {(chosen.path, chosen.line)}
@@ -283,6 +290,13 @@ def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = 
             elif repo_relative(repo_path(path)) is not None and ("/" in path or "\\" in path):
                 return path, None, None
     return None
+
+
+def _report_above(before: Sequence[str]) -> Place | None:
+    """The first diagnostic row the step printed above its summary (after its ``##[group]``), if any."""
+    start = next((i + 1 for i in range(len(before) - 1, -1, -1) if before[i].startswith("##[")), 0)
+    rows = lint_rows(list(enumerate(before[start:])))
+    return rows[0][2] if rows else None
 
 
 def _worded_line(lines: Sequence[str], alone: Place | None, command: str) -> Place | None:

@@ -68,9 +68,11 @@ _MISSING = re.compile(
 _NOT_ALONE = re.compile(r"(?i)\.(?:log|txt|o|obj|a|so|dll|exe|class|jar|whl|tgz|zip|tar|gz|lock)$")
 #: Where installed code lives: a frame there is not the project's.
 _LIBRARY = re.compile(
-    r"^(?:/usr/|/opt/|/lib/|<|node:|internal/)|/node_modules/|/site-packages/|/dist-packages/|/vendor/bundle/"
+    r"^(?:/usr/|/opt/|/lib/|/rustc/|<|node:|internal/)|/node_modules/|/site-packages/|/dist-packages/|/vendor/bundle/"
     r"|/_temp/|/\.cargo/registry/|/go/pkg/mod/|/\.rustup/|/\.m2/|/\.pyenv/|/lib/python\d[\d.]{0,5}/"
 )
+#: A JavaScript stack frame: ``at f (/path/a.js:9:10)``, ``at /path/a.js:9:10``.
+_THROWN = re.compile(r"^\s*at (?:\S.{0,300} \()?\S{1,300}:\d{1,7}:\d{1,5}\)?$")
 #: A Python frame (``File "x.py", line 3, in f``): its traceback lists the innermost frame last, with or without
 #: the ``Traceback (most recent call last):`` header (green, nose and custom runners leave it out).
 _PYTHON_FRAME = re.compile(r'^\s*File "[^"]{1,300}", line \d{1,7}, in ')
@@ -263,6 +265,9 @@ def _best_place(lines: Sequence[str], checkout: Checkout | None) -> Place | None
     places = [place for text in lines for place in _places(text)]
     if not places:
         return None
+    # Where it threw (a stack frame's ``at f (test/a.js:9:10)``) before where a runner says the step or test is.
+    thrown = [place for text in lines if _THROWN.match(text) for place in _places(text)]
+    places = [*(p for p in thrown if not _LIBRARY.search(p[0].replace("\\", "/"))), *places]
     if any("most recent call last" in text or _PYTHON_FRAME.match(text) for text in lines):
         places.reverse()  # the innermost frame is the last
     if checkout is not None:

@@ -185,7 +185,11 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
     if diagnostic:
         return by_step if by_step in ("lint", "type_error", "test_failure", "security") else "build_error"
     # The step's tool alone names a block that says it failed; a quiet end (no failure word) stays unknown.
-    return by_step if any(_FAILED.search(text) for text in lines) else None
+    if not any(_FAILED.search(text) for text in lines):
+        return None
+    if by_step is None and placed and any(_ERROR.search(text) for text in lines):
+        return "build_error"  # an error at a place in the sources, from a tool nothing names (terraform, ocaml)
+    return by_step
 
 
 def _only_warnings(lines: Sequence[str]) -> bool:

@@ -223,3 +223,9 @@ def _drafted(lines: list[str], command: str = "") -> Draft:
 def _place(lines: list[str], command: str = "") -> tuple[object, ...]:
     draft = _drafted(lines, command)
     return draft.path, draft.line, draft.column
+
+
+def test_an_error_at_a_place_from_a_tool_nothing_names_is_a_build_error() -> None:
+    terraform = ["Error: Unsupported argument", '  on main.tf line 5, in resource "x" "y":']
+    assert _drafted(terraform, "terraform validate").kind == "build_error"
+    assert _drafted(["Done: 3 files at src/a.ts:3"], "zzz").kind == "unknown", "no failure word: no kind"

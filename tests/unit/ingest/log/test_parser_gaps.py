@@ -293,3 +293,13 @@ def test_a_syntax_error_with_no_python_frame_above_it_is_not_pythons() -> None:
     assert all(f.tool != "python" for f in parsed(babel, "babel src --out-dir lib"))
     python = '  File "app.py", line 2\n    def f(:\n          ^\nSyntaxError: invalid syntax'
     assert where(parsed(python, "python app.py")) == [("python", "build_error", "app.py", 2)]
+
+
+def test_a_compilers_shape_printed_by_a_checker_the_step_ran_is_the_checkers() -> None:
+    swiftlint = "Sources/App.swift:3:5: error: Force Cast Violation: Force casts should be avoided (force_cast)"
+    assert where(parsed(swiftlint, "swiftlint --strict")) == [(None, "lint", "Sources/App.swift", 3)]
+    assert where(parsed(swiftlint, "swift build")) == [("swiftc", "build_error", "Sources/App.swift", 3)]
+    typos = "error: `teh` should be `the`\n  --> ./README.md:3:5\n  |\n3 | teh\n  | ^^^\n  |\n"
+    assert where(parsed(typos, "typos")) == [(None, "lint", "README.md", 3)]
+    rustc = "error[E0425]: cannot find value `x` in this scope\n --> src/main.rs:2:5\n"
+    assert where(parsed(rustc, "cargo clippy -- -D warnings")) == [("cargo", "build_error", "src/main.rs", 2)]

@@ -32,11 +32,16 @@ Place = tuple[str, int | None, int | None]
 
 __all__ = ["LINTERS", "block_kind", "first_place", "in_checkout", "lint_rows", "place_block", "report_rows"]
 
+#: Files known by a name without an extension (hadolint's ``Dockerfile:3 DL3008 ...``); not a Makefile, which
+#: make names in its driver's ``*** [Makefile:2: all] Error 1`` after the compiler's error.
+_NAMED_FILES = r"(?:Dockerfile|Containerfile|Jenkinsfile|Gemfile|Rakefile|Vagrantfile|Justfile)"
 #: ``path:line[:col]`` (or GNU's ``path:line.col[-col]``), ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)``
 #: (MSBuild), ``path: line N`` (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
-#: ``file.o:(.text+0x1a)`` (a linker names only the file): a file name has an extension.
+#: ``file.o:(.text+0x1a)`` (a linker names only the file): a file name has an extension, or is one of
+#: :data:`_NAMED_FILES`.
 _PLACE = re.compile(
-    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?(?:[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}"
+    r"|(?<![\w.-])" + _NAMED_FILES + r"))"
     r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,5})?)?(?=[:\s,)\]]|$)"
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7}),(?P<pcolumn>\d{1,5})\)"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"

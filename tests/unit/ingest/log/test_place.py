@@ -42,6 +42,7 @@ def test_the_first_file_and_line_the_block_names_is_its_place(line: str, place: 
         "connect to example.com:8080 refused",
         "Python 3.11.7: error installing",
         "took 12:03:44 in total",
+        "make: *** [Makefile:2: all] Error 1",
     ],
 )
 def test_hosts_versions_and_times_are_no_places(line: str) -> None:
@@ -162,6 +163,7 @@ def test_a_blocks_kind_comes_from_its_step_and_its_words(lines: list[str], step:
         ("  styles/main.scss 4:10  root stylesheet", ("styles/main.scss", 4, 10)),
         ("Error: docs/deps.dot: syntax error in line 3 near ';'", ("docs/deps.dot", 3, None)),
         ("Warning 2 in paper/main.tex line 3: Non-breaking space", ("paper/main.tex", 3, None)),
+        ("docker/Dockerfile:3 DL3008 warning: Pin versions in apt get install", ("docker/Dockerfile", 3, None)),
     ],
 )
 def test_more_shapes_many_tools_share_name_a_place(line: str, place: tuple[object, ...]) -> None:

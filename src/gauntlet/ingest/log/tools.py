@@ -48,6 +48,10 @@ LINTERS = (
     "go vet", "staticcheck", "cargo clippy", "clippy-driver", "cargo fmt", "black", "isort", "prettier",
     "markdownlint-cli2", "mix format --check-formatted", "mix credo", "rustfmt", "djlint", "ruff check",
     "ruff format --check", "semgrep",
+    # Formatters and checkers often run in CI with no parser of their own.
+    "php-cs-fixer", "stylua", "selene", "taplo", "dprint check", "buildifier", "ktfmt", "google-java-format",
+    "spotless:check", "gofumpt", "goimports", "eclint", "lychee", "markdown-link-check", "elm-review", "mdl",
+    "reek", "kubeconform", "kubeval", "conftest", "cmake-format",
 )  # fmt: skip
 
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
@@ -66,15 +70,22 @@ TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
         "dotnet test", "vstest.console", "rspec", "rake test", "rake spec", "rails test", "phpunit", "pest",
         "mix test", "prove", "busted", "bats", "stack test", "cabal test", "swift test", "xcodebuild test",
         "flutter test", "dart test", "zig build test", "testthat", "r cmd check", "tcltest",
+        "shellspec", "phpspec", "behat", "codecept run", "lein test", "kaocha", "rebar3 eunit", "rebar3 ct",
+        "dune test", "dune runtest", "nimble test", "crystal spec", "raco test", "ginkgo", "invoke-pester", "qunit",
         # A coverage gate fails the test step: ``coverage report --fail-under=90``.
         "coverage report", "coverage run", "nyc check-coverage", "c8 check-coverage",
     )),
     ("lint", LINTERS),
     ("type_error", (
         "mypy", "dmypy", "pyright", "basedpyright", "pytype", "pyre", "tsc", "vue-tsc", "flow", "srb tc", "steep",
+        "pyrefly", "ty check", "zuban", "phan", "svelte-check",
         "npm run typecheck", "npm run type-check", "yarn typecheck", "pnpm typecheck",
     )),
-    ("security", ("bandit", "gosec", "brakeman", "safety check", "pip-audit", "npm audit", "cargo audit", "trivy")),
+    ("security", (
+        "bandit", "gosec", "brakeman", "safety check", "pip-audit", "npm audit", "cargo audit", "trivy", "gitleaks",
+        "trufflehog", "grype", "osv-scanner", "snyk test", "tfsec", "kics", "dependency-check", "govulncheck",
+        "detect-secrets", "njsscan",
+    )),
     ("dependency", (
         "npm ci", "npm install", "npm i", "yarn install", "pnpm install", "bun install", "pip install",
         "pip3 install", "pip-sync", "poetry install", "poetry lock", "uv sync", "uv pip install", "pipenv install",

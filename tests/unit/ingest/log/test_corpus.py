@@ -111,12 +111,12 @@ def test_tools_nobody_wrote_a_parser_for_are_read_by_the_generic_path() -> None:
 def test_tools_held_out_from_the_tuning_are_read_by_the_generic_path() -> None:
     """Real output of 31 more tools with no parser (``tests/fixtures/corpus-unparsed/fresh``), held out: made
     after the generic path was tuned, and measured before any change (strict recall 0.368, precision 0.639 on
-    2026-12-04), then the generic rules their misses showed (0.89 / 1.00). A floor under today's figures, and
+    2026-12-04), then the generic rules their misses showed (0.92 / 1.00). A floor under today's figures, and
     never a finding on a passing log; issue 31 asks for 0.70 / 0.92 on tools never seen."""
     results = BENCH.run(UNPARSED / "fresh")
     total = BENCH.totals(results)
     assert total.cases >= 34 and total.passing_logs >= 3
-    assert total.recall >= 0.89, BENCH.report(results, verbose=False)
+    assert total.recall >= 0.92, BENCH.report(results, verbose=False)
     assert total.precision >= 0.97, BENCH.report(results, verbose=False)
     assert total.duplicates == 0, BENCH.report(results, verbose=False)
     assert total.passing_findings == 0, BENCH.report(results, verbose=False)

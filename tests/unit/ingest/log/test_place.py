@@ -231,3 +231,9 @@ def test_an_error_at_a_place_from_a_tool_nothing_names_is_a_build_error() -> Non
     terraform = ["Error: Unsupported argument", '  on main.tf line 5, in resource "x" "y":']
     assert _drafted(terraform, "terraform validate").kind == "build_error"
     assert _drafted(["Done: 3 files at src/a.ts:3"], "zzz").kind == "unknown", "no failure word: no kind"
+
+
+def test_what_a_step_no_table_knows_finds_wrong_in_a_data_file_is_lint() -> None:
+    jq = ["parse error: Expected separator between values at line 4, column 9"]
+    assert _drafted(jq, "jq . config/app.json").kind == "lint"
+    assert _drafted(["src/a.c:3:1: error: expected ';'"], "./build.sh").kind == "build_error"

@@ -104,8 +104,11 @@ _DIAGNOSTIC = re.compile(
     r"|\.[A-Za-z]\w{0,9} \d{1,7}:\d{1,5}(?:\s|$)"  # dart-sass: ``styles/a.scss 4:10  root stylesheet``
 )
 #: A line named in words after the file, or with no file at all: ``syntax error in line 3``, ``Parse error on
-#: line 4, column 1``, ``line 6 column 1 - Warning``, ``at line 4, column 9`` (dot, jsonlint, tidy, jq, sqlite3).
-_LINE_PHRASE = re.compile(r"(?i)(?<![\w-])line (?P<line>\d{1,7})(?:,? col(?:umn)? (?P<column>\d{1,5}))?\b")
+#: line 4, column 1``, ``line 6 column 1 - Warning``, ``at line 4, column 9`` (dot, jsonlint, tidy, jq, sqlite3),
+#: or a report's ``Line:   3`` under its ``File:   config.py`` (gitleaks, trufflehog).
+_LINE_PHRASE = re.compile(
+    r"(?i)(?<![\w-])line(?: number)?:? {1,12}(?P<line>\d{1,7})(?:,? col(?:umn)? (?P<column>\d{1,5}))?\b"
+)
 #: A file a step's command names (``jq . config/app.json``, ``sqlite3 app.db < db/init.sql``).
 _COMMAND_FILE = re.compile(r"^<?(?P<path>[\w.+-][\w./+-]{0,200}\.[A-Za-z][A-Za-z0-9]{0,9})$")
 #: A warning (``Warning: <blink> ...``, ``Warning 2 in x.tex line 3``, ``%Warning-WIDTH: ...``); a line that

@@ -179,6 +179,9 @@ def test_a_line_named_in_words_is_in_the_file_the_block_or_the_command_names() -
     sqlite = ["Parse error near line 3: no such table: user"]
     assert _place(sqlite, command="sqlite3 -bail app.db < db/001_init.sql") == ("db/001_init.sql", 3, None)
     assert _place(jq, command="jq -s . a.json b.json") == (None, None, None), "which of two files: neither"
+    trufflehog = ["Found unverified result", "Detector Type: AWS", "File: config/settings.py", "Line: 12"]
+    assert _place(trufflehog, command="trufflehog filesystem .") == ("config/settings.py", 12, None)
+    assert _place(["Error in the pipeline 3 times"], command="x a.json") == (None, None, None)
 
 
 def test_a_python_traceback_is_placed_at_its_innermost_project_frame_without_its_header() -> None:

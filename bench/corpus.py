@@ -195,7 +195,7 @@ class Totals:
         return 1 - self.unexplained / self.serious if self.serious else 1.0
 
 
-def totals(results: list[CaseResult]) -> Totals:
+def totals(results: list[CaseResult], root: Path = CORPUS) -> Totals:
     """Add the cases up; findings on passing logs are counted apart from precision."""
     failing = [r for r in results if r.labels]
     passing = [r for r in results if not r.labels]
@@ -208,7 +208,7 @@ def totals(results: list[CaseResult]) -> Totals:
         duplicates=sum(r.duplicates for r in results),
         passing_logs=len(passing),
         passing_findings=sum(len(r.findings) for r in passing),
-        tools=len(tools_run()),
+        tools=len(tools_run(root)),
     )
 
 
@@ -231,13 +231,14 @@ def _describe(finding: Finding) -> str:
     return f"{finding.tool}/{finding.kind} {finding.path}:{finding.line} {finding.message[:90]!r}"
 
 
-def report(results: list[CaseResult], *, verbose: bool, misses: bool = False) -> str:
+def report(results: list[CaseResult], *, verbose: bool, misses: bool = False, root: Path = CORPUS) -> str:
     """The printed report: totals, then per tool the cases that missed a target.
 
     :param verbose: every case, with all its findings.
     :param misses: the cases that missed a target, with all their findings (what was found instead).
+    :param root: the corpus the results are of (its versions.txt files count the tools run).
     """
-    total = totals(results)
+    total = totals(results, root)
     lines = [
         f"corpus: {total.cases} logs ({total.passing_logs} passing), {total.labels} labels, "
         f"{total.tools} tools run, {sum(1 for r in results if r.lines > 50_000)} logs over 50,000 lines",
@@ -285,10 +286,10 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     results = run(args.corpus)
-    print(report(results, verbose=args.verbose, misses=args.misses))
+    print(report(results, verbose=args.verbose, misses=args.misses, root=args.corpus))
     if args.leave_one_out:
         print("\nleave-one-out: each log without its own tools' parsers (the generic path alone)")
-        print(report(run(args.corpus, leave_out=True), verbose=args.verbose, misses=args.misses))
+        print(report(run(args.corpus, leave_out=True), verbose=args.verbose, misses=args.misses, root=args.corpus))
     print(f"scored in {time.perf_counter() - started:.1f} s")
     sys.exit(0)
 

@@ -6,6 +6,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
+from gauntlet.ingest.log.tools import checker_kind
 from gauntlet.models import Kind
 
 __all__ = ["CMake", "Compiler", "Make", "Sanitizer", "Valgrind"]
@@ -97,11 +98,11 @@ class Compiler(BlockParser):
                         )
                     )
                     return True
-                sink.emit(
-                    self._repeats.keyed(
-                        diagnostic(_OTHER_TOOLS.get(extension), "build_error", message, number, path, row, column)
-                    )
-                )
+                # A checker's (swiftlint, a Verilog linter) when the step ran one: the step says so.
+                checker = checker_kind(sink.step)
+                named = None if checker else _OTHER_TOOLS.get(extension)
+                found = diagnostic(named, checker or "build_error", message, number, path, row, column)
+                sink.emit(self._repeats.keyed(found))
                 return True
             if match := _RUNTIME.match(text):
                 path, row, column, message = match.groups()

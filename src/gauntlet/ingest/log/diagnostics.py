@@ -1,10 +1,12 @@
-"""Compiler-like diagnostics of any tool: ``file.ext:line[:column]: [error:] message``, with or without a column.
+"""Compiler-like diagnostics of any tool: ``file.ext:line[:column]: [error:] message``, with or without a column
+(or the GNU standard's ``file.ext:line.column[-column]:`` of bison, flex and other GNU tools).
 
 Most compilers, interpreters and checkers that no parser knows by name still print the GNU shape
 (erlc, luac, xmllint, codespell, shellcheck ``-f gcc``, ruby ``-c``, nim, crystal ...). Tool parsers
 come first and claim the shapes they know; what reaches :class:`Diagnostics` is named for the tool
 that printed it (a ``tool: `` prefix, else the step's command) and given a kind from what that tool
-is (:data:`~.tools.TOOLS`, the step's command): a checker's finding is ``lint`` (a type checker's a
+is (:data:`~.tools.TOOLS`, the step's command; a message that opens with a rule code, ``E003 Indent ...``, is a
+checker's): a checker's finding is ``lint`` (a type checker's a
 ``type_error``), a test step's a ``test_failure``, an interpreter's error at run time a ``crash``,
 anything else (and any syntax error) a ``build_error``. Warnings, notes and traceback frames are not
 failures. Every extension is read: tools with parsers of their own come first and claim their lines.
@@ -19,14 +21,14 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
-from gauntlet.ingest.log.tools import step_kind
+from gauntlet.ingest.log.tools import RULE_CODE, step_kind
 from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "step_tool"]
 
 _PLACE = re.compile(
     r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9})):"
-    r"(?P<row>\d+):(?:(?P<column>\d+):)?(?P<rest>.*)$"
+    r"(?P<row>\d+)(?:\.(?P<dotted>\d{1,5})(?:-\d{1,5})?)?:(?:(?P<column>\d+):)?(?P<rest>.*)$"
 )
 _SEVERITY = re.compile(
     r"^\s*(?:(?P<level>fatal error|error|Error|ERROR|fatal|E|F)|"
@@ -81,8 +83,8 @@ def _kind(tool: str | None, message: str, step: str) -> Kind:
         return by_step
     if by_step == "test_failure" and not _SYNTAX.search(message):
         return by_step
-    if tool and _CHECKER.search(tool):
-        return "lint"
+    if (tool and _CHECKER.search(tool)) or RULE_CODE.match(message):
+        return "lint"  # a checker by its name, or by the rule code its message opens with
     if _SYNTAX.search(message) or (tool or "").endswith("c") or by_step in ("build_error", "dependency"):
         return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc), or a build step's
     if by_step == "test_failure" or _ASSERTION.search(message):
@@ -98,6 +100,8 @@ _HEADER = re.compile(
 _ARROW = re.compile(
     r"^\s*(?:-->|--->|╭─\[|,-\[|┌─)\s*(?P<path>[^\s:()\[\]'\"]+\.[A-Za-z][\w+-]{0,9}):(?P<row>\d+):(?P<column>\d+)"
 )
+#: The checkers' lines remembered to tell a line's further rows from its first (a log's findings are capped too).
+_MAX_LINTED = 4096
 #: Lines an arrow may stand below its header (a ``Building`` progress line may sit between).
 _ARROW_GAP = 3
 
@@ -110,6 +114,7 @@ class Diagnostics(BlockParser):
     def __init__(self) -> None:
         super().__init__()
         self._repeats = Repeats()
+        self._linted: set[tuple[str | None, str, str]] = set()
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -150,7 +155,15 @@ class Diagnostics(BlockParser):
         minor = severity is not None and severity.group("minor") is not None
         if minor and severity is not None and (kind != "lint" or severity.group("minor").lower() == "note"):
             return False  # a compiler's warning, any note; a checker fails the step on any of its findings
-        draft = diagnostic(tool, kind, message.strip(), number, path, match["row"], match["column"], warning=minor)
+        column = match["column"] or match["dotted"]
+        if kind == "lint":
+            # A checker's further rules broken on one line are that line's one fix (pymarkdown's MD001 and
+            # MD022, pycodestyle's E201 and E202): its first row tells it.
+            if (tool, path, match["row"]) in self._linted:
+                return True
+            if len(self._linted) < _MAX_LINTED:
+                self._linted.add((tool, path, match["row"]))
+        draft = diagnostic(tool, kind, message.strip(), number, path, match["row"], column, warning=minor)
         sink.emit(self._repeats.keyed(draft))
         return True
 

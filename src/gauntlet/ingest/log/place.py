@@ -32,19 +32,31 @@ Place = tuple[str, int | None, int | None]
 
 __all__ = ["LINTERS", "block_kind", "first_place", "in_checkout", "lint_rows", "place_block", "report_rows"]
 
-#: ``path:line[:col]``, ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)`` (MSBuild), ``path: line N``
-#: (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
-#: ``file.o:(.text+0x1a)`` (a linker names only the file): a file name has an extension.
+#: Files known by a name without an extension (hadolint's ``Dockerfile:3 DL3008 ...``); not a Makefile, which
+#: make names in its driver's ``*** [Makefile:2: all] Error 1`` after the compiler's error.
+_NAMED_FILES = r"(?:Dockerfile|Containerfile|Jenkinsfile|Gemfile|Rakefile|Vagrantfile|Justfile)"
+#: ``path:line[:col]`` (or GNU's ``path:line.col[-col]``), ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)``
+#: (MSBuild), ``path: line N`` (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
+#: ``file.o:(.text+0x1a)`` (a linker names only the file): a file name has an extension, or is one of
+#: :data:`_NAMED_FILES`.
 _PLACE = re.compile(
-    r"(?<![\w/.\\:-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
-    r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5}))?(?=[:\s,)\]]|$)"
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?(?:[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}"
+    r"|(?<![\w.-])" + _NAMED_FILES + r"))"
+    r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,5})?)?(?=[:\s,)\]]|$)"
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7}),(?P<pcolumn>\d{1,5})\)"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
-    r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?$)"  # webpack: ``ERROR in ./src/a.js 1:18-35``
+    # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``
+    r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?(?=\s|$))"
+)
+#: A parser's ``path: message (line:col)`` (babel, acorn, prettier: ``SyntaxError: src/a.js: Unexpected token
+#: (2:41)``): the place closes the line.
+_TRAILING = re.compile(
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}):\s"
+    r"[^()]{1,300}\((?P<line>\d{1,7}):(?P<column>\d{1,5})\)$"
 )
 #: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``).
 _FILE = re.compile(
-    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(-]|:\S)"
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(-]|:[^\s:])"
 )
 #: A JVM stack frame in the JDK's or a common library's packages (the frame names a class, not a path).
 _JVM_LIBRARY_FRAME = re.compile(
@@ -61,27 +73,52 @@ _MISSING = re.compile(
 _NOT_ALONE = re.compile(r"(?i)\.(?:log|txt|o|obj|a|so|dll|exe|class|jar|whl|tgz|zip|tar|gz|lock)$")
 #: Where installed code lives: a frame there is not the project's.
 _LIBRARY = re.compile(
-    r"^(?:/usr/|/opt/|/lib/|<|node:|internal/)|/node_modules/|/site-packages/|/dist-packages/|/vendor/bundle/"
-    r"|/_temp/|/\.cargo/registry/|/go/pkg/mod/|/\.rustup/|/\.m2/"
+    r"^(?:/usr/|/opt/|/lib/|/rustc/|<|node:|internal/)|/node_modules/|/site-packages/|/dist-packages/|/vendor/bundle/"
+    r"|/_temp/|/\.cargo/registry/|/go/pkg/mod/|/\.rustup/|/\.m2/|/\.pyenv/|/lib/python\d[\d.]{0,5}/"
 )
+#: A JavaScript stack frame: ``at f (/path/a.js:9:10)``, ``at /path/a.js:9:10``.
+_THROWN = re.compile(r"^\s*at (?:\S.{0,300} \()?\S{1,300}:\d{1,7}:\d{1,5}\)?$")
+#: A Python frame (``File "x.py", line 3, in f``): its traceback lists the innermost frame last, with or without
+#: the ``Traceback (most recent call last):`` header (green, nose and custom runners leave it out).
+_PYTHON_FRAME = re.compile(r'^\s*File "[^"]{1,300}", line \d{1,7}, in ')
 #: A path alone on its line: the header a "stylish" report (ESLint, yamllint, stylelint) lists its file's
 #: ``line:col severity message`` rows under.
 _HEADER = re.compile(
     r"^\s*(?:==\s*\[)?(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
     r"(?:\]\s*(?:FAIL|PASS))?\s*$"  # or sqlfluff's ``== [sql/a.sql] FAIL``
 )
-#: A report's row under its file header: ``12:5  error  message`` (stylish), or ``L6 |`` / ``L:  6 | P:  1 |``
-#: (htmlhint, sqlfluff).
+#: A report's row under its file header: ``12:5  error  message`` (stylish), ``L6 |`` / ``L:  6 | P:  1 |``
+#: (htmlhint, sqlfluff), or ``4: DOC101: message`` (a line and a rule code: pydoclint).
 _ROW = re.compile(
     r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])"
-    r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?)"
+    r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?"
+    r"|(?P<cline>\d{1,7}): \[?[A-Z]{1,5}\d{2,5}\b)"
 )
 _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d+")
 _DIAGNOSTIC = re.compile(
     r":\d{1,7}(?::\d{1,5})?:\s|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+(?:\[?error|✖|✘)"
     r"|:\d{1,7}:\d{1,5} - (?:error|warning)"  # pyright
     r"|\.\w+:\d{1,7}(?::\d{1,5})? (?:error|warning)\b"  # markdownlint: ``README.md:1 error MD022/...``
+    r"|\.[A-Za-z]\w{0,9}: line \d{1,7}, col"  # csslint: ``a.css: line 3, col 3, Error - ...``
+    r"|\bin \S{1,200}\.[A-Za-z]\w{0,9} line \d{1,7}:"  # chktex: ``Warning 2 in a.tex line 3: ...``
+    r"|\.[A-Za-z]\w{0,9} \d{1,7}:\d{1,5}(?:\s|$)"  # dart-sass: ``styles/a.scss 4:10  root stylesheet``
 )
+#: A line named in words after the file, or with no file at all: ``syntax error in line 3``, ``Parse error on
+#: line 4, column 1``, ``line 6 column 1 - Warning``, ``at line 4, column 9`` (dot, jsonlint, tidy, jq, sqlite3),
+#: or a report's ``Line:   3`` under its ``File:   config.py`` (gitleaks, trufflehog).
+_LINE_PHRASE = re.compile(
+    r"(?i)(?<![\w-])line(?: number)?:? {1,12}(?P<line>\d{1,7})(?:,? col(?:umn)? (?P<column>\d{1,5}))?\b"
+)
+#: A file a step's command names (``jq . config/app.json``, ``sqlite3 app.db < db/init.sql``).
+_COMMAND_FILE = re.compile(r"^<?(?P<path>[\w.+-][\w./+-]{0,200}\.[A-Za-z][A-Za-z0-9]{0,9})$")
+#: A warning (``Warning: <blink> ...``, ``Warning 2 in x.tex line 3``, ``%Warning-WIDTH: ...``); a line that
+#: names an error counts as one, unless it only counts the warnings (``%Error: Exiting due to 1 warning(s)``).
+#: Data files: what a step no table knows finds wrong in one is a checker's finding (jq, a schema validator).
+_DATA_FILE = re.compile(r"(?i)\.(?:json|jsonc|ya?ml|toml|xml|ini)$")
+#: A summary that counts what the report above it holds (``Exiting due to 1 warning(s)``, ``3 problems``).
+_COUNTED = re.compile(r"(?i)\b\d{1,6} (?:warnings?|errors?|problems?|issues?|violations?)\b")
+_WARNING = re.compile(r"(?i)\bwarning\b")
+_ERROR = re.compile(r"(?i)\berror\b")
 _FAILED = re.compile(r"(?i)\b(?:error|errors|fail|failed|failures?|fatal)\b")
 #: Kinds the locator's vocabulary gives that the step and the block's markers may name better; ``infra``,
 #: ``timeout`` and ``dependency`` name a cause by themselves and stay.
@@ -115,6 +152,10 @@ def place_block(
     lines = list(texts)
     if draft.path is None:
         found = _stylish([*before, *lines[1:]]) or _best_place(lines, checkout) or _file_alone(lines, checkout, command)
+        if found is None or found[1] is None:
+            found = _worded_line(lines, found, command) or found
+        if found is None and any(_COUNTED.search(text) for text in lines):
+            found = _report_above(before)  # ``%Error: Exiting due to 1 warning(s)`` counts the rows above it
         if found is not None:
             draft.path, draft.line, draft.column = found
     if draft.kind in _REDECIDED:
@@ -122,6 +163,8 @@ def place_block(
         # The locator's crash (a segfault, a panic) stays one, unless a test's: a test that crashed failed.
         if kind is not None and (draft.kind != "crash" or kind == "test_failure"):
             draft.kind = kind
+        if draft.kind == "build_error" and step_kind(step) is None and _DATA_FILE.search(draft.path or ""):
+            draft.kind = "lint"  # ``jq . config/app.json``: a data file is checked, not built
 
 
 def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
@@ -149,10 +192,27 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
         return by_step
     if words is not None:
         return words
+    if by_step is None and placed and _only_warnings(lines):
+        return "lint"  # a step that failed on warnings alone ran a checker (tidy, chktex, verilator --lint-only)
     if diagnostic:
         return by_step if by_step in ("lint", "type_error", "test_failure", "security") else "build_error"
     # The step's tool alone names a block that says it failed; a quiet end (no failure word) stays unknown.
-    return by_step if any(_FAILED.search(text) for text in lines) else None
+    if not any(_FAILED.search(text) for text in lines):
+        return None
+    if by_step is None and placed and any(_ERROR.search(text) for text in lines):
+        return "build_error"  # an error at a place in the sources, from a tool nothing names (terraform, ocaml)
+    return by_step
+
+
+def _only_warnings(lines: Sequence[str]) -> bool:
+    """The block reports warnings and no error (a line that counts warnings is no error)."""
+    warned = False
+    for text in lines:
+        warning = _WARNING.search(text) is not None
+        if _ERROR.search(text) and not warning:
+            return False
+        warned = warned or warning
+    return warned
 
 
 def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], step: str) -> list[Draft]:
@@ -167,7 +227,10 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], st
     :param inside: the block's lines.
     :param step: the failed step's command, lower case.
     """
-    header = next((i for i in range(len(above) - 1, -1, -1) if _HEADER.match(above[i][1])), len(above))
+    header = next((i for i in range(len(above) - 1, -1, -1) if _HEADER.match(above[i][1])), None)
+    if header is None:
+        # No file header: the step's own rows above the block (after its ``##[group]``) are the report's too.
+        header = next((i + 1 for i in range(len(above) - 1, -1, -1) if above[i][1].startswith("##[")), 0)
     lines = [*above[header:], *inside]
     strict = any(_STRICT.search(text) for _, text in lines) or bool(_STRICT_STEP.search(step))
     seen = {(chosen.path, chosen.line)}
@@ -218,7 +281,10 @@ def _best_place(lines: Sequence[str], checkout: Checkout | None) -> Place | None
     places = [place for text in lines for place in _places(text)]
     if not places:
         return None
-    if any("most recent call last" in text for text in lines):
+    # Where it threw (a stack frame's ``at f (test/a.js:9:10)``) before where a runner says the step or test is.
+    thrown = [place for text in lines if _THROWN.match(text) for place in _places(text)]
+    places = [*(p for p in thrown if not _LIBRARY.search(p[0].replace("\\", "/"))), *places]
+    if any("most recent call last" in text or _PYTHON_FRAME.match(text) for text in lines):
         places.reverse()  # the innermost frame is the last
     if checkout is not None:
         for place in places:
@@ -247,6 +313,38 @@ def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = 
     return None
 
 
+def _report_above(before: Sequence[str]) -> Place | None:
+    """The first diagnostic row the step printed above its summary (after its ``##[group]``), if any."""
+    start = next((i + 1 for i in range(len(before) - 1, -1, -1) if before[i].startswith("##[")), 0)
+    rows = lint_rows(list(enumerate(before[start:])))
+    return rows[0][2] if rows else None
+
+
+def _worded_line(lines: Sequence[str], alone: Place | None, command: str) -> Place | None:
+    """A line the block names in words (``Parse error on line 4``) in the file it names alone (``File:
+    config/app.json``), else in the one file the step's command names (``jq . config/app.json``; the file
+    redirected into it when it names several: ``sqlite3 app.db < db/init.sql``)."""
+    phrase = next((found for found in map(_LINE_PHRASE.search, lines) if found is not None), None)
+    if phrase is None:
+        return None
+    path = alone[0] if alone is not None else _command_file(command)
+    if path is None:
+        return None
+    column = phrase.group("column")
+    return path, int(phrase.group("line")), int(column) if column else None
+
+
+def _command_file(command: str) -> str | None:
+    """The file a step's command works on: the one redirected into it, else the only one it names."""
+    words = command.replace("< ", "<").split()
+    files = [found.group("path") for found in map(_COMMAND_FILE.match, words[1:]) if found is not None]
+    redirected = [word[1:] for word in words[1:] if word.startswith("<") and _COMMAND_FILE.match(word)]
+    files = [path for path in files if not _LIBRARY.search(path) and not _NOT_FILES.search(path)]
+    if redirected:
+        return redirected[0]
+    return files[0] if len(set(files)) == 1 else None
+
+
 def in_checkout(path: str, checkout: Checkout) -> bool:
     """True when ``path`` (as a log shows it) is a file of ``checkout``."""
     if checkout.has(path):
@@ -256,7 +354,7 @@ def in_checkout(path: str, checkout: Checkout) -> bool:
 
 
 def _row_place(row: re.Match[str]) -> tuple[int, int | None]:
-    line = int(row.group("line") or row.group("lline"))
+    line = int(row.group("line") or row.group("lline") or row.group("cline"))
     column = row.group("column") or row.group("lcolumn")
     return line, int(column) if column else None
 
@@ -269,13 +367,15 @@ def first_place(text: str) -> Place | None:
 def _places(text: str) -> Iterator[Place]:
     if _JVM_LIBRARY_FRAME.search(text):
         return  # ``at org.junit.Assert.fail(Assert.java:89)``: a frame of the JDK or a library, not the project's
+    if text.endswith(")") and ": " in text and (trailing := _TRAILING.search(text)) is not None:
+        yield trailing.group("path"), int(trailing.group("line")), int(trailing.group("column"))
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
         if _NOT_FILES.search(path) or "://" in text[max(0, match.start() - 3) : match.start()]:
             continue
         number = next((n for n in match.group("line", "bline", "pline", "wline", "sline") if n), None)
+        col = next((c for c in match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn") if c), None)
         line = int(number) if number else None
         if line == 0:
             continue
-        col = next((c for c in match.group("column", "bcolumn", "pcolumn", "scolumn") if c), None)
         yield path, line, int(col) if col else None

@@ -6,7 +6,6 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
-from gauntlet.ingest.log.javascript import NODE_LOCATION
 from gauntlet.ingest.log.tools import step_kind
 from gauntlet.models import Kind
 
@@ -99,8 +98,11 @@ class Traceback:
             if frame := _FRAME.match(previous):
                 frames.append((frame.group(1), int(frame.group(2))))
                 start = min(start, earlier)
-        if not frames and any(NODE_LOCATION.match(previous) for _, previous in sink.tail(6, number)):
-            return False  # node's SyntaxError, under its ``file.js:2`` line: the node parser's
+        if not frames:
+            # Python names the file above its SyntaxError: without it this is node's (under its ``file.js:2``
+            # line: the node parser's) or another parser's (babel: ``SyntaxError: src/a.js: Unexpected token
+            # (2:41)``), which the generic path places.
+            return False
         path, lineno = _repo_frame(frames)
         sink.emit(Draft("python", exception_kind(match.group(1)), text, start, number, path=path, line=lineno))
         return True

@@ -5,10 +5,13 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.tools import checker_kind
 
 __all__ = ["Rust"]
 
 _HEAD = re.compile(r"^error(?:\[(E\d{4})\])?: (.*)$")
+#: A step that runs Rust's own tools: their diagnostics are rustc's, whatever the step checks.
+_RUST_STEP = re.compile(r"\b(?:cargo|rustc|clippy-driver|rustdoc)\b")
 _ARROW = re.compile(r"^\s*--> (\S+?):(\d+):(\d+)$")
 _CLIPPY = re.compile(r"#\[deny\((clippy::[\w:]+)\)\]|-D (clippy::[\w-]+)|rust-clippy/[\w/]+index\.html#(\w+)")
 _LINT = re.compile(r"#\[deny\(([\w:]+)\)\]|`-D ([\w:-]+)`")
@@ -125,6 +128,9 @@ class Rust:
             draft.tool, draft.kind, draft.role, draft.rank, draft.fails = None, "unknown", "fallback", 1, False
         elif draft.tool == "rustc" and "cargo" in step:
             draft.tool = "cargo"
+        elif draft.tool == "rustc" and (checker := checker_kind(step)) and not _RUST_STEP.search(step):
+            # Other checkers print rustc's shape (typos, miette and codespan reports): the step says whose.
+            draft.tool, draft.kind = None, checker
         sink.emit(draft)
 
     def close(self, sink: Sink) -> None:

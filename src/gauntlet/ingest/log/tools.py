@@ -21,7 +21,17 @@ from collections.abc import Iterable
 
 from gauntlet.models import Kind
 
-__all__ = ["LINTERS", "MARKERS", "TOOLS", "VERDICTS", "checker_kind", "failed_test_name", "markers", "step_kind"]
+__all__ = [
+    "LINTERS",
+    "MARKERS",
+    "RULE_CODE",
+    "TOOLS",
+    "VERDICTS",
+    "checker_kind",
+    "failed_test_name",
+    "markers",
+    "step_kind",
+]
 
 #: Linters and style checkers by the command a step runs (a table of names, not of output shapes: a step that
 #: ran one reports lint, whatever its rows look like). Any command with ``lint`` in its name counts too.
@@ -38,7 +48,15 @@ LINTERS = (
     "go vet", "staticcheck", "cargo clippy", "clippy-driver", "cargo fmt", "black", "isort", "prettier",
     "markdownlint-cli2", "mix format --check-formatted", "mix credo", "rustfmt", "djlint", "ruff check",
     "ruff format --check", "semgrep",
+    # Formatters and checkers often run in CI with no parser of their own.
+    "php-cs-fixer", "stylua", "selene", "taplo", "dprint check", "buildifier", "ktfmt", "google-java-format",
+    "spotless:check", "gofumpt", "goimports", "eclint", "lychee", "markdown-link-check", "elm-review", "mdl",
+    "reek", "kubeconform", "kubeval", "conftest", "cmake-format",
 )  # fmt: skip
+
+#: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
+#: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
+RULE_CODE = re.compile(r"^\s*\[?[A-Z]{1,5}\d{2,5}\]?:?\s")
 
 #: Kind of failure → the commands (as a step writes them) of the tools that report it. A command matches as
 #: whole words anywhere in the step (after a path, ``npx``, ``python -m``, ``&&``); the longest one wins.
@@ -52,15 +70,22 @@ TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
         "dotnet test", "vstest.console", "rspec", "rake test", "rake spec", "rails test", "phpunit", "pest",
         "mix test", "prove", "busted", "bats", "stack test", "cabal test", "swift test", "xcodebuild test",
         "flutter test", "dart test", "zig build test", "testthat", "r cmd check", "tcltest",
+        "shellspec", "phpspec", "behat", "codecept run", "lein test", "kaocha", "rebar3 eunit", "rebar3 ct",
+        "dune test", "dune runtest", "nimble test", "crystal spec", "raco test", "ginkgo", "invoke-pester", "qunit",
         # A coverage gate fails the test step: ``coverage report --fail-under=90``.
         "coverage report", "coverage run", "nyc check-coverage", "c8 check-coverage",
     )),
     ("lint", LINTERS),
     ("type_error", (
         "mypy", "dmypy", "pyright", "basedpyright", "pytype", "pyre", "tsc", "vue-tsc", "flow", "srb tc", "steep",
+        "pyrefly", "ty check", "zuban", "phan", "svelte-check",
         "npm run typecheck", "npm run type-check", "yarn typecheck", "pnpm typecheck",
     )),
-    ("security", ("bandit", "gosec", "brakeman", "safety check", "pip-audit", "npm audit", "cargo audit", "trivy")),
+    ("security", (
+        "bandit", "gosec", "brakeman", "safety check", "pip-audit", "npm audit", "cargo audit", "trivy", "gitleaks",
+        "trufflehog", "grype", "osv-scanner", "snyk test", "tfsec", "kics", "dependency-check", "govulncheck",
+        "detect-secrets", "njsscan",
+    )),
     ("dependency", (
         "npm ci", "npm install", "npm i", "yarn install", "pnpm install", "bun install", "pip install",
         "pip3 install", "pip-sync", "poetry install", "poetry lock", "uv sync", "uv pip install", "pipenv install",
@@ -152,11 +177,13 @@ _STEP = re.compile(
     + r")"
     + _COMMAND_END
 )
-_ANY_LINT = re.compile(r"\w*lint\b")
+#: A command that says it lints or checks: ``npm run lint``, ``rstcheck``, ``check-jsonschema`` (pre-commit's
+#: ``check-yaml``, ``check-json``); a test binary says ``check_`` (Check's ``check_add``).
+_ANY_LINT = re.compile(r"\w*lint\b|(?<![\w-])\w{2,30}check\b|(?:^|(?<=[\s/]))check-\w")
 #: A test program run by itself (GoogleTest, Catch2, Check binaries): its name says test (``./build/calc_test``,
 #: ``tests/test_add``, ``check_add``, ``run-tests.sh``).
 _TEST_PROGRAM = re.compile(
-    r"(?:^|[\s/])(?:(?:tests?|check|spec)[_-][\w.-]+|[\w.-]+[_-](?:tests?|spec|check)(?:\.\w+)?|run[_-]?tests?(?:\.\w+)?"
+    r"(?:^|[\s/])(?:(?:tests?|spec)[_-][\w.-]+|check_[\w.-]+|[\w.-]+[_-](?:tests?|spec|check)(?:\.\w+)?|run[_-]?tests?(?:\.\w+)?"
     r"|tests?)(?=$|[\s;&|)])"
 )
 
@@ -166,7 +193,8 @@ def step_kind(step: str) -> Kind | None:
 
     :param step: the step's command, lower case (``""`` when the log does not say).
     :returns: the kind of the longest listed command the step names (the later of equals: in ``make && make
-        test`` the tests ran last); a command with ``lint`` in its name is a linter's.
+        test`` the tests ran last); a command with ``lint`` in its name, or one named ``...check`` or
+        ``check-...``, is a linter's.
     """
     best: tuple[int, int, Kind] | None = None
     for match in _STEP.finditer(step):

@@ -274,3 +274,32 @@ def test_a_python_warning_printed_as_a_diagnostic_is_no_failure() -> None:
 
     log = b"running\n/home/runner/work/a/a/src/x.py:12: DeprecationWarning: old api\n  warn('x')\ndone\n"
     assert list(scan([log], DEFAULT_LIMITS)) == []
+
+
+def test_gnu_dotted_columns_and_rule_codes_of_tools_nobody_wrote_a_parser_for() -> None:
+    bison = "grammar/calc.y:5.7-12: error: symbol 'NUMBER' is used, but is not defined as a token"
+    assert where(parsed(bison, "bison -o calc.c grammar/calc.y")) == [("bison", "build_error", "grammar/calc.y", 5)]
+    bashate = "scripts/deploy.sh:4:1: E003 Indent not multiple of 4"
+    assert where(parsed(bashate, "bashate scripts/deploy.sh")) == [("bashate", "lint", "scripts/deploy.sh", 4)]
+
+
+def test_a_checkers_further_rules_on_one_line_are_one_finding() -> None:
+    log = "README.md:4:1: MD001: Heading levels should only increment\nREADME.md:4:1: MD022: Headings need blanks"
+    assert where(parsed(log, "pymarkdown scan README.md")) == [("pymarkdown", "lint", "README.md", 4)]
+
+
+def test_a_syntax_error_with_no_python_frame_above_it_is_not_pythons() -> None:
+    babel = "SyntaxError: /home/runner/work/demo/demo/src/cart.js: Unexpected token, expected ',' (2:41)"
+    assert all(f.tool != "python" for f in parsed(babel, "babel src --out-dir lib"))
+    python = '  File "app.py", line 2\n    def f(:\n          ^\nSyntaxError: invalid syntax'
+    assert where(parsed(python, "python app.py")) == [("python", "build_error", "app.py", 2)]
+
+
+def test_a_compilers_shape_printed_by_a_checker_the_step_ran_is_the_checkers() -> None:
+    swiftlint = "Sources/App.swift:3:5: error: Force Cast Violation: Force casts should be avoided (force_cast)"
+    assert where(parsed(swiftlint, "swiftlint --strict")) == [(None, "lint", "Sources/App.swift", 3)]
+    assert where(parsed(swiftlint, "swift build")) == [("swiftc", "build_error", "Sources/App.swift", 3)]
+    typos = "error: `teh` should be `the`\n  --> ./README.md:3:5\n  |\n3 | teh\n  | ^^^\n  |\n"
+    assert where(parsed(typos, "typos")) == [(None, "lint", "README.md", 3)]
+    rustc = "error[E0425]: cannot find value `x` in this scope\n --> src/main.rs:2:5\n"
+    assert where(parsed(rustc, "cargo clippy -- -D warnings")) == [("cargo", "build_error", "src/main.rs", 2)]

@@ -42,6 +42,7 @@ def test_the_first_file_and_line_the_block_names_is_its_place(line: str, place: 
         "connect to example.com:8080 refused",
         "Python 3.11.7: error installing",
         "took 12:03:44 in total",
+        "make: *** [Makefile:2: all] Error 1",
     ],
 )
 def test_hosts_versions_and_times_are_no_places(line: str) -> None:
@@ -152,3 +153,90 @@ def test_a_base_name_alone_is_the_path_the_steps_command_gives_it() -> None:
 )
 def test_a_blocks_kind_comes_from_its_step_and_its_words(lines: list[str], step: str, kind: str) -> None:
     assert _placed(lines, step=step).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("line", "place"),
+    [
+        ("grammar/calc.y:5.7-12: error: symbol 'NUMBER' is used", ("grammar/calc.y", 5, 7)),  # GNU's dotted column
+        ("SyntaxError: /w/src/cart.js: Unexpected token, expected ',' (2:41)", ("/w/src/cart.js", 2, 41)),
+        ("  styles/main.scss 4:10  root stylesheet", ("styles/main.scss", 4, 10)),
+        ("Error: docs/deps.dot: syntax error in line 3 near ';'", ("docs/deps.dot", 3, None)),
+        ("Warning 2 in paper/main.tex line 3: Non-breaking space", ("paper/main.tex", 3, None)),
+        ("docker/Dockerfile:3 DL3008 warning: Pin versions in apt get install", ("docker/Dockerfile", 3, None)),
+    ],
+)
+def test_more_shapes_many_tools_share_name_a_place(line: str, place: tuple[object, ...]) -> None:
+    draft = _placed(["Error: build failed", line])
+    assert (draft.path, draft.line, draft.column) == place
+
+
+def test_a_line_named_in_words_is_in_the_file_the_block_or_the_command_names() -> None:
+    jsonlint = ["File: config/app.json", "Parse error on line 4, column 1:"]
+    assert _place(jsonlint, command="jsonlint config/app.json") == ("config/app.json", 4, 1)
+    jq = ["parse error: Expected separator between values at line 4, column 9"]
+    assert _place(jq, command="jq . config/app.json") == ("config/app.json", 4, 9)
+    sqlite = ["Parse error near line 3: no such table: user"]
+    assert _place(sqlite, command="sqlite3 -bail app.db < db/001_init.sql") == ("db/001_init.sql", 3, None)
+    assert _place(jq, command="jq -s . a.json b.json") == (None, None, None), "which of two files: neither"
+    trufflehog = ["Found unverified result", "Detector Type: AWS", "File: config/settings.py", "Line: 12"]
+    assert _place(trufflehog, command="trufflehog filesystem .") == ("config/settings.py", 12, None)
+    assert _place(["Error in the pipeline 3 times"], command="x a.json") == (None, None, None)
+
+
+def test_a_python_traceback_is_placed_at_its_innermost_project_frame_without_its_header() -> None:
+    green = [
+        "AssertionError: 3 != 4",
+        '  File "/root/.pyenv/versions/3.11.7/lib/python3.11/unittest/case.py", line 579, in _callTestMethod',
+        '  File "/w/demo/tests/test_cart.py", line 6, in test_total',
+        '  File "/w/demo/tests/helpers.py", line 2, in check',
+        '  File "/root/.pyenv/versions/3.11.7/lib/python3.11/unittest/case.py", line 873, in assertEqual',
+    ]
+    assert _place(green) == ("/w/demo/tests/helpers.py", 2, None)
+
+
+def test_a_project_frame_a_stack_threw_at_comes_before_the_runners_own_line() -> None:
+    cucumber = [
+        "✖ Then the total is 3 # features/step_definitions/cart.js:8",
+        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+        "    at World.<anonymous> (/w/demo/features/step_definitions/cart.js:9:10)",
+        "    at /w/demo/node_modules/@cucumber/cucumber/lib/runtime.js:12:5",
+    ]
+    assert _place(cucumber) == ("/w/demo/features/step_definitions/cart.js", 9, 10)
+
+
+def test_a_scoped_packages_folder_is_no_project_path() -> None:
+    assert _place(["TypeError: x", "    at f (/tmp/js/node_modules/@babel/parser/lib/index.js:369:19)"])[0] is None
+
+
+def test_what_a_block_is_from_its_checker_and_its_warnings() -> None:
+    tidy = ["line 6 column 1 - Warning: <blink> is not approved by W3C"]
+    assert _drafted(tidy, "tidy -q -e site/index.html").kind == "lint", "a step that failed on warnings alone"
+    assert _drafted(["docs/a.rst:8: (ERROR/3) invalid syntax"], "rstcheck docs/a.rst").kind == "lint"
+    schema = ["Schema validation errors were encountered.", "  config/app.json::$.port: 'eighty' is not integer"]
+    found = _drafted(schema, "check-jsonschema --schemafile s.json config/app.json")
+    assert (found.kind, found.path) == ("lint", "config/app.json")
+    assert _drafted(["tests/check_add.c:9: Assertion failed"], "./check_add").kind == "test_failure"
+
+
+def _drafted(lines: list[str], command: str = "") -> Draft:
+    draft = Draft(None, "unknown", lines[0], 1, len(lines), role="fallback")
+    place_block(draft, lines, command.lower(), command=command)
+    return draft
+
+
+def _place(lines: list[str], command: str = "") -> tuple[object, ...]:
+    draft = _drafted(lines, command)
+    return draft.path, draft.line, draft.column
+
+
+def test_an_error_at_a_place_from_a_tool_nothing_names_is_a_build_error() -> None:
+    terraform = ["Error: Unsupported argument", '  on main.tf line 5, in resource "x" "y":']
+    assert _drafted(terraform, "terraform validate").kind == "build_error"
+    assert _drafted(["Done: 3 files at src/a.ts:3"], "zzz").kind == "unknown", "no failure word: no kind"
+
+
+def test_what_a_step_no_table_knows_finds_wrong_in_a_data_file_is_lint() -> None:
+    jq = ["parse error: Expected separator between values at line 4, column 9"]
+    assert _drafted(jq, "jq . config/app.json").kind == "lint"
+    assert _drafted(["src/a.c:3:1: error: expected ';'"], "./build.sh").kind == "build_error"

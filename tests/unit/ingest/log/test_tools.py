@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gauntlet.ingest.log.tools import TOOLS, checker_kind, failed_test_name, markers, step_kind
+from gauntlet.ingest.log.tools import RULE_CODE, TOOLS, checker_kind, failed_test_name, markers, step_kind
 
 
 @pytest.mark.parametrize(
@@ -23,6 +23,11 @@ from gauntlet.ingest.log.tools import TOOLS, checker_kind, failed_test_name, mar
         ("bash -c 'cmake -g ninja -s . -b build && cmake --build build'", "build_error"),
         ("./build/calc_test", "test_failure"),  # a program named for tests
         ("npm run lint", "lint"),  # a command with lint in its name
+        ("rstcheck docs/guide.rst", "lint"),  # ... or named ...check
+        ("check-jsonschema --schemafile s.json app.json", "lint"),  # ... or check-... (pre-commit's check-yaml)
+        ("./build/check_add", "test_failure"),  # Check's test binaries say check_
+        ("make check", "test_failure"),
+        ("cargo check", "build_error"),
         ("coverage report --fail-under=90", "test_failure"),
         ("echo done", None),
         ("", None),
@@ -89,3 +94,11 @@ def test_a_runners_verdict_line_names_the_failed_test(line: str, name: str) -> N
 
 def test_no_verdict_no_name() -> None:
     assert failed_test_name(["2 tests, 1 failure", "error: build failed"]) is None
+
+
+def test_a_diagnostic_that_opens_with_a_rule_code_is_a_checkers() -> None:
+    assert RULE_CODE.match("E003 Indent not multiple of 4")
+    assert RULE_CODE.match("MD001: Heading levels should only increment by one level at a time.")
+    assert RULE_CODE.match("[C0103] Invalid directory variable name")
+    assert not RULE_CODE.match("error: expected ';' before '}' token")
+    assert not RULE_CODE.match("undefined reference to `helper'")

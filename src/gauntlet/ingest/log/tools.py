@@ -178,8 +178,9 @@ _STEP = re.compile(
     + _COMMAND_END
 )
 #: A command that says it lints or checks: ``npm run lint``, ``rstcheck``, ``check-jsonschema`` (pre-commit's
-#: ``check-yaml``, ``check-json``); a test binary says ``check_`` (Check's ``check_add``).
-_ANY_LINT = re.compile(r"\w*lint\b|(?<![\w-])\w{2,30}check\b|(?:^|(?<=[\s/]))check-\w")
+#: ``check-yaml``, ``check-json``), or a formatter in check mode (``mdformat --check``, ``docformatter
+#: --check``); a test binary says ``check_`` (Check's ``check_add``).
+_ANY_LINT = re.compile(r"\w*lint\b|(?<![\w-])\w{2,30}check\b|(?:^|(?<=[\s/]))check-\w|(?<!\S)--check(?=$|[\s=])")
 #: A test program run by itself (GoogleTest, Catch2, Check binaries): its name says test (``./build/calc_test``,
 #: ``tests/test_add``, ``check_add``, ``run-tests.sh``).
 _TEST_PROGRAM = re.compile(

@@ -113,8 +113,9 @@ _LINE_PHRASE = re.compile(
 _COMMAND_FILE = re.compile(r"^<?(?P<path>[\w.+-][\w./+-]{0,200}\.[A-Za-z][A-Za-z0-9]{0,9})$")
 #: A warning (``Warning: <blink> ...``, ``Warning 2 in x.tex line 3``, ``%Warning-WIDTH: ...``); a line that
 #: names an error counts as one, unless it only counts the warnings (``%Error: Exiting due to 1 warning(s)``).
-#: Data files: what a step no table knows finds wrong in one is a checker's finding (jq, a schema validator).
-_DATA_FILE = re.compile(r"(?i)\.(?:json|jsonc|ya?ml|toml|xml|ini)$")
+#: Data files: what a step no table knows finds wrong in one is a checker's finding (jq, a schema validator,
+#: desktop-file-validate), even in words no failure vocabulary holds (ajv's ``config/app.json invalid``).
+_DATA_FILE = re.compile(r"(?i)\.(?:json|jsonc|ya?ml|toml|xml|ini|cfg|conf|properties|desktop)$")
 #: A summary that counts what the report above it holds (``Exiting due to 1 warning(s)``, ``3 problems``).
 _COUNTED = re.compile(r"(?i)\b\d{1,6} (?:warnings?|errors?|problems?|issues?|violations?)\b")
 _WARNING = re.compile(r"(?i)\bwarning\b")
@@ -163,8 +164,8 @@ def place_block(
         # The locator's crash (a segfault, a panic) stays one, unless a test's: a test that crashed failed.
         if kind is not None and (draft.kind != "crash" or kind == "test_failure"):
             draft.kind = kind
-        if draft.kind == "build_error" and step_kind(step) is None and _DATA_FILE.search(draft.path or ""):
-            draft.kind = "lint"  # ``jq . config/app.json``: a data file is checked, not built
+        if draft.kind in ("build_error", "unknown") and step_kind(step) is None and _DATA_FILE.search(draft.path or ""):
+            draft.kind = "lint"  # ``jq . config/app.json``, ``config/app.json invalid``: a data file is checked, not built
 
 
 def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:

@@ -26,9 +26,11 @@ from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "step_tool"]
 
+#: ``[tool: ]path:row[:column]:``; the path may be a man page (``man/demo.1``, mandoc), and a function may stand
+#: between the path and its row (darglint's ``shop/cart.py:total:7: DAR101: ...``).
 _PLACE = re.compile(
-    r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9})):"
-    r"(?P<row>\d+)(?:\.(?P<dotted>\d{1,5})(?:-\d{1,5})?)?:(?:(?P<column>\d+):)?(?P<rest>.*)$"
+    r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9}|[1-9])):"
+    r"(?:[A-Za-z_]\w{0,100}:)?(?P<row>\d+)(?:\.(?P<dotted>\d{1,5})(?:-\d{1,5})?)?:(?:(?P<column>\d+):)?(?P<rest>.*)$"
 )
 _SEVERITY = re.compile(
     r"^\s*(?:(?P<level>fatal error|error|Error|ERROR|fatal|E|F)|"

@@ -87,10 +87,11 @@ _HEADER = re.compile(
     r"^\s*(?:==\s*\[)?(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
     r"(?:\]\s*(?:FAIL|PASS))?\s*$"  # or sqlfluff's ``== [sql/a.sql] FAIL``
 )
-#: A report's row under its file header: ``12:5  error  message`` (stylish), ``L6 |`` / ``L:  6 | P:  1 |``
+#: A report's row under its file header: ``12:5  error  message`` (stylish; unified's ``5:1-5:13 warning``
+#: gives the range it spans), ``L6 |`` / ``L:  6 | P:  1 |``
 #: (htmlhint, sqlfluff), or ``4: DOC101: message`` (a line and a rule code: pydoclint).
 _ROW = re.compile(
-    r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])"
+    r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})(?:-\d{1,7}:\d{1,5})?\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])"
     r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?"
     r"|(?P<cline>\d{1,7}): \[?[A-Z]{1,5}\d{2,5}\b)"
 )

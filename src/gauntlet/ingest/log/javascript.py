@@ -6,6 +6,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
+from gauntlet.models import Kind
 
 __all__ = ["NODE_FRAME", "NODE_LOCATION", "Eslint", "NodeError", "Tsc"]
 
@@ -74,6 +75,8 @@ NODE_FRAME = re.compile(r"^\s+at .*?\(?((?:file://)?(?:/|\w)[^\s():]*?\.[cm]?[jt
 #: The line node prints above a SyntaxError (and an error thrown at load time): ``/w/broken.js:2``.
 NODE_LOCATION = re.compile(r"^((?:file://)?\S+?\.[cm]?[jt]sx?):(\d+)$")
 _NODE_ERROR = re.compile(r"^((?:[A-Z]\w*)?Error)(?: \[(\w+)\])?: (.*)$")
+#: A frame in an installed package (``/node_modules/nodeunit/lib/types.js``): not where the project's code threw.
+_INSTALLED = re.compile(r"/node_modules/")
 
 
 class NodeError(BlockParser):
@@ -90,7 +93,9 @@ class NodeError(BlockParser):
         if draft is not None:
             if text.startswith("    at ") or text.startswith("Require stack") or text.startswith("- "):
                 self._frames += text.startswith("    at ")
-                if draft.path is None and (match := NODE_FRAME.match(text)) and "node:" not in match.group(1):
+                # Where it threw in the project: a frame of an installed package (a test framework's assert) is not.
+                match = NODE_FRAME.match(text)
+                if draft.path is None and match and "node:" not in match.group(1) and not _INSTALLED.search(text):
                     draft.path, draft.line, draft.column = match.group(1), int(match.group(2)), int(match.group(3))
                     draft.end = number
                 if number - draft.start < 40:
@@ -101,7 +106,8 @@ class NodeError(BlockParser):
             _, code, message = match.groups()
             missing = message.startswith(("Cannot find module", "Cannot find package"))
             self._frames = 0
-            self._draft = Draft("node", "build_error" if missing else "crash", text, number, number, rule=code)
+            kind: Kind = "build_error" if missing else "test_failure" if match.group(1) == "AssertionError" else "crash"
+            self._draft = Draft("node", kind, text, number, number, rule=code)
             start = number
             for earlier, previous in sink.tail(6, number):
                 if previous.strip() == "^" or previous.startswith(("node:internal", "file://", "/")):

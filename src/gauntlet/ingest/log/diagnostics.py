@@ -45,7 +45,8 @@ _LIBRARY = re.compile(r"^(?:/usr/|/opt/|/lib/|<)|/node_modules/|/site-packages/|
 #: Not source files: a log line naming them with a number is a listing, a URL or a timestamp.
 _NOT_SOURCE = frozenset({"com", "org", "net", "io", "html", "log", "txt", "o", "a", "so", "exe", "dll", "jar", "whl"})
 _ASSERTION = re.compile(r"(?i)\bassert(?:ion)?")
-_RUNTIME = re.compile(r"^runtime error: |\bUncaught\b|\b(?:Error|Exception)\b")
+#: Run-time errors, any interpreter's (guile's and bash's ``Unbound variable: x`` included).
+_RUNTIME = re.compile(r"^runtime error: |\bUncaught\b|\b(?:Error|Exception)\b|(?i:\bunbound variable\b)")
 _SYNTAX = re.compile(r"(?i)syntax error|parse error|unexpected (?:token|symbol|end|character)|expected .* before")
 #: Checkers: what they report is ``lint``. Matched on the tool's name (``yamllint``, ``go-staticcheck``).
 _CHECKER = re.compile(r"lint|check|spell|cppcheck|staticcheck|vet|hadolint|actionlint|tidy$|xmllint")

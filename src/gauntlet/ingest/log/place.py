@@ -119,6 +119,9 @@ _COMMAND_FILE = re.compile(r"^<?(?P<path>[\w.+-][\w./+-]{0,200}\.[A-Za-z][A-Za-z
 _DATA_FILE = re.compile(r"(?i)\.(?:json|jsonc|ya?ml|toml|xml|ini|cfg|conf|properties|desktop)$")
 #: A summary that counts what the report above it holds (``Exiting due to 1 warning(s)``, ``3 problems``).
 _COUNTED = re.compile(r"(?i)\b\d{1,6} (?:warnings?|errors?|problems?|issues?|violations?)\b")
+#: A formatter's or upgrader's report that it changed, or would change, a file (pyupgrade's ``Rewriting a.py``,
+#: black's ``would reformat``, autoflake's and isort's ``Fixing``).
+_REWRITTEN = re.compile(r"(?i)^\s*(?:rewriting|reformatting|reformatted|fixing|would (?:reformat|rewrite|fix))\s\S")
 _WARNING = re.compile(r"(?i)\bwarning\b")
 _ERROR = re.compile(r"(?i)\berror\b")
 _FAILED = re.compile(r"(?i)\b(?:error|errors|fail|failed|failures?|fatal)\b")
@@ -198,6 +201,8 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
         return "lint"  # a step that failed on warnings alone ran a checker (tidy, chktex, verilator --lint-only)
     if diagnostic:
         return by_step if by_step in ("lint", "type_error", "test_failure", "security") else "build_error"
+    if placed and any(_REWRITTEN.match(text) for text in lines):
+        return "lint"  # a formatter or upgrader that rewrote (or would rewrite) a file failed a check
     # The step's tool alone names a block that says it failed; a quiet end (no failure word) stays unknown.
     if not any(_FAILED.search(text) for text in lines):
         return None

@@ -168,8 +168,9 @@ def place_block(
         # The locator's crash (a segfault, a panic) stays one, unless a test's: a test that crashed failed.
         if kind is not None and (draft.kind != "crash" or kind == "test_failure"):
             draft.kind = kind
+        # ``jq . config/app.json``, ``config/app.json invalid``: a data file is checked, not built.
         if draft.kind in ("build_error", "unknown") and step_kind(step) is None and _DATA_FILE.search(draft.path or ""):
-            draft.kind = "lint"  # ``jq . config/app.json``, ``config/app.json invalid``: a data file is checked, not built
+            draft.kind = "lint"
 
 
 def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:

@@ -303,3 +303,29 @@ def test_a_compilers_shape_printed_by_a_checker_the_step_ran_is_the_checkers() -
     assert where(parsed(typos, "typos")) == [(None, "lint", "README.md", 3)]
     rustc = "error[E0425]: cannot find value `x` in this scope\n --> src/main.rs:2:5\n"
     assert where(parsed(rustc, "cargo clippy -- -D warnings")) == [("cargo", "build_error", "src/main.rs", 2)]
+
+
+def test_a_man_page_and_a_function_between_path_and_row_are_diagnostics() -> None:
+    mandoc = "mandoc: man/demo.1:6:2: ERROR: skipping unknown macro: .BL"
+    assert where(parsed(mandoc, "mandoc -T lint man/demo.1")) == [("mandoc", "lint", "man/demo.1", 6)]
+    darglint = "shop/cart.py:total:7: DAR101: - rate"
+    assert where(parsed(darglint, "darglint shop/cart.py")) == [("darglint", "lint", "shop/cart.py", 7)]
+
+
+def test_an_interpreters_unbound_variable_is_a_crash() -> None:
+    guile = "/home/runner/work/demo/demo/scripts/total.scm:3:10: Unbound variable: totl"
+    assert [f.kind for f in parsed(guile, "guile scripts/total.scm")] == ["crash"]
+
+
+def test_a_thrown_assertion_is_a_test_failure_at_the_projects_frame() -> None:
+    log = "\n".join(
+        [
+            "AssertionError: 3 == 4",
+            "    at Object.equal (/tmp/js/node_modules/nodeunit/lib/types.js:83:39)",
+            "    at Object.exports.cartTotal (/home/runner/work/demo/demo/test/cart.js:3:8)",
+            "    at Object.<anonymous> (/tmp/js/node_modules/nodeunit/lib/core.js:236:16)",
+            "done",
+        ]
+    )
+    found = parsed(log, "nodeunit test/cart.js")
+    assert [(f.kind, f.path, f.line) for f in found] == [("test_failure", "test/cart.js", 3)]

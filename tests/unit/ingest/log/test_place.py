@@ -240,3 +240,24 @@ def test_what_a_step_no_table_knows_finds_wrong_in_a_data_file_is_lint() -> None
     jq = ["parse error: Expected separator between values at line 4, column 9"]
     assert _drafted(jq, "jq . config/app.json").kind == "lint"
     assert _drafted(["src/a.c:3:1: error: expected ';'"], "./build.sh").kind == "build_error"
+
+
+def test_a_validator_that_finds_a_data_file_invalid_reports_lint_without_a_failure_word() -> None:
+    found = _drafted(["config/app.json invalid"], "ajv validate -s config/schema.json -d config/app.json")
+    assert (found.kind, found.path) == ("lint", "config/app.json")
+    desktop = ['data/demo.desktop: error: file contains key "Frobnicate" in group "Desktop Entry"']
+    assert _drafted(desktop, "desktop-file-validate data/demo.desktop").kind == "lint"
+    assert _drafted(["Done: src/a.ts"], "zzz").kind == "unknown", "a source file: no kind without a word"
+
+
+def test_a_unified_reports_row_gives_the_range_it_spans() -> None:
+    remark = ["README.md", "5:1-5:13 warning Unexpected unused definition  no-unused-definitions remark-lint"]
+    draft = Draft(None, "unknown", "⚠ 1 warning", 3, 3, role="fallback")
+    place_block(draft, ["⚠ 1 warning"], "remark --frail readme.md", before=remark)
+    assert (draft.path, draft.line, draft.column) == ("README.md", 5, 1)
+
+
+def test_a_file_a_formatter_or_upgrader_rewrote_is_lint() -> None:
+    found = _drafted(["Rewriting shop/greet.py"], "pyupgrade --py38-plus shop/greet.py")
+    assert (found.kind, found.path) == ("lint", "shop/greet.py")
+    assert _drafted(["Building shop/greet.py"], "zzz shop/greet.py").kind == "unknown"

@@ -102,3 +102,10 @@ def test_a_diagnostic_that_opens_with_a_rule_code_is_a_checkers() -> None:
     assert RULE_CODE.match("[C0103] Invalid directory variable name")
     assert not RULE_CODE.match("error: expected ';' before '}' token")
     assert not RULE_CODE.match("undefined reference to `helper'")
+
+
+def test_a_tool_run_with_check_is_a_checker() -> None:
+    assert step_kind("mdformat --check readme.md") == "lint"
+    assert step_kind("docformatter --check shop/cart.py") == "lint"
+    assert step_kind("mypy --check-untyped-defs src") == "type_error"
+    assert step_kind("./configure --checkout") is None

@@ -21,7 +21,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
-from gauntlet.ingest.log.tools import RULE_CODE, step_kind
+from gauntlet.ingest.log.tools import RULE_CODE, SECRET, step_kind
 from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "step_tool"]
@@ -81,6 +81,8 @@ def step_tool(command: str) -> str | None:
 
 
 def _kind(tool: str | None, message: str, step: str) -> Kind:
+    if SECRET.search(message):
+        return "security"  # a secret in the sources, whatever checker found it
     by_step = step_kind(step)
     if by_step in ("lint", "type_error", "security"):
         return by_step

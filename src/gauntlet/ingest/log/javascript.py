@@ -6,6 +6,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
+from gauntlet.ingest.log.tools import SECRET
 from gauntlet.models import Kind
 
 __all__ = ["NODE_FRAME", "NODE_LOCATION", "Eslint", "NodeError", "Tsc"]
@@ -55,7 +56,8 @@ class Eslint(LineParser):
             # The file header is a line without an anchor: find it among the lines read before.
             path = self._look_back(number, sink)
             tool = next((name for name in _STYLISH_TOOLS if name in sink.step), "eslint")
-            sink.emit(self._repeats.keyed(diagnostic(tool, "lint", message, number, path, row, column, rule=rule)))
+            kind: Kind = "security" if SECRET.search(message) else "lint"  # a secret scanner's stylish report
+            sink.emit(self._repeats.keyed(diagnostic(tool, kind, message, number, path, row, column, rule=rule)))
             return True
         return False
 

@@ -25,6 +25,7 @@ __all__ = [
     "LINTERS",
     "MARKERS",
     "RULE_CODE",
+    "SECRET",
     "TOOLS",
     "VERDICTS",
     "checker_kind",
@@ -54,6 +55,12 @@ LINTERS = (
     "reek", "kubeconform", "kubeval", "conftest", "cmake-format",
 )  # fmt: skip
 
+#: A scanner's report of a secret in the sources (secretlint's ``found GitHub Token``, ``hardcoded password``):
+#: whatever checker printed it, the finding is a ``security`` one.
+SECRET = re.compile(
+    r"(?i)\b(?:found|detected|leaked|exposed|hard-?coded)\b.{0,40}?\b(?:secret|token|password|credential"
+    r"|private key|api key|access key)s?\b"
+)
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
 #: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
 RULE_CODE = re.compile(r"^\s*\[?[A-Z]{1,5}\d{2,5}\]?:?\s")

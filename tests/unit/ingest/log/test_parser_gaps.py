@@ -329,3 +329,16 @@ def test_a_thrown_assertion_is_a_test_failure_at_the_projects_frame() -> None:
     )
     found = parsed(log, "nodeunit test/cart.js")
     assert [(f.kind, f.path, f.line) for f in found] == [("test_failure", "test/cart.js", 3)]
+
+
+def test_a_secret_a_checker_found_is_a_security_finding() -> None:
+    secretlint = "\n".join(
+        [
+            "/home/runner/work/demo/demo/src/config.js",
+            "  3:10  error  [GITHUB_TOKEN] found GitHub Token(****): ****  @secretlint/secretlint-rule-github",
+        ]
+    )
+    assert [f.kind for f in parsed(secretlint, "secretlint 'src/**/*'")] == ["security"]
+    hardcoded = "infra/main.tf:3: error: hard-coded secret key in provider block"
+    assert [f.kind for f in parsed(hardcoded, "zzz infra")] == ["security"]
+    assert [f.kind for f in parsed("src/a.js:3:1: error: Unexpected token", "zzz src")] == ["build_error"]

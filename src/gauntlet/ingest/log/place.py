@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from gauntlet.ingest.log.draft import Draft, Line
 from gauntlet.ingest.log.text import repo_path
-from gauntlet.ingest.log.tools import LINTERS, markers, step_kind
+from gauntlet.ingest.log.tools import LINTERS, SECRET, markers, step_kind
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.models import Kind
 
@@ -190,6 +190,8 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
     diagnostic = placed and any(_DIAGNOSTIC.search(text) for text in lines)
     if words == "dependency":
         return words
+    if any(SECRET.search(text) for text in lines):
+        return "security"  # a secret in the sources, whatever checker found it
     if by_step in _CHECKERS and (diagnostic or placed):
         return by_step
     if words == "build_error" or (words == "test_failure" and by_step in ("build_error", "dependency")):

@@ -261,3 +261,9 @@ def test_a_file_a_formatter_or_upgrader_rewrote_is_lint() -> None:
     found = _drafted(["Rewriting shop/greet.py"], "pyupgrade --py38-plus shop/greet.py")
     assert (found.kind, found.path) == ("lint", "shop/greet.py")
     assert _drafted(["Building shop/greet.py"], "zzz shop/greet.py").kind == "unknown"
+
+
+def test_a_block_that_reports_a_secret_is_a_security_finding() -> None:
+    dodgy = ['      "message": "Possible hardcoded secret key"', "  ]", "}"]
+    assert _drafted(dodgy, "dodgy").kind == "security"
+    assert _drafted(["src/a.ts:3:1 Unexpected token"], "zzz").kind == "build_error"

@@ -266,4 +266,4 @@ def test_a_file_a_formatter_or_upgrader_rewrote_is_lint() -> None:
 def test_a_block_that_reports_a_secret_is_a_security_finding() -> None:
     dodgy = ['      "message": "Possible hardcoded secret key"', "  ]", "}"]
     assert _drafted(dodgy, "dodgy").kind == "security"
-    assert _drafted(["src/a.ts:3:1 Unexpected token"], "zzz").kind == "build_error"
+    assert _drafted(["src/a.ts:3:1: error: Unexpected token"], "zzz").kind == "build_error"

@@ -112,6 +112,9 @@ _LINE_PHRASE = re.compile(
 )
 #: A file a step's command names (``jq . config/app.json``, ``sqlite3 app.db < db/init.sql``).
 _COMMAND_FILE = re.compile(r"^<?(?P<path>[\w.+-][\w./+-]{0,200}\.[A-Za-z][A-Za-z0-9]{0,9})$")
+#: A JSON report's keys for a finding's file and line (``"path": "shop/settings.py",`` then ``"line": 3,``).
+_JSON_FILE = re.compile(r'^\s*"(?:path|file|filename|file_path)":\s*"(?P<path>[^"]{1,300})",?$')
+_JSON_LINE = re.compile(r'^\s*"(?:line|line_number|lineno|start_line)":\s*(?P<line>\d{1,7}),?$')
 #: A warning (``Warning: <blink> ...``, ``Warning 2 in x.tex line 3``, ``%Warning-WIDTH: ...``); a line that
 #: names an error counts as one, unless it only counts the warnings (``%Error: Exiting due to 1 warning(s)``).
 #: Data files: what a step no table knows finds wrong in one is a checker's finding (jq, a schema validator,
@@ -161,6 +164,8 @@ def place_block(
             found = _worded_line(lines, found, command) or found
         if found is None and any(_COUNTED.search(text) for text in lines):
             found = _report_above(before)  # ``%Error: Exiting due to 1 warning(s)`` counts the rows above it
+        if found is None:
+            found = _json_report([*before, *lines])  # a JSON report's ``"path": "a.py"`` and ``"line": 3``
         if found is not None:
             draft.path, draft.line, draft.column = found
     if draft.kind in _REDECIDED:
@@ -320,6 +325,22 @@ def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = 
                     return path, None, None
             elif repo_relative(repo_path(path)) is not None and ("/" in path or "\\" in path):
                 return path, None, None
+    return None
+
+
+def _json_report(lines: Sequence[str]) -> Place | None:
+    """The first place a JSON report names: its ``"path"`` (``"file"``, ``"filename"``) and the ``"line"``
+    (``"line_number"``, ``"lineno"``) a few keys further (dodgy, bandit's and semgrep's JSON)."""
+    for index, text in enumerate(lines):
+        if (file := _JSON_FILE.match(text)) is None:
+            continue
+        path = file.group("path")
+        if _LIBRARY.search(path) or _NOT_FILES.search(path) or _FILE.fullmatch(path) is None:
+            continue
+        for after in lines[index + 1 : index + 8]:
+            if (line := _JSON_LINE.match(after)) is not None and int(line.group("line")) > 0:
+                return path, int(line.group("line")), None
+        return path, None, None
     return None
 
 

@@ -125,13 +125,13 @@ def test_tools_held_out_from_the_tuning_are_read_by_the_generic_path() -> None:
 def test_a_second_round_of_held_out_tools_is_read_by_the_generic_path() -> None:
     """Real output of 29 further tools with no parser and no row (``tests/fixtures/corpus-unparsed/fresh2``), held
     out from every rule until measured: strict recall 0.355, precision 0.633 on 2026-12-04 (the honest estimate
-    for a tool never seen), then the generic rules their misses showed (0.710 / 0.767). A floor under today's
+    for a tool never seen), then the generic rules their misses showed (0.742 / 0.800). A floor under today's
     figures, and never a finding on a passing log."""
     results = BENCH.run(UNPARSED / "fresh2")
     total = BENCH.totals(results)
     assert total.cases >= 33 and total.passing_logs >= 3
-    assert total.recall >= 0.70, BENCH.report(results, verbose=False)
-    assert total.precision >= 0.76, BENCH.report(results, verbose=False)
+    assert total.recall >= 0.74, BENCH.report(results, verbose=False)
+    assert total.precision >= 0.79, BENCH.report(results, verbose=False)
     assert total.duplicates == 0, BENCH.report(results, verbose=False)
     assert total.passing_findings == 0, BENCH.report(results, verbose=False)
 

@@ -267,3 +267,13 @@ def test_a_block_that_reports_a_secret_is_a_security_finding() -> None:
     dodgy = ['      "message": "Possible hardcoded secret key"', "  ]", "}"]
     assert _drafted(dodgy, "dodgy").kind == "security"
     assert _drafted(["src/a.ts:3:1: error: Unexpected token"], "zzz").kind == "build_error"
+
+
+def test_a_json_reports_path_and_line_keys_are_its_place() -> None:
+    report = ["{", '  "warnings": [', "    {", '      "path": "shop/settings.py",', '      "line": 3,']
+    draft = Draft(None, "unknown", "}", 9, 9, role="fallback")
+    place_block(draft, ["}"], "dodgy", before=[*report, '      "message": "Possible hardcoded secret key"'])
+    assert (draft.path, draft.line, draft.kind) == ("shop/settings.py", 3, "unknown")
+    library = Draft(None, "unknown", "}", 3, 3, role="fallback")
+    place_block(library, ["}"], "zzz", before=['"file": "/usr/lib/python3/x.py",', '"line": 3'])
+    assert library.path is None

@@ -90,7 +90,7 @@ _ASSIGNMENT = re.compile(
 _ASSIGNMENT_WORDS = ("pass", "secret", "token", "key", "credential")
 _BEARER = re.compile(r"(?i)\b(authorization:[ \t]{0,5}(?:bearer|token|basic)[ \t]{1,5})[^\s\"']{1,4096}")
 # ``https://user:pass@host`` keeps the user; ``https://<long token>@host`` loses the token.
-_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,30}://)([^/\s:@\"'<>]{1,256})(:[^@\s/\"'<>]{1,256})?@")
+_URL_CREDENTIALS = re.compile(r"(?i)([a-z][a-z0-9+.-]{0,30}://)([^/\s:@\"'<>]{1,256})(:[^@\s/\"'<>]{1,256})?@")
 _ADD_MASK = re.compile(r"::add-mask::[^\r\n]{0,4096}")
 #: CSI (colours, cursor moves), OSC (hyperlinks, titles) and two-byte escapes (charset designations).
 _ESCAPES = re.compile(r"\x1b(?:\[[0-?]{0,64}[ -/]{0,8}[@-~]|\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|[()*+][ -~]|[ -~])")

@@ -135,14 +135,7 @@ def run_action(env: Mapping[str, str], clock: Clock, out: TextIO) -> int:
     if _reran_itself(report, settings.run.run_id):
         out.write(f"::notice title=Gauntlet::{STEP_RERUN_NOTICE}\n")
         _add_to_summary(settings, STEP_RERUN_NOTICE)
-    branch = event_facts(delivery).default_branch or "main"
-    gap = queue.found(start.workflow if start is not None else None)
-    warning = queue_warning(gap, start.rules if start is not None else None, settings.check_name, branch)
-    if gap is not None and warning is not None:
-        out.write(f"::warning title=Gauntlet cannot report in the merge queue::{escape_data(warning)}\n")
-        _add_to_summary(settings, warning, "WARNING")
-        setup = SetupProblem(kind="merge_group_missing", path=gap.path, message=warning)
-        report = evolve(report, setup_problems=(*report.setup_problems, setup))
+    report = _warn_of_queue_gap(report, queue, start, settings, event_facts(delivery).default_branch, out)
     cost = "no API calls"
     if client is not None:
         report = evolve(
@@ -217,6 +210,27 @@ def _serve(
         report = serve(handler, observation, config, store, edge, clock, commit=False, reads=reads)
         _add_to_summary(settings, READ_ONLY_NOTICE)
         return report, edge
+
+
+def _warn_of_queue_gap(
+    report: RunReport,
+    queue: QueueCheck,
+    start: Start | None,
+    settings: ActionSettings,
+    default_branch: str | None,
+    out: TextIO,
+) -> RunReport:
+    """Say once (a ``::warning``, the job summary, the report) when the required check can never report in the
+    default branch's merge queue because the workflow that reports it lacks ``merge_group``."""
+    gap = queue.found(start.workflow if start is not None else None)
+    rules = start.rules if start is not None else None
+    warning = queue_warning(gap, rules, settings.check_name, default_branch or "main")
+    if gap is None or warning is None:
+        return report
+    out.write(f"::warning title=Gauntlet cannot report in the merge queue::{escape_data(warning)}\n")
+    _add_to_summary(settings, warning, "WARNING")
+    setup = SetupProblem(kind="merge_group_missing", path=gap.path, message=warning)
+    return evolve(report, setup_problems=(*report.setup_problems, setup))
 
 
 def _reran_itself(report: RunReport, own_run: str) -> bool:

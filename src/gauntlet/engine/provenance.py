@@ -112,7 +112,17 @@ def judge(
             continue
         judged.append(
             _one(
-                finding, job, pr_history, base, base_flaky, job_known, base_sha, flaky_tests, config, rerun, inside_run
+                finding,
+                job,
+                pr_history,
+                base,
+                base_flaky,
+                job_known,
+                base_sha,
+                flaky_tests,
+                config,
+                rerun=rerun,
+                inside_run=inside_run,
             )
         )
     return judged
@@ -203,6 +213,7 @@ def _one(
     base_sha: str | None,
     flaky_tests: Collection[str],
     config: ProvenanceConfig,
+    *,
     rerun: bool,
     inside_run: bool,
 ) -> Judged:

@@ -110,9 +110,14 @@ def test_tools_nobody_wrote_a_parser_for_are_read_by_the_generic_path() -> None:
 
 #: The held-out rounds of tools with no parser and no row (``tests/fixtures/corpus-unparsed/fresh*``): each made
 #: after the generic path was tuned and measured before any change (the honest estimate for a tool never seen:
-#: 0.368 / 0.639 and 0.355 / 0.633 on 2026-12-04), then the generic rules their misses showed. Floors under
-#: today's figures: (folder, logs, passing logs, recall, precision). Issue 31 asks for 0.70 / 0.92.
-HELD_OUT = [("fresh", 34, 3, 0.92, 0.97), ("fresh2", 33, 3, 0.74, 0.79)]
+#: 0.368 / 0.639 and 0.355 / 0.633 on 2026-12-04), then the generic rules their misses showed; fresh3 is still
+#: untuned (0.148 / 0.407 on 2026-12-04). Floors under today's figures: (folder, logs, passing logs, recall,
+#: precision). Issue 31 asks for 0.70 / 0.92.
+HELD_OUT = [
+    ("fresh", 34, 3, 0.92, 0.97),
+    ("fresh2", 33, 3, 0.74, 0.79),
+    ("fresh3", 30, 3, 0.14, 0.40),
+]
 
 
 @pytest.mark.parametrize(("folder", "cases", "passing", "recall", "precision"), HELD_OUT)

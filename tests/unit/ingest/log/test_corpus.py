@@ -110,22 +110,30 @@ def test_tools_nobody_wrote_a_parser_for_are_read_by_the_generic_path() -> None:
 
 #: The held-out rounds of tools with no parser and no row (``tests/fixtures/corpus-unparsed/fresh*``): each made
 #: after the generic path was tuned and measured before any change (the honest estimate for a tool never seen:
-#: 0.368 / 0.639 and 0.355 / 0.633 on 2026-12-04), then the generic rules their misses showed. Floors under
-#: today's figures: (folder, logs, passing logs, recall, precision). Issue 31 asks for 0.70 / 0.92.
-HELD_OUT = [("fresh", 34, 3, 0.92, 0.97), ("fresh2", 33, 3, 0.74, 0.79)]
+#: 0.368 / 0.639 and 0.355 / 0.633 on 2026-12-04), then the generic rules their misses showed; fresh3 and fresh4
+#: are still untuned (0.148 / 0.407 and 0.323 / 0.500 on 2026-12-04, fresh4 with 2 duplicates). Floors under
+#: today's figures: (folder, logs, passing logs, recall, precision, most duplicates). Issue 31 asks for
+#: 0.70 / 0.92 and no duplicate.
+HELD_OUT = [
+    ("fresh", 34, 3, 0.92, 0.97, 0),
+    ("fresh2", 33, 3, 0.74, 0.79, 0),
+    ("fresh3", 30, 3, 0.14, 0.40, 0),
+    ("fresh4", 34, 3, 0.32, 0.50, 2),
+]
 
 
-@pytest.mark.parametrize(("folder", "cases", "passing", "recall", "precision"), HELD_OUT)
+@pytest.mark.parametrize(("folder", "cases", "passing", "recall", "precision", "duplicates"), HELD_OUT)
 def test_tools_held_out_from_the_tuning_are_read_by_the_generic_path(
-    folder: str, cases: int, passing: int, recall: float, precision: float
+    folder: str, cases: int, passing: int, recall: float, precision: float, duplicates: int
 ) -> None:
-    """A held-out round keeps its figures, with no duplicate and never a finding on a passing log."""
+    """A held-out round keeps its figures, no more duplicates than when it was measured (none once tuned), and
+    never a finding on a passing log."""
     results = BENCH.run(UNPARSED / folder)
     total = BENCH.totals(results)
     assert total.cases >= cases and total.passing_logs >= passing
     assert total.recall >= recall, BENCH.report(results, verbose=False)
     assert total.precision >= precision, BENCH.report(results, verbose=False)
-    assert total.duplicates == 0, BENCH.report(results, verbose=False)
+    assert total.duplicates <= duplicates, BENCH.report(results, verbose=False)
     assert total.passing_findings == 0, BENCH.report(results, verbose=False)
 
 

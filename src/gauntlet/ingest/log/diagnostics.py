@@ -21,7 +21,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
-from gauntlet.ingest.log.tools import RULE_CODE, SECRET, step_kind
+from gauntlet.ingest.log.tools import DATA_FILE, RULE_CODE, SECRET, step_kind
 from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "step_tool"]
@@ -30,7 +30,7 @@ __all__ = ["Diagnostics", "step_tool"]
 #: between the path and its row (darglint's ``shop/cart.py:total:7: DAR101: ...``).
 _PLACE = re.compile(
     r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9}|[1-9])):"
-    r"(?:[A-Za-z_]\w{0,100}:)?(?P<row>\d+)(?:\.(?P<dotted>\d{1,5})(?:-\d{1,5})?)?:(?:(?P<column>\d+):)?(?P<rest>.*)$"
+    r"(?:[A-Za-z_]\w{0,100}:)?(?P<row>\d+)(?:\.(?P<dotted>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?)?:(?:(?P<column>\d+):)?(?P<rest>.*)$"
 )
 _SEVERITY = re.compile(
     r"^\s*(?:(?P<level>fatal error|error|Error|ERROR|fatal|E|F)|"
@@ -80,7 +80,7 @@ def step_tool(command: str) -> str | None:
     return None
 
 
-def _kind(tool: str | None, message: str, step: str) -> Kind:
+def _kind(tool: str | None, message: str, step: str, path: str = "") -> Kind:
     if SECRET.search(message):
         return "security"  # a secret in the sources, whatever checker found it
     by_step = step_kind(step)
@@ -88,8 +88,8 @@ def _kind(tool: str | None, message: str, step: str) -> Kind:
         return by_step
     if by_step == "test_failure" and not _SYNTAX.search(message):
         return by_step
-    if (tool and _CHECKER.search(tool)) or RULE_CODE.match(message):
-        return "lint"  # a checker by its name, or by the rule code its message opens with
+    if (tool and _CHECKER.search(tool)) or RULE_CODE.match(message) or (by_step is None and DATA_FILE.search(path)):
+        return "lint"  # a checker by its name, by the rule code its message opens with, or of a data file
     if _SYNTAX.search(message) or (tool or "").endswith("c") or by_step in ("build_error", "dependency"):
         return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc), or a build step's
     if by_step == "test_failure" or _ASSERTION.search(message):
@@ -156,7 +156,7 @@ class Diagnostics(BlockParser):
         tool = re.sub(r"[-.]?\d+(?:\.\d+)*$", "", tool) if tool else step_tool(sink.step)
         if code := _CODE.search(message):
             tool = _CODE_TOOLS.get(code.group(1)[:2], tool)
-        kind = _kind(tool, message, sink.step)
+        kind = _kind(tool, message, sink.step, path)
         minor = severity is not None and severity.group("minor") is not None
         if minor and severity is not None and (kind != "lint" or severity.group("minor").lower() == "note"):
             return False  # a compiler's warning, any note; a checker fails the step on any of its findings

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from gauntlet.ingest.log.draft import Draft, Line
 from gauntlet.ingest.log.text import repo_path
-from gauntlet.ingest.log.tools import LINTERS, SECRET, markers, step_kind
+from gauntlet.ingest.log.tools import DATA_FILE, LINTERS, SECRET, markers, step_kind
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.models import Kind
 
@@ -34,15 +34,18 @@ __all__ = ["LINTERS", "block_kind", "first_place", "in_checkout", "lint_rows", "
 
 #: Files known by a name without an extension (hadolint's ``Dockerfile:3 DL3008 ...``); not a Makefile, which
 #: make names in its driver's ``*** [Makefile:2: all] Error 1`` after the compiler's error.
-_NAMED_FILES = r"(?:Dockerfile|Containerfile|Jenkinsfile|Gemfile|Rakefile|Vagrantfile|Justfile)"
-#: ``path:line[:col]`` (or GNU's ``path:line.col[-col]``), ``path:[line,col]`` (Maven, Kotlin), ``path(line,col)``
-#: (MSBuild), ``path: line N`` (sh, bash), ``"path", line N`` (a Python frame), ``path line N`` (Perl, Tcl), or
-#: ``file.o:(.text+0x1a)`` (a linker names only the file): a file name has an extension, or is one of
-#: :data:`_NAMED_FILES`.
+_NAMED_FILES = (
+    r"(?:Dockerfile|Containerfile|Jenkinsfile|Gemfile|Rakefile|Vagrantfile|Justfile|SConstruct|SConscript|Snakefile"
+    r"|Podfile|Brewfile|Fastfile|Tiltfile|Earthfile|Procfile|Berksfile|Guardfile|Puppetfile)"
+)
+#: ``path:line[:col]`` (or GNU's ``path:line.col[-[line.]col]``), ``path:[line,col]`` (Maven, Kotlin),
+#: ``path(line,col)`` (MSBuild), ``path: line N`` (sh, bash), ``"path", line N`` (a Python frame), ``path line N``
+#: (Perl, Tcl), or ``file.o:(.text+0x1a)`` (a linker names only the file): a file name has an extension, or is one
+#: of :data:`_NAMED_FILES`.
 _PLACE = re.compile(
     r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?(?:[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}"
     r"|(?<![\w.-])" + _NAMED_FILES + r"))"
-    r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,5})?)?(?=[:\s,)\]]|$)"
+    r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?)?(?=[:\s,)\]]|$)"
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7}),(?P<pcolumn>\d{1,5})\)"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``
@@ -97,7 +100,8 @@ _ROW = re.compile(
 )
 _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d+")
 _DIAGNOSTIC = re.compile(
-    r":\d{1,7}(?::\d{1,5})?:\s|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+(?:\[?error|✖|✘)"
+    r":\d{1,7}(?::\d{1,5}|\.\d{1,5}(?:-\d{1,7}(?:\.\d{1,5})?)?)?:\s"  # GNU's ``a.vala:6.12-6.15: error``
+    r"|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+(?:\[?error|✖|✘)"
     r"|:\d{1,7}:\d{1,5} - (?:error|warning)"  # pyright
     r"|\.\w+:\d{1,7}(?::\d{1,5})? (?:error|warning)\b"  # markdownlint: ``README.md:1 error MD022/...``
     r"|\.[A-Za-z]\w{0,9}: line \d{1,7}, col"  # csslint: ``a.css: line 3, col 3, Error - ...``
@@ -117,17 +121,15 @@ _JSON_FILE = re.compile(r'^\s*"(?:path|file|filename|file_path)":\s*"(?P<path>[^
 _JSON_LINE = re.compile(r'^\s*"(?:line|line_number|lineno|start_line)":\s*(?P<line>\d{1,7}),?$')
 #: A warning (``Warning: <blink> ...``, ``Warning 2 in x.tex line 3``, ``%Warning-WIDTH: ...``); a line that
 #: names an error counts as one, unless it only counts the warnings (``%Error: Exiting due to 1 warning(s)``).
-#: Data files: what a step no table knows finds wrong in one is a checker's finding (jq, a schema validator,
-#: desktop-file-validate), even in words no failure vocabulary holds (ajv's ``config/app.json invalid``).
-_DATA_FILE = re.compile(r"(?i)\.(?:json|jsonc|ya?ml|toml|xml|ini|cfg|conf|properties|desktop)$")
 #: A summary that counts what the report above it holds (``Exiting due to 1 warning(s)``, ``3 problems``).
 _COUNTED = re.compile(r"(?i)\b\d{1,6} (?:warnings?|errors?|problems?|issues?|violations?)\b")
 #: A formatter's or upgrader's report that it changed, or would change, a file (pyupgrade's ``Rewriting a.py``,
 #: black's ``would reformat``, autoflake's and isort's ``Fixing``).
 _REWRITTEN = re.compile(r"(?i)^\s*(?:rewriting|reformatting|reformatted|fixing|would (?:reformat|rewrite|fix))\s\S")
 _WARNING = re.compile(r"(?i)\bwarning\b")
-_ERROR = re.compile(r"(?i)\berror\b")
-_FAILED = re.compile(r"(?i)\b(?:error|errors|fail|failed|failures?|fatal)\b")
+#: An error in words, or an exception's name (``AttributeError:``, ``IOException``), any language's.
+_ERROR = re.compile(r"(?i)\berror\b|\b[A-Z]\w*(?:Error|Exception)\b")
+_FAILED = re.compile(r"(?i)\b(?:error|errors|fail|failed|failures?|fatal)\b|\b[A-Z]\w*(?:Error|Exception)\b")
 #: Kinds the locator's vocabulary gives that the step and the block's markers may name better; ``infra``,
 #: ``timeout`` and ``dependency`` name a cause by themselves and stay.
 _REDECIDED = frozenset({"unknown", "build_error", "test_failure", "crash"})
@@ -174,7 +176,7 @@ def place_block(
         if kind is not None and (draft.kind != "crash" or kind == "test_failure"):
             draft.kind = kind
         # ``jq . config/app.json``, ``config/app.json invalid``: a data file is checked, not built.
-        if draft.kind in ("build_error", "unknown") and step_kind(step) is None and _DATA_FILE.search(draft.path or ""):
+        if draft.kind in ("build_error", "unknown") and step_kind(step) is None and DATA_FILE.search(draft.path or ""):
             draft.kind = "lint"
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from gauntlet.models import Kind
 
 __all__ = [
+    "DATA_FILE",
     "LINTERS",
     "MARKERS",
     "RULE_CODE",
@@ -64,6 +65,10 @@ SECRET = re.compile(
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
 #: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
 RULE_CODE = re.compile(r"^\s*\[?[A-Z]{1,5}\d{2,5}\]?:?\s")
+
+#: Data files: what a step no table knows finds wrong in one is a checker's finding (jq, a schema validator,
+#: desktop-file-validate, xmlstarlet), even in words no failure vocabulary holds (ajv's ``config/app.json invalid``).
+DATA_FILE = re.compile(r"(?i)\.(?:json|jsonc|json5|ya?ml|toml|xml|ini|cfg|conf|properties|desktop|plist|csv)$")
 
 #: Kind of failure → the commands (as a step writes them) of the tools that report it. A command matches as
 #: whole words anywhere in the step (after a path, ``npx``, ``python -m``, ``&&``); the longest one wins.
@@ -188,11 +193,12 @@ _STEP = re.compile(
 #: ``check-yaml``, ``check-json``), or a formatter in check mode (``mdformat --check``, ``docformatter
 #: --check``); a test binary says ``check_`` (Check's ``check_add``).
 _ANY_LINT = re.compile(r"\w*lint\b|(?<![\w-])\w{2,30}check\b|(?:^|(?<=[\s/]))check-\w|(?<!\S)--check(?=$|[\s=])")
-#: A test program run by itself (GoogleTest, Catch2, Check binaries): its name says test (``./build/calc_test``,
-#: ``tests/test_add``, ``check_add``, ``run-tests.sh``).
+#: A test program run by itself, or a program run on a test file: a word of the step whose name says test
+#: (``./build/calc_test``, ``check_add``, ``run-tests.sh``, ``testslide``, ``zope-testrunner``, ``tinytest::``,
+#: ``runghc tests/CartTest.hs``, ``node test/cart.test.mjs``). ``latest`` and its kin are no tests.
 _TEST_PROGRAM = re.compile(
-    r"(?:^|[\s/])(?:(?:tests?|spec)[_-][\w.-]+|check_[\w.-]+|[\w.-]+[_-](?:tests?|spec|check)(?:\.\w+)?|run[_-]?tests?(?:\.\w+)?"
-    r"|tests?)(?=$|[\s;&|)])"
+    r"(?:^|[\s/:._-])(?:tests?|specs?)(?:$|[\s/:._-])|(?:^|[\s/:-])check_|[\w.-][_-]check\b|(?:^|[\s/:._-])test[a-z]"
+    r"|(?:^|(?<=[\s/:._-]))(?!(?:la|at|con|pro|fas)test\b)[a-z]\w*test(?:$|[\s;&|):.])"
 )
 
 

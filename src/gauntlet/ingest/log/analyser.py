@@ -28,7 +28,7 @@ from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
-from gauntlet.ingest.log.place import place_block, report_rows
+from gauntlet.ingest.log.place import place_block, project_place, report_rows
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.log.tools import failed_test_name
@@ -50,6 +50,10 @@ MAX_PER_TOOL = 10
 _CAPPED_KINDS = frozenset({"build_error", "lint", "type_error"})
 #: Lines after a located block (to the step's exit) searched for its place when the block names none.
 _AFTER_LINES = 30
+#: Lines of the step above a located block searched last for a place in the project.
+_STEP_LINES = 60
+#: Kinds of a parser's finding that has a place in the project, if its block names one.
+_PLACED_KINDS = frozenset({"test_failure", "crash", "build_error", "type_error", "lint"})
 #: Kinds whose block reports one problem per diagnostic row (see :meth:`Analyser._report_rows`).
 _ROW_KINDS = frozenset({"build_error", "lint", "type_error"})
 
@@ -166,6 +170,8 @@ class Analyser:
         """Take a parser's report (see the module docstring for the roles)."""
         if draft.role == "primary":
             self._explained = True
+            if draft.path is None and draft.kind in _PLACED_KINDS:
+                self._place_from_block(draft)
             self._report(draft)
         elif draft.role == "fallback":
             if len(self._fallbacks) < _MAX_FALLBACKS:
@@ -297,6 +303,26 @@ class Analyser:
             # A test runner's summary stands under the failure it counts: the place is above.
             above = [t for t in reversed(self._lines(located.start - _AFTER_LINES, located.start)) if t[:3] != "##["]
             place_block(chosen, above, self._step, checkout=self.checkout)
+        if self._project_path(chosen.path) is None:
+            # The step's output above names the project's place the block does not (a template compiler's
+            # ``Error: views/cart.pug:7:24`` above the error object it dumps): the nearest one.
+            above = [t for n, t in reversed(self._step_lines) if n < located.start and t[:3] != "##["]
+            found = project_place([*block, *above[:_STEP_LINES]], self.checkout, self._command)
+            if found is not None:
+                chosen.path, chosen.line, chosen.column = found
+
+    def _place_from_block(self, draft: Draft) -> None:
+        """A parser's finding without a place takes the first project place its own lines name (see
+        :func:`~.place.project_place`): its block, and the indented lines under it (a quoted stack)."""
+        lines: list[str] = []
+        for number, text in self.ring:
+            if number > draft.end and text[:1].strip():
+                break  # the block's indented tail ends at the next line at column 0
+            if number >= draft.start:
+                lines.append(text)
+        found = project_place(lines[:_AFTER_LINES], self.checkout, self._command)
+        if found is not None:
+            draft.path, draft.line, draft.column = found
 
     def _block(self, located: Located) -> list[str]:
         """The located block's lines, its best line first."""
@@ -346,9 +372,7 @@ class Analyser:
             return  # checked first: redacting and hashing a flood costs more than reading it
         limits = self.limits
         message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
-        path = repo_relative(repo_path(draft.path))
-        if path is None and self.checkout is not None:
-            path = self.checkout.relative(draft.path)  # under the checkout's own root, wherever that is
+        path = self._project_path(draft.path)
         if path is None:
             draft.line = draft.column = None  # a line of a file outside the repository (a library's) says nothing
         test_id = draft.test_id[:500] if draft.test_id else None
@@ -386,6 +410,13 @@ class Analyser:
                 log_lines=(start, end),
             )
         )
+
+    def _project_path(self, path: str | None) -> str | None:
+        """``path`` relative to the repository, or None for a file outside it (a library's)."""
+        relative = repo_relative(repo_path(path))
+        if relative is None and self.checkout is not None:
+            relative = self.checkout.relative(path)  # under the checkout's own root, wherever that is
+        return relative
 
     def _excerpt(self, start: int, end: int) -> str:
         limits = self.limits

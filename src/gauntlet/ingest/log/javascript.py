@@ -99,7 +99,8 @@ class NodeError(BlockParser):
                 match = NODE_FRAME.match(text)
                 if draft.path is None and match and "node:" not in match.group(1) and not _INSTALLED.search(text):
                     draft.path, draft.line, draft.column = match.group(1), int(match.group(2)), int(match.group(3))
-                    draft.end = number
+                if draft.path is None:
+                    draft.end = number  # thrown in a library so far: the frames are the block, up to the project's
                 if number - draft.start < 40:
                     return True
             self._report(sink)

@@ -30,7 +30,16 @@ from gauntlet.models import Kind
 #: A file, and the line and column where it has them.
 Place = tuple[str, int | None, int | None]
 
-__all__ = ["LINTERS", "block_kind", "first_place", "in_checkout", "lint_rows", "place_block", "report_rows"]
+__all__ = [
+    "LINTERS",
+    "block_kind",
+    "first_place",
+    "in_checkout",
+    "lint_rows",
+    "place_block",
+    "project_place",
+    "report_rows",
+]
 
 #: Files known by a name without an extension (hadolint's ``Dockerfile:3 DL3008 ...``); not a Makefile, which
 #: make names in its driver's ``*** [Makefile:2: all] Error 1`` after the compiler's error.
@@ -310,6 +319,24 @@ def _best_place(lines: Sequence[str], checkout: Checkout | None) -> Place | None
     return next((place for place in places if not _LIBRARY.search(place[0].replace("\\", "/"))), places[0])
 
 
+def project_place(texts: Sequence[str], checkout: Checkout | None, command: str = "") -> Place | None:
+    """The first place in the project that a parser's block names, when the parser found none where it looked.
+
+    An error thrown inside a library (a template compiler's ``Error: views/cart.pug:7:24`` above frames all in
+    ``node_modules``) or a runner that quotes another language's frames (``File "tests/test_cart.py", line 9``
+    under an RSpec-like verdict) still names the project's file: the first ``path:line`` outside any library
+    (in the ``checkout`` when known), else a line named in words (``Parse error on line 3``) in the file the
+    step's ``command`` names.
+    """
+    for text in texts:
+        for place in _places(text):
+            if _LIBRARY.search(place[0].replace("\\", "/")) or place[1] is None:
+                continue
+            if checkout is None or in_checkout(place[0], checkout):
+                return place
+    return _worded_line(texts, None, command)
+
+
 def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "") -> Place | None:
     """A file the block names without a line: in the checkout, else under the workspace or with a folder
     (a base name: the path the step's command gives it), and never a library's."""
@@ -368,14 +395,21 @@ def _worded_line(lines: Sequence[str], alone: Place | None, command: str) -> Pla
 
 
 def _command_file(command: str) -> str | None:
-    """The file a step's command works on: the one redirected into it, else the only one it names."""
+    """The file a step's command works on: the one redirected into it, else the only one it names (one not
+    after an option first: ``handlebars a.hbs -f dist/a.js`` reads ``a.hbs``, the option's file is its output)."""
     words = command.replace("< ", "<").split()
-    files = [found.group("path") for found in map(_COMMAND_FILE.match, words[1:]) if found is not None]
     redirected = [word[1:] for word in words[1:] if word.startswith("<") and _COMMAND_FILE.match(word)]
-    files = [path for path in files if not _LIBRARY.search(path) and not _NOT_FILES.search(path)]
     if redirected:
         return redirected[0]
-    return files[0] if len(set(files)) == 1 else None
+    named = [
+        (found.group("path"), option.startswith("-"))
+        for option, found in zip(words, map(_COMMAND_FILE.match, words[1:]), strict=False)
+        if found is not None and not _LIBRARY.search(found.group("path")) and not _NOT_FILES.search(found.group("path"))
+    ]
+    for files in ({path for path, after_option in named if not after_option}, {path for path, _ in named}):
+        if files:
+            return files.pop() if len(files) == 1 else None
+    return None
 
 
 def in_checkout(path: str, checkout: Checkout) -> bool:

@@ -21,7 +21,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
-from gauntlet.ingest.log.tools import DATA_FILE, RULE_CODE, SECRET, step_kind
+from gauntlet.ingest.log.tools import DATA_FILE, INTERPRETERS, RULE_CODE, SECRET, step_kind
 from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "step_tool"]
@@ -50,10 +50,6 @@ _RUNTIME = re.compile(r"^runtime error: |\bUncaught\b|\b(?:Error|Exception)\b|(?
 _SYNTAX = re.compile(r"(?i)syntax error|parse error|unexpected (?:token|symbol|end|character)|expected .* before")
 #: Checkers: what they report is ``lint``. Matched on the tool's name (``yamllint``, ``go-staticcheck``).
 _CHECKER = re.compile(r"lint|check|spell|cppcheck|staticcheck|vet|hadolint|actionlint|tidy$|xmllint")
-#: Interpreters: an error they report while running a script is a ``crash``.
-_INTERPRETERS = frozenset(
-    {"lua", "perl", "ruby", "tclsh", "tcl", "node", "php", "python", "bash", "sh", "awk", "Rscript"}
-)
 #: A step's first word that is a launcher, not the tool (``env X=1 tool``, ``npx tool``, ``sudo tool``).
 _LAUNCHERS = frozenset({"env", "npx", "sudo", "exec", "time", "bundle", "poetry", "uv", "pipx", "command", "run"})
 #: A trailing ``[SC2086]``: some checkers' codes say which checker printed the line, whatever the step ran.
@@ -94,7 +90,7 @@ def _kind(tool: str | None, message: str, step: str, path: str = "") -> Kind:
         return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc), or a build step's
     if by_step == "test_failure" or _ASSERTION.search(message):
         return "test_failure"
-    return "crash" if tool in _INTERPRETERS or _RUNTIME.search(message) else "build_error"
+    return "crash" if tool in INTERPRETERS or _RUNTIME.search(message) else "build_error"
 
 
 #: A diagnostic's header whose place is on an arrow line under it (rustc, clippy, ruff's full format, biome,

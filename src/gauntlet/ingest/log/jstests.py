@@ -179,7 +179,8 @@ class Mocha(SectionParser):
 # -- TAP (node --test, tape, prove) --------------------------------------------------------------
 
 _NOT_OK = re.compile(r"^(\s*)not ok \d+ (?:- )?(.*?)(?: # (?:TODO|SKIP).*)?$")
-_TAP_FIELD = re.compile(r"^\s+(location|failureType|error|name|message|stack): (.*)$")
+#: The YAML block's fields read: node's ``location``, tape's and zora's ``at`` (``at: "file:///w/t.mjs:5:3"``).
+_TAP_FIELD = re.compile(r"^\s+(location|at|failureType|error|name|message|stack): (.*)$")
 #: A frame of node's ``stack:`` field: ``TestContext.<anonymous> (/w/test/round.test.js:5:10)``.
 _TAP_FRAME = re.compile(r"\((?:file://)?(\S+?):(\d+):(\d+)\)$")
 
@@ -231,10 +232,10 @@ class Tap(BlockParser):
                 self._in_stack = False
         elif match := _TAP_FIELD.match(text):
             self._in_stack = match.group(1) == "stack"
-            field, value = match.group(1), match.group(2).strip("'\"")
+            field, value = match.group(1), match.group(2).strip("'\" ")
             if field == "failureType" and value == "subtestsFailed":
                 draft.kind = "unknown"  # marks a parent: dropped on close
-            elif field == "location":
+            elif field in ("location", "at") and draft.path is None:
                 path, _, rest = value.removeprefix("file://").rpartition(":")
                 path, _, row = path.rpartition(":")
                 draft.path, draft.line = path or None, int(row) if row.isdigit() else None

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from gauntlet.ingest.log.draft import Draft, Line
 from gauntlet.ingest.log.text import repo_path
-from gauntlet.ingest.log.tools import DATA_FILE, LINTERS, SECRET, markers, step_kind
+from gauntlet.ingest.log.tools import DATA_FILE, INTERPRETERS, LINTERS, SECRET, markers, step_kind
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.models import Kind
 
@@ -222,12 +222,19 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
         return by_step if by_step in ("lint", "type_error", "test_failure", "security") else "build_error"
     if placed and any(_REWRITTEN.match(text) for text in lines):
         return "lint"  # a formatter or upgrader that rewrote (or would rewrite) a file failed a check
-    # The step's tool alone names a block that says it failed; a quiet end (no failure word) stays unknown.
+    # The step's tool alone names a block that says it failed; a quiet end (no failure word) stays unknown,
+    # unless a tool nothing names listed the project's files: a checker flagging them (knip's unused files).
     if not any(_FAILED.search(text) for text in lines):
-        return None
+        return "lint" if by_step is None and placed and not _runs_script(step) else None
     if by_step is None and placed and any(_ERROR.search(text) for text in lines):
         return "build_error"  # an error at a place in the sources, from a tool nothing names (terraform, ocaml)
     return by_step
+
+
+def _runs_script(step: str) -> bool:
+    """The step runs an interpreter on a script (``bash release.sh``): its output is the script's, not a checker's."""
+    first = step.split(maxsplit=1)[0].rsplit("/", 1)[-1] if step.strip() else ""
+    return re.sub(r"[\d.]+$", "", first) in INTERPRETERS  # python3.12 is python
 
 
 def _only_warnings(lines: Sequence[str]) -> bool:
@@ -438,8 +445,9 @@ def _places(text: str) -> Iterator[Place]:
         yield trailing.group("path"), int(trailing.group("line")), int(trailing.group("column"))
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
-        if _NOT_FILES.search(path) or "://" in text[max(0, match.start() - 3) : match.start()]:
-            continue
+        scheme = text[max(0, match.start() - 7) : match.start()]
+        if _NOT_FILES.search(path) or ("://" in scheme[-3:] and scheme != "file://"):
+            continue  # a URL's host, but a ``file://`` URL's path is a file
         number = next((n for n in match.group("line", "bline", "pline", "wline", "sline") if n), None)
         col = next((c for c in match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn") if c), None)
         line = int(number) if number else None

@@ -23,6 +23,7 @@ from gauntlet.models import Kind
 
 __all__ = [
     "DATA_FILE",
+    "INTERPRETERS",
     "LINTERS",
     "MARKERS",
     "RULE_CODE",
@@ -69,6 +70,11 @@ RULE_CODE = re.compile(r"^\s*\[?[A-Z]{1,5}\d{2,5}\]?:?\s")
 #: Data files: what a step no table knows finds wrong in one is a checker's finding (jq, a schema validator,
 #: desktop-file-validate, xmlstarlet), even in words no failure vocabulary holds (ajv's ``config/app.json invalid``).
 DATA_FILE = re.compile(r"(?i)\.(?:json|jsonc|json5|ya?ml|toml|xml|ini|cfg|conf|properties|desktop|plist|csv)$")
+
+#: Interpreters: an error they report while running a script is a ``crash``, and a script is no checker.
+INTERPRETERS = frozenset(
+    {"lua", "perl", "ruby", "tclsh", "tcl", "node", "php", "python", "bash", "sh", "awk", "Rscript", "rscript"}
+)
 
 #: Kind of failure → the commands (as a step writes them) of the tools that report it. A command matches as
 #: whole words anywhere in the step (after a path, ``npx``, ``python -m``, ``&&``); the longest one wins.
@@ -130,6 +136,14 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"|you're using offline mode|version solving failed|\bunsatisfiable\b|could NOT find \w"
             r"|package-lock\.json and package\.json are not in sync|\bE404\b.{0,40}not found|404 Not Found - GET"
             r"|unable to locate package|could not find gem|requires? .{1,60} which (?:is|was) not found"
+            r"|unable to find a resolution|\bResolution(?:Error|Impossible)\b|conflicting dependencies"
+            r"|dependency conflicts?\b|because of the following conflicts"
+        ),
+    ),
+    (
+        "type_error",
+        re.compile(
+            r"\bis not assignable to (?:parameter of )?type\b|\bincompatible types? in\b|\bhas incompatible type\b"
         ),
     ),
     (

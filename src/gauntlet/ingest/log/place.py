@@ -130,6 +130,12 @@ _JSON_FILE = re.compile(r'^\s*"(?:path|file|filename|file_path)":\s*"(?P<path>[^
 _JSON_LINE = re.compile(r'^\s*"(?:line|line_number|lineno|start_line)":\s*(?P<line>\d{1,7}),?$')
 #: A warning (``Warning: <blink> ...``, ``Warning 2 in x.tex line 3``, ``%Warning-WIDTH: ...``); a line that
 #: names an error counts as one, unless it only counts the warnings (``%Error: Exiting due to 1 warning(s)``).
+#: The files package managers read what a project depends on from (a lock file is theirs, not the project's).
+_MANIFEST = re.compile(
+    r"(?<![\w/.-])(?P<path>(?:[\w.-]+/){0,8}(?:pyproject\.toml|package\.json|requirements[\w.-]*\.(?:txt|in)|Pipfile"
+    r"|setup\.(?:py|cfg)|Cargo\.toml|go\.mod|Gemfile|composer\.json|pom\.xml|build\.gradle(?:\.kts)?|mix\.exs"
+    r"|pubspec\.yaml|Package\.swift|environment\.ya?ml|conanfile\.(?:txt|py)|vcpkg\.json|[\w.-]+\.csproj))(?![\w-]|\.\w)"
+)
 #: A summary that counts what the report above it holds (``Exiting due to 1 warning(s)``, ``3 problems``).
 _COUNTED = re.compile(r"(?i)\b\d{1,6} (?:warnings?|errors?|problems?|issues?|violations?)\b")
 #: A formatter's or upgrader's report that it changed, or would change, a file (pyupgrade's ``Rewriting a.py``,
@@ -187,6 +193,8 @@ def place_block(
         # ``jq . config/app.json``, ``config/app.json invalid``: a data file is checked, not built.
         if draft.kind in ("build_error", "unknown") and step_kind(step) is None and DATA_FILE.search(draft.path or ""):
             draft.kind = "lint"
+    if draft.kind == "dependency" and draft.path is None:
+        draft.path = _manifest(lines)  # ``loosen the dependency version constraints in pyproject.toml``
 
 
 def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
@@ -229,6 +237,14 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
     if by_step is None and placed and any(_ERROR.search(text) for text in lines):
         return "build_error"  # an error at a place in the sources, from a tool nothing names (terraform, ocaml)
     return by_step
+
+
+def _manifest(lines: Sequence[str]) -> str | None:
+    """The first package manifest a dependency failure's block names (``pyproject.toml``, ``package.json``)."""
+    for text in lines:
+        if found := _MANIFEST.search(text):
+            return found.group("path")
+    return None
 
 
 def _runs_script(step: str) -> bool:

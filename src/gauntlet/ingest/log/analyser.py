@@ -52,8 +52,9 @@ _CAPPED_KINDS = frozenset({"build_error", "lint", "type_error"})
 _AFTER_LINES = 30
 #: Lines of the step above a located block searched last for a place in the project.
 _STEP_LINES = 60
-#: Kinds of a parser's finding that has a place in the project, if its block names one.
-_PLACED_KINDS = frozenset({"test_failure", "crash", "build_error", "type_error", "lint"})
+#: Kinds of a parser's finding that has a place in the project, if its block names one. Not a crash: a shell's
+#: report of one names the script line that launched it (``run.sh: line 2: Segmentation fault``), not its place.
+_PLACED_KINDS = frozenset({"test_failure", "build_error", "type_error", "lint"})
 #: Kinds whose block reports one problem per diagnostic row (see :meth:`Analyser._report_rows`).
 _ROW_KINDS = frozenset({"build_error", "lint", "type_error"})
 

@@ -97,10 +97,10 @@ class NodeError(BlockParser):
                 self._frames += text.startswith("    at ")
                 # Where it threw in the project: a frame of an installed package (a test framework's assert) is not.
                 match = NODE_FRAME.match(text)
-                if draft.path is None and match and "node:" not in match.group(1) and not _INSTALLED.search(text):
-                    draft.path, draft.line, draft.column = match.group(1), int(match.group(2)), int(match.group(3))
                 if draft.path is None:
-                    draft.end = number  # thrown in a library so far: the frames are the block, up to the project's
+                    draft.end = number  # the frames are the block, up to the project's first
+                    if match and "node:" not in match.group(1) and not _INSTALLED.search(text):
+                        draft.path, draft.line, draft.column = match.group(1), int(match.group(2)), int(match.group(3))
                 if number - draft.start < 40:
                     return True
             self._report(sink)

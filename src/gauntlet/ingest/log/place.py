@@ -231,9 +231,11 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
     if placed and any(_REWRITTEN.match(text) for text in lines):
         return "lint"  # a formatter or upgrader that rewrote (or would rewrite) a file failed a check
     # The step's tool alone names a block that says it failed; a quiet end (no failure word) stays unknown,
-    # unless a tool nothing names listed the project's files: a checker flagging them (knip's unused files).
+    # unless a tool nothing names listed the project's files, one a line: a checker flagging them (knip's
+    # ``Unused files (1)`` over ``src/legacy.js``).
     if not any(_FAILED.search(text) for text in lines):
-        return "lint" if by_step is None and placed and not _runs_script(step) else None
+        listed = placed and any(_HEADER.match(text) for text in lines)
+        return "lint" if by_step is None and listed and not _runs_script(step) else None
     if by_step is None and placed and any(_ERROR.search(text) for text in lines):
         return "build_error"  # an error at a place in the sources, from a tool nothing names (terraform, ocaml)
     return by_step

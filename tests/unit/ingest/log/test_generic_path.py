@@ -1,0 +1,171 @@
+"""The generic path on tools no parser knows (issue 31): each case is a real tool's output, quoted from the
+held-out round tests/fixtures/corpus-unparsed/fresh3 (its generate.sh says how it was made), framed as a runner
+frames one failed step. Each rule is general (a shape or a vocabulary many tools share), not the tool's."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from gauntlet.ingest.log import scan
+from gauntlet.ingest.log.tools import step_kind
+from gauntlet.models import Finding
+
+WORKSPACE = "/home/runner/work/demo/demo"
+FRESH3 = Path(__file__).resolve().parents[3] / "fixtures" / "corpus-unparsed" / "fresh3"
+
+
+def job(command: str, output: str) -> list[Finding]:
+    """The findings of a job whose one step ran ``command``, printed ``output`` and failed."""
+    lines = [
+        f"##[group]Run {command}",
+        command,
+        "shell: /usr/bin/bash -e {0}",
+        "##[endgroup]",
+        *output.splitlines(),
+        "##[error]Process completed with exit code 1.",
+    ]
+    stamped = "".join(f"2026-11-29T12:00:00.{n:07d}Z {text}\n" for n, text in enumerate(lines))
+    return list(scan(io.BytesIO(stamped.encode())))
+
+
+def places(found: list[Finding]) -> list[tuple[str, str | None, int | None]]:
+    return [(f.kind, f.path, f.line) for f in found]
+
+
+def test_a_gnu_range_of_lines_and_columns_is_a_place() -> None:
+    valac = "src/cart.vala:6.12-6.15: error: The name `totl' does not exist in the context of `total'"
+    assert places(job("valac -o cart src/cart.vala", valac)) == [("build_error", "src/cart.vala", 6)]
+
+
+def test_a_build_file_without_an_extension_and_an_exceptions_name_make_a_build_error() -> None:
+    scons = "\n".join(
+        [
+            "AttributeError: 'SConsEnvironment' object has no attribute 'Instal':",
+            f'  File "{WORKSPACE}/SConstruct", line 3:',
+            '    env.Instal("dist", prog)',
+        ]
+    )
+    assert places(job("scons -Q", scons)) == [("build_error", "SConstruct", 3)]
+
+
+def test_what_a_tool_nobody_names_finds_wrong_in_a_data_file_is_lint() -> None:
+    xmlstarlet = "config/app.xml:4.20: Opening and ending tag mismatch: port line 4 and prot\nconfig/app.xml - invalid"
+    assert places(job("xmlstarlet val -e -w config/app.xml", xmlstarlet)) == [("lint", "config/app.xml", 4)]
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "testslide tests/test_cart.py",
+        "zope-testrunner --path src -vv",
+        "runghc tests/carttest.hs",
+        "node test/cart.test.mjs",
+        "rscript -e tinytest::run_test_file(...)",
+        "./build/cart_tests",
+    ],
+)
+def test_a_program_or_a_file_named_for_tests_makes_a_test_step(step: str) -> None:
+    assert step_kind(step) == "test_failure"
+
+
+@pytest.mark.parametrize("step", ["bash check.sh", "docker pull acme/app:latest", "./deploy.sh --attest"])
+def test_a_word_that_only_contains_test_does_not(step: str) -> None:
+    assert step_kind(step) is None
+
+
+def test_an_error_thrown_in_a_library_is_placed_where_its_message_says() -> None:
+    # pug's whole log: the error object it dumps last is the block; the place is in the message above it.
+    log = FRESH3 / "jstools" / "pug_syntax_error" / "input.log"
+    with log.open("rb") as stream:
+        assert places(list(scan(stream))) == [("build_error", "views/cart.pug", 7)]
+
+
+def test_a_line_named_in_words_is_in_the_file_the_command_reads_not_its_output() -> None:
+    handlebars = "\n".join(
+        [
+            "/tmp/js/node_modules/handlebars/dist/cjs/handlebars/compiler/parser.js:267",
+            "            throw new Error(str);",
+            "            ^",
+            "",
+            "Error: Parse error on line 3:",
+            "...li>{{name}}: {{price}</li>{{/each}}</u",
+            "-----------------------^",
+            "Expecting 'CLOSE_RAW_BLOCK', 'CLOSE', got 'INVALID'",
+            "    at Parser.parseError (/tmp/js/node_modules/handlebars/dist/cjs/handlebars/compiler/parser.js:267:19)",
+            "    at Parser.parse (/tmp/js/node_modules/handlebars/dist/cjs/handlebars/compiler/parser.js:336:30)",
+            "",
+            "Node.js v20.20.2",
+        ]
+    )
+    found = job("handlebars templates/cart.hbs -f dist/templates.js", handlebars)
+    assert places(found) == [("build_error", "templates/cart.hbs", 3)]
+
+
+def test_a_verdict_without_a_place_takes_the_frame_indented_under_it() -> None:
+    testslide = "\n".join(
+        [
+            "Failures:",
+            "",
+            "  1) tests.test_cart.CartTest: test_total",
+            "    1) AssertionError: 3 != 4",
+            '      File "tests/test_cart.py", line 9, in test_total',
+            "        self.assertEqual(sum([1, 2]), 4)",
+            "Executed 2 examples in 0.7s:",
+            "  Failed: 1",
+        ]
+    )
+    assert places(job("testslide tests/test_cart.py", testslide)) == [("test_failure", "tests/test_cart.py", 9)]
+
+
+def test_taps_at_field_places_the_failed_test() -> None:
+    zora = "\n".join(
+        [
+            "TAP version 13",
+            "ok 1 - sums",
+            "not ok 2 - total of the prices",
+            "  ---",
+            "    actual: 3",
+            "    expected: 4",
+            '    operator: "equal"',
+            f'    at: " file://{WORKSPACE}/test/cart.test.mjs:5:3"',
+            "  ...",
+            "1..2",
+            "# fail  1",
+        ]
+    )
+    assert places(job("node test/cart.test.mjs", zora)) == [("test_failure", "test/cart.test.mjs", 5)]
+
+
+def test_a_resolver_conflict_is_a_dependency_failure_of_the_manifest_it_names() -> None:
+    pdm = "\n".join(
+        [
+            "ERROR: Unable to find a resolution for urllib3",
+            "because of the following conflicts:",
+            "  urllib3<3,>=1.21.1 (from requests@2.31.0)",
+            "  urllib3==1.20 (from project)",
+            "To fix this, you could loosen the dependency version constraints in pyproject.toml. See https://x.org/.",
+            "[ResolutionError]: Unable to find a resolution",
+        ]
+    )
+    assert places(job("pdm lock", pdm)) == [("dependency", "pyproject.toml", None)]
+
+
+def test_an_assignability_error_is_a_type_error() -> None:
+    tsd = "\n".join(
+        [
+            "",
+            "  index.test-d.ts:5:19",
+            "  ✖  5:19  Argument of type number is not assignable to parameter of type string.",
+            "",
+            "  1 error",
+        ]
+    )
+    assert places(job("tsd", tsd)) == [("type_error", "index.test-d.ts", 5)]
+
+
+def test_a_quiet_tool_that_lists_project_files_is_a_checker_but_a_script_is_not() -> None:
+    assert places(job("knip --no-progress", "Unused files (1)\nsrc/legacy.js")) == [("lint", "src/legacy.js", None)]
+    assert [f.kind for f in job("bash release.sh", "release.sh: line 3: VERSION: unbound variable")] != ["lint"]

@@ -57,11 +57,13 @@ LINTERS = (
     "reek", "kubeconform", "kubeval", "conftest", "cmake-format",
 )  # fmt: skip
 
-#: A scanner's report of a secret in the sources (secretlint's ``found GitHub Token``, ``hardcoded password``):
-#: whatever checker printed it, the finding is a ``security`` one.
+#: A scanner's report of a secret in the sources (secretlint's ``found GitHub Token``, ``hardcoded password``)
+#: or of a catalogued weakness: whatever checker printed it, the finding is a ``security`` one.
 SECRET = re.compile(
     r"(?i)\b(?:found|detected|leaked|exposed|hard-?coded)\b.{0,40}?\b(?:secret|token|password|credential"
     r"|private key|api key|access key)s?\b"
+    # A weakness or a vulnerability by its catalogue id: ``CWE-120``, ``CVE-2021-44228``, ``GHSA-jfh8-c2jp-5v3q``.
+    r"|\bCWE-\d{1,5}\b|\bCVE-\d{4}-\d{4,7}\b|\bGHSA(?:-[\da-z]{4}){3}\b"
 )
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
 #: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
@@ -103,6 +105,11 @@ TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
         "bandit", "gosec", "brakeman", "safety check", "pip-audit", "npm audit", "cargo audit", "trivy", "gitleaks",
         "trufflehog", "grype", "osv-scanner", "snyk test", "tfsec", "kics", "dependency-check", "govulncheck",
         "detect-secrets", "njsscan",
+        # Scanners of code, containers and dependencies that CI runs with no parser of their own.
+        "flawfinder", "horusec", "bearer scan", "terrascan", "dockle", "retire", "audit-ci", "yarn audit",
+        "pnpm audit", "bundle audit", "bundler-audit", "composer audit", "mix_audit", "mix deps.audit", "nancy",
+        "ggshield", "talisman", "git-secrets", "noseyparker", "safety scan", "osv-scanner scan", "cargo deny",
+        "dotnet list package --vulnerable", "semgrep --config=p/security-audit", "sobelow", "psalm --taint-analysis",
     )),
     ("dependency", (
         "npm ci", "npm install", "npm i", "yarn install", "pnpm install", "bun install", "pip install",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gauntlet.ingest.log import scan
-from gauntlet.ingest.log.tools import step_kind
+from gauntlet.ingest.log.tools import SECRET, step_kind
 from gauntlet.models import Finding
 
 WORKSPACE = "/home/runner/work/demo/demo"
@@ -169,3 +169,24 @@ def test_an_assignability_error_is_a_type_error() -> None:
 def test_a_quiet_tool_that_lists_project_files_is_a_checker_but_a_script_is_not() -> None:
     assert places(job("knip --no-progress", "Unused files (1)\nsrc/legacy.js")) == [("lint", "src/legacy.js", None)]
     assert [f.kind for f in job("bash release.sh", "release.sh: line 3: VERSION: unbound variable")] != ["lint"]
+
+
+def test_a_security_scanner_the_table_names_reports_security_findings() -> None:
+    log = FRESH3.parent / "fresh" / "pytools" / "flawfinder_hits" / "input.log"
+    with log.open("rb") as stream:
+        found = places(list(scan(stream)))
+    assert found == [("security", "src/copy.c", 5), ("security", "src/copy.c", 9)]
+
+
+@pytest.mark.parametrize(
+    ("text", "security"),
+    [
+        ("(CWE-120). Consider using snprintf", True),
+        ("log4j-core 2.14.1 is affected by CVE-2021-44228", True),
+        ("minimist: Prototype Pollution GHSA-vh95-rmgr-6w4m", True),
+        ("test_cwe_parser passed in 0.2s", False),
+        ("CVE tracker unreachable, retrying", False),
+    ],
+)
+def test_a_catalogued_weakness_is_named_by_its_id(text: str, security: bool) -> None:
+    assert bool(SECRET.search(text)) is security

@@ -97,6 +97,8 @@ def _kind(tool: str | None, message: str, step: str, path: str = "") -> Kind:
 #: deno, miette and codespan reports): ``error[E0308]: mismatched types`` or ``F401 [*] `os` imported``.
 _HEADER = re.compile(
     r"^(?:(?P<level>error|warning)(?:\[(?P<code>[\w/-]+)\])?|(?P<rule>[A-Z]{1,4}\d{3,4})\b)(?::)? ?(?P<message>.*)$"
+    # miette's (oxc, swc, biome): ``  x Expected ',', got ';'``, ``  ! eslint(no-debugger): ...`` (a warning)
+    r"|^\s{0,4}(?:(?P<cross>[x×✖])|(?P<bang>[!⚠]))\s+(?P<said>\S.*)$"
 )
 _ARROW = re.compile(
     r"^\s*(?:-->|--->|╭─\[|,-\[|┌─)\s*(?P<path>[^\s:()\[\]'\"]+\.[A-Za-z][\w+-]{0,9}):(?P<row>\d+):(?P<column>\d+)"
@@ -178,6 +180,8 @@ class Diagnostics(BlockParser):
             return False
         start, head = header
         level, rule, message = head.group("level"), head.group("code") or head.group("rule"), head.group("message")
+        if head.group("said"):
+            level, message = "error" if head.group("cross") else "warning", head.group("said")
         kind = _kind(step_tool(sink.step), message, sink.step)
         if (level == "warning" or level is None) and kind != "lint":
             return True  # a compiler's warning; a bare rule code counts only where a checker ran

@@ -55,7 +55,7 @@ _PLACE = re.compile(
     r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?(?:[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}"
     r"|(?<![\w.-])" + _NAMED_FILES + r"))"
     r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?)?(?=[:\s,)\]]|$)"
-    r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7}),(?P<pcolumn>\d{1,5})\)"
+    r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7})(?:,(?P<pcolumn>\d{1,5})\)|\)(?=:\s))"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``
     r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?(?=\s|$))"
@@ -68,7 +68,7 @@ _TRAILING = re.compile(
 )
 #: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``).
 _FILE = re.compile(
-    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(-]|:[^\s:])"
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(-]|:[^\s:]|\.\w)"
 )
 #: A JVM stack frame in the JDK's or a common library's packages (the frame names a class, not a path).
 _JVM_LIBRARY_FRAME = re.compile(

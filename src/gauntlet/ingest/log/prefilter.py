@@ -78,6 +78,7 @@ ANCHOR_CHECKS: tuple[tuple[bytes, re.Pattern[bytes] | None], ...] = tuple(
         (b".py:", rb"\.py:\d"),
         (b".go:", rb"\.go:\d+:"),
         (b">> Issue:", None),  # bandit
+        (b",-[", None),  # miette's arrow (oxc, swc, biome): ``,-[src/a.js:4:1]`` under its ``  x message``
         (b"##[", None),  # GitHub's step boundaries: where a step starts, what it ran
         (b"would reformat ", None),  # black
         (b"Code style issues", None),  # prettier
@@ -109,7 +110,7 @@ _ANYWHERE = re.compile(
             r"error(?:\[E\d+\])?:|error\ TS\d|\ \ error\ \ |Error:\ |Error\ \d|Exception:\ |ERROR|ERR!|ERR_|FAIL",
             r"failed|Failed|failing|failureType|failures?:|errors?:$|panicked\ at",
             r"exit\ code|exit\ status|exited\ with|Exited\ with",
-            r"Traceback|Segmentation\ fault|Killed|Aborted|not\ found$|not\ ok\ \d|-->\ ",
+            r"Traceback|Segmentation\ fault|Killed|Aborted|not\ found$|not\ ok\ \d|-->\ |,-\[",
             r"\.py:\d+:\d+:\ [A-Z]|\.py:\d+:\ error|Error\)$|\ error\ [A-Z]+\d+:",
         )
     )
@@ -171,7 +172,8 @@ _WORDS = (
     *(b"error:", b"error[", b"error ", b"errors:", b"returned error", b"Bus error", b"Error: ", b"Error ", b"Error)"),
     *(b"MemoryError", b"Exception: ", b"ERROR", b"ERR!", b"ERR_", b"FAIL", b"failed", b"failing", b"failure"),
     *(b"Failed", b"panicked at", b"exit code", b"exit status", b"exited with", b"Exited with", b"Traceback"),
-    *(b"Segmentation fault", b"Killed", b"Aborted", b"not found", b"--> ", b"onnect", b"ECONN", b"ETIMEDOUT"),
+    *(b"Segmentation fault", b"Killed", b"Aborted", b"not found", b"--> ", b",-[", b"onnect", b"ECONN"),
+    b"ETIMEDOUT",
     *(b"EAI_AGAIN", b"resolve host", b"Name or service", b"Too Many", b"toomanyrequests", b"rate limit", b"hung up"),
     *(b"unreachable", b"handshake", b"i/o timeout", b"Docker daemon", b"lost communication", b"shutdown signal"),
     *(b"maximum execution", b"No space left", b"canceled", b"undefined reference", b"multiple definition"),

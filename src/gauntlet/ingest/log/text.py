@@ -79,6 +79,8 @@ def repo_path(path: str | None) -> str | None:
     if path.startswith("file://"):
         path = path[len("file://") :]
     path = path.replace("\\", "/")
-    while path.startswith("./"):
-        path = path[2:]
+    # A build in a folder of the checkout (``build/``, meson's and CMake's) names the sources from there:
+    # ``../src/a.c:3:5: error``, ``line: 15 ../tests/a_test.cpp``.
+    while path.startswith(("./", "../")):
+        path = path[path.index("/") + 1 :]
     return path[:500] or None

@@ -21,7 +21,7 @@ from typing import BinaryIO
 
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log.analyser import Analyser
-from gauntlet.ingest.log.c import CMake, Compiler, Make, Sanitizer, Valgrind
+from gauntlet.ingest.log.c import CMake, Compiler, CTest, Make, Sanitizer, Valgrind
 from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.diagnostics import Diagnostics
 from gauntlet.ingest.log.dotnet import MSBuild
@@ -83,6 +83,7 @@ def make_parsers(exclude: Collection[str] = ()) -> list[Parser]:
         Compiler(),
         CMake(),
         Make(),
+        CTest(),
         Rust(),
         Go(),
         Java(),

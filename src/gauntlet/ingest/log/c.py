@@ -6,10 +6,11 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
+from gauntlet.ingest.log.place import project_place
 from gauntlet.ingest.log.tools import checker_kind
 from gauntlet.models import Kind
 
-__all__ = ["CMake", "Compiler", "Make", "Sanitizer", "Valgrind"]
+__all__ = ["CMake", "CTest", "Compiler", "Make", "Sanitizer", "Valgrind"]
 
 _SOURCE = r"\S+?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|ipp|tcc|m|mm|cu|cuh|s|S|ino|f90|f)"
 _DIAGNOSTIC = re.compile(rf"^({_SOURCE}):(\d+):(?:(\d+):)? (fatal error|error): (.*?)(?: \[(-W[\w=-]+)\])?$")
@@ -235,7 +236,7 @@ _CTEST_LIST = re.compile(r"^\s*\d+ - (\S+) \((Failed|Timeout|SEGFAULT|Subprocess
 
 
 class Make(LineParser):
-    """make, ninja and ctest: drivers whose own lines matter only when no compiler line did."""
+    """make and ninja: drivers whose own lines matter only when no compiler line did."""
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -251,12 +252,57 @@ class Make(LineParser):
         if text.startswith(("FAILED: ", "ninja: build stopped")) and (match := _NINJA.match(text)):
             sink.emit(Draft("ninja", "build_error", text, number, number, role="fallback", rank=2))
             return True
+        return False
+
+
+#: The lines that end a test's output under its ctest verdict: the next test, the summary.
+_CTEST_END = re.compile(r"^\s*(?:Start\s+\d+: |\d+/\d+ Test\s+#|\d+% tests passed|The following tests)")
+#: A test's output line that says what failed (the framework's assertion or error).
+_CTEST_SAID = re.compile(r"(?i)\b(?:error|fail(?:ed|ure)?|assert\w*)\b")
+#: Lines of a test's output read for its place.
+_CTEST_OUTPUT = 40
+
+
+class CTest(BlockParser):
+    """ctest's failed test (``1/2 Test #1: sum_works ...***Failed``, or the list at the end), placed where the
+    output it prints under it (``--output-on-failure``) says its framework failed.
+
+    Whatever framework the test ran (Boost.Test's ``tests/a.cpp(12): error: in "t": ...``, Catch2's, doctest's,
+    a plain ``assert``), the first project ``path:line`` of that output is where it failed; a framework a
+    parser knows (GoogleTest) claims its lines before this sees them.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._said = False
+
+    def feed(self, line: Line, sink: Sink) -> bool:
+        """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
+        number, text = line
+        draft = self._draft
+        if draft is not None:
+            if _CTEST_END.match(text) or number - draft.start > _CTEST_OUTPUT:
+                self.close(sink)
+            else:
+                self._read_output(draft, number, text)
+                return True
         if ("Test" in text and (match := _CTEST_PROGRESS.match(text))) or (match := _CTEST_LIST.match(text)):
             name, outcome = match.groups()
             kind: Kind = "timeout" if outcome.lower() == "timeout" else "test_failure"
-            sink.emit(Draft("ctest", kind, f"{name}: {outcome}", number, number, test_id=name, key=f"ctest:{name}"))
+            self._draft = Draft("ctest", kind, f"{name}: {outcome}", number, number, test_id=name, key=f"ctest:{name}")
+            self._said = False
             return True
         return False
+
+    def _read_output(self, draft: Draft, number: int, text: str) -> None:
+        """Take the test's place and what failed from a line of its output."""
+        if draft.path is None and (place := project_place([text], None)) is not None:
+            draft.path, draft.line, draft.column = place
+            draft.end = number
+        if not self._said and _CTEST_SAID.search(text):
+            self._said = True
+            draft.message = f"{draft.test_id}: {text.strip()}"
+            draft.end = max(draft.end, number)
 
 
 _CMAKE_AT = re.compile(r"^CMake Error(?: at (\S+?):(\d+) \((\w+)\))?:\s*(.*)$")

@@ -28,7 +28,7 @@ from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
-from gauntlet.ingest.log.place import place_block, project_place, report_rows
+from gauntlet.ingest.log.place import lone_place, place_block, project_place, report_rows
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.log.tools import failed_test_name
@@ -316,11 +316,17 @@ class Analyser:
         """A parser's finding without a place takes the first project place its own lines name (see
         :func:`~.place.project_place`): its block, and the indented lines under it (a quoted stack)."""
         lines: list[str] = []
+        above = ""
         for number, text in self.ring:
             if number > draft.end and text[:1].strip():
                 break  # the block's indented tail ends at the next line at column 0
             if number >= draft.start:
                 lines.append(text)
+            elif text.strip():
+                above = text
+        # A runner may print the place on a line of its own just above the verdict (hspec's ``test/a.hs:9:25:``).
+        if lone_place(above) is not None:
+            lines.append(above)
         found = project_place(lines[:_AFTER_LINES], self.checkout, self._command)
         if found is not None:
             draft.path, draft.line, draft.column = found

@@ -36,6 +36,7 @@ __all__ = [
     "first_place",
     "in_checkout",
     "lint_rows",
+    "lone_place",
     "place_block",
     "project_place",
     "report_rows",
@@ -449,6 +450,13 @@ def _row_place(row: re.Match[str]) -> tuple[int, int | None]:
     line = int(row.group("line") or row.group("lline") or row.group("cline"))
     column = row.group("column") or row.group("lcolumn")
     return line, int(column) if column else None
+
+
+def lone_place(text: str) -> Place | None:
+    """The place ``text`` is made of alone (``  test/CartSpec.hs:9:25: ``), with a line, or None."""
+    stripped = text.strip().rstrip(":")
+    place = first_place(stripped) if stripped and " " not in stripped else None
+    return place if place is not None and place[1] is not None else None
 
 
 def first_place(text: str) -> Place | None:

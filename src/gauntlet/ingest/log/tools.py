@@ -210,10 +210,12 @@ _STEP = re.compile(
     + r")"
     + _COMMAND_END
 )
-#: A command that says it lints or checks: ``npm run lint``, ``rstcheck``, ``check-jsonschema`` (pre-commit's
-#: ``check-yaml``, ``check-json``), or a formatter in check mode (``mdformat --check``, ``docformatter
-#: --check``); a test binary says ``check_`` (Check's ``check_add``).
-_ANY_LINT = re.compile(r"\w*lint\b|(?<![\w-])\w{2,30}check\b|(?:^|(?<=[\s/]))check-\w|(?<!\S)--check(?=$|[\s=])")
+#: A command that says it lints or checks: ``npm run lint``, ``lintr::lint_dir``, ``rstcheck``,
+#: ``check-jsonschema`` (pre-commit's ``check-yaml``, ``check-json``), or a formatter in check mode (``mdformat
+#: --check``, ``docformatter --check``); a test binary says ``check_`` (Check's ``check_add``).
+_ANY_LINT = re.compile(
+    r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check\b|(?:^|(?<=[\s/]))check-\w|(?<!\S)--check(?=$|[\s=])"
+)
 #: A test program run by itself, or a program run on a test file: a word of the step whose name says test
 #: (``./build/calc_test``, ``check_add``, ``run-tests.sh``, ``testslide``, ``zope-testrunner``, ``tinytest::``,
 #: ``runghc tests/CartTest.hs``, ``node test/cart.test.mjs``). ``latest`` and its kin are no tests.

@@ -103,7 +103,7 @@ _HEADER = re.compile(
 _ARROW = re.compile(
     r"^\s*(?:-->|--->|╭─\[|,-\[|┌─)\s*(?P<path>[^\s:()\[\]'\"]+\.[A-Za-z][\w+-]{0,9}):(?P<row>\d+):(?P<column>\d+)"
 )
-#: The checkers' lines remembered to tell a line's further rows from its first (a log's findings are capped too).
+#: The lines remembered to tell a line's further rows from its first (a log's findings are capped too).
 _MAX_LINTED = 4096
 #: Lines an arrow may stand below its header (a ``Building`` progress line may sit between).
 _ARROW_GAP = 3
@@ -159,13 +159,12 @@ class Diagnostics(BlockParser):
         if minor and severity is not None and (kind != "lint" or severity.group("minor").lower() == "note"):
             return False  # a compiler's warning, any note; a checker fails the step on any of its findings
         column = match["column"] or match["dotted"]
-        if kind == "lint":
-            # A checker's further rules broken on one line are that line's one fix (pymarkdown's MD001 and
-            # MD022, pycodestyle's E201 and E202): its first row tells it.
-            if (tool, path, match["row"]) in self._linted:
-                return True
-            if len(self._linted) < _MAX_LINTED:
-                self._linted.add((tool, path, match["row"]))
+        # A tool's further messages on one line are that line's one fix: a checker's further rules (pymarkdown's
+        # MD001 and MD022), a compiler's note printed as an error (GNAT's ``possible misspelling of "Total"``).
+        if (tool, path, match["row"]) in self._linted:
+            return True
+        if len(self._linted) < _MAX_LINTED:
+            self._linted.add((tool, path, match["row"]))
         draft = diagnostic(tool, kind, message.strip(), number, path, match["row"], column, warning=minor)
         sink.emit(self._repeats.keyed(draft))
         return True

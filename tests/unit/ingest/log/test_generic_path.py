@@ -1,6 +1,7 @@
-"""The generic path on tools no parser knows (issue 31): each case is a real tool's output, quoted from the
-held-out round tests/fixtures/corpus-unparsed/fresh3 (its generate.sh says how it was made), framed as a runner
-frames one failed step. Each rule is general (a shape or a vocabulary many tools share), not the tool's."""
+"""The generic path on tools no parser knows (issue 31): each case is a real tool's output, read from or quoted
+from the held-out rounds tests/fixtures/corpus-unparsed/fresh3 and fresh5 (their generate.sh say how they were
+made), framed as a runner frames one failed step. Each rule is general (a shape or a vocabulary many tools
+share), not the tool's."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from gauntlet.ingest.log.tools import SECRET, step_kind
 from gauntlet.models import Finding
 
 WORKSPACE = "/home/runner/work/demo/demo"
-FRESH3 = Path(__file__).resolve().parents[3] / "fixtures" / "corpus-unparsed" / "fresh3"
+HELD_OUT = Path(__file__).resolve().parents[3] / "fixtures" / "corpus-unparsed"
+FRESH3 = HELD_OUT / "fresh3"
 
 
 def job(command: str, output: str) -> list[Finding]:
@@ -190,3 +192,37 @@ def test_a_security_scanner_the_table_names_reports_security_findings() -> None:
 )
 def test_a_catalogued_weakness_is_named_by_its_id(text: str, security: bool) -> None:
     assert bool(SECRET.search(text)) is security
+
+
+def logged(case: str) -> list[tuple[str, str | None, int | None]]:
+    """The kinds and places of a held-out case's findings (``fresh5/systools/hspec_failure``)."""
+    with (HELD_OUT / case / "input.log").open("rb") as stream:
+        return places(list(scan(stream)))
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # meson runs the tests from build/: cppunit names ``../tests/discount_test.cpp`` and ``line: 15``.
+        ("fresh5/systools/cppunit_meson_test", ("test_failure", "tests/discount_test.cpp", 15)),
+        # ``source/app.d(12): Error:`` (D compilers, Boost.Test, MSVC without a column)
+        ("fresh5/systools/ldc2_undefined", ("build_error", "source/app.d", 12)),
+        # miette's report: ``  x Expected ',', got ';'`` over ``,-[src/report.js:4:1]``
+        ("fresh5/jstools/swc_syntax_error", ("build_error", "src/report.js", 4)),
+        # ctest --output-on-failure: Boost.Test's ``/home/runner/.../tests/cart_test.cpp(12): error: in ...``
+        ("fresh5/systools/boost_test_ctest", ("test_failure", "tests/cart_test.cpp", 12)),
+        # hspec prints ``test/CartSpec.hs:9:25:`` alone above ``1) total sums the prices``
+        ("fresh5/systools/hspec_failure", ("test_failure", "test/CartSpec.hs", 9)),
+        # CppUTest under make test: ``tests/test_cart.cpp:14: error: Failure in TEST(Cart, Total)``
+        ("fresh5/systools/cpputest_make_test", ("test_failure", "tests/test_cart.cpp", 14)),
+        # GNAT's ``possible misspelling of "Total"`` on the same line is the error's note, not a second finding
+        ("fresh5/systools/gprbuild_error", ("build_error", "cart.adb", 7)),
+    ],
+)
+def test_a_held_out_case_is_read_at_its_kind_and_place(case: str, expected: tuple[str, str, int]) -> None:
+    assert logged(case) == [expected]
+
+
+def test_a_command_named_for_linting_is_a_linters() -> None:
+    assert step_kind('rscript -e lintr::lint_dir("r")') == "lint"
+    assert step_kind("npx oxlint --deny-warnings src") == "lint"

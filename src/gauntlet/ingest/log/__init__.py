@@ -35,6 +35,7 @@ from gauntlet.ingest.log.jvm import Gradle, Java, Maven, Sbt
 from gauntlet.ingest.log.packages import Apt, Npm
 from gauntlet.ingest.log.php import Php
 from gauntlet.ingest.log.precommit import PreCommit
+from gauntlet.ingest.log.prefetch import read_ahead
 from gauntlet.ingest.log.pytests import Pytest, Unittest
 from gauntlet.ingest.log.python import Bandit, Pip, PythonLint, Traceback, TypeCheck
 from gauntlet.ingest.log.ruby import Minitest, Rspec, RubyError
@@ -135,5 +136,7 @@ def scan(
     :param checkout: the repository checkout: of the ``path:line`` places a block no parser read names, one
         of its files is preferred, and absolute paths under its root become repository-relative.
     """
+    # Started first, so that the child's pass runs while the parsers are made.
+    ahead = read_ahead(lines, limits, backend)
     analyser = Analyser(make_parsers(exclude), limits, masks, checkout)
-    yield from scan_blocks(iter_blocks(lines, limits), analyser, backend=backend)
+    yield from scan_blocks(iter_blocks(lines, limits), analyser, backend=backend, ahead=ahead)

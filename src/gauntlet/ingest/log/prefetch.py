@@ -1,11 +1,12 @@
 """The prefilter's pass in a second process, one block ahead of the scanner, on big log files.
 
-Finding a block's candidate lines, counting its newlines and cleaning and confirming its candidates need no
-state, and they are a third or more of the scan of a big log; feeding the analyser is the rest, and only one
-process can do that. So on a big regular file and a machine with two cores or more, a forked child reads the
-same file (at its own offsets) in the same blocks and sends for each one its candidates, their line numbers and
-their cleaned text through a pipe, while the parent feeds the lines of the block before. The pipe's buffer
-bounds how far ahead the child gets, so memory stays flat.
+Finding a block's candidate lines, counting its newlines, cleaning and confirming its candidates and cleaning
+the lines before its hits need no state, and they are half the scan of a big log; feeding the analyser is
+the rest, and only one process can do that. So on a big regular file and a machine with two cores or more, a
+forked child reads the same file (at its own offsets) in the same blocks and sends for each one, through a
+pipe, its candidates with their line numbers and kinds and the cleaned text of the lines the scanner will
+feed, while the parent feeds the lines of the block before. The pipe's buffer bounds how far ahead the child
+gets, so memory stays flat.
 
 The parent checks that every block it reads is the one the child describes (same size, same end of its whole
 lines); on any difference, a child that died, or a platform without ``fork``, the scanner does the work
@@ -14,6 +15,7 @@ itself: the findings are the same either way, only the time differs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import struct
@@ -24,20 +26,26 @@ from io import SEEK_CUR
 from typing import BinaryIO
 
 from gauntlet.ingest.limits import Limits
-from gauntlet.ingest.log.prefilter import is_trigger, searcher
+from gauntlet.ingest.log.prefilter import is_trigger, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
 
 __all__ = ["HIT", "MASK", "MIN_BYTES", "Ahead", "Prefetched", "read_ahead"]
 
 #: Below this the fork and the pipe cost more than they save (a fork is a millisecond or two; the scan of
-#: 16 MB about 50 ms, of which the child takes a third).
+#: 16 MB about 50 ms, of which the child takes half).
 MIN_BYTES = 16 << 20
+#: How far (in descriptions, about 20 KiB a block on a busy log) the child may run ahead where Linux allows it.
+PIPE_BYTES = 1 << 20
+#: Past this many candidates in a block the child cleans no lines before the hits (see :func:`_describe`).
+MAX_CONTEXT_CANDIDATES = 4096
 #: What a candidate line is: no trigger, a finding's trigger, or a ``::add-mask::`` line (a value to redact).
 SKIP, HIT, MASK = 0, 1, 2
-# Per block: its size, the end of its whole lines, the number of candidates, its newlines up to that end and
-# the size of the candidates' texts; then the candidates' offsets, their line indexes in the block, their
-# kinds and their texts.
-_HEADER = struct.Struct("<5q")
+# Per block: its size, the end of its whole lines, the number of candidates, its newlines up to that end,
+# the numbers of lines described and of context lines among them, and the size of their texts; then the
+# candidates' offsets, their line indexes in the block and their kinds; the described lines' starts and
+# whether each is a context line (one the scanner may feed before a hit), the context lines' wordy flags,
+# and the described lines' cleaned texts.
+_HEADER = struct.Struct("<7q")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +56,14 @@ class Prefetched:
     limit: int
     #: The starts of the candidate lines, sorted (as :func:`~gauntlet.ingest.log.prefilter.searcher` gives).
     candidates: list[int]
-    #: The number of newlines before each candidate, and before ``limit`` (the block's line count).
-    lines: dict[int, int]
     #: :data:`SKIP`, :data:`HIT` or :data:`MASK` per candidate.
     kinds: bytes
-    #: The cleaned text of each candidate that is no :data:`SKIP` (empty for those).
-    texts: list[str]
+    #: The number of newlines before each candidate, and before ``limit`` (the block's line count).
+    lines: dict[int, int]
+    #: The cleaned text of each candidate line and of the lines the scanner may feed before a hit, by start.
+    cleaned: dict[int, str]
+    #: The starts of those lines that may hold a word :func:`~gauntlet.ingest.log.prefilter.may_start` seeks.
+    wordy: set[int]
 
 
 def read_ahead(source: object, limits: Limits, backend: str) -> Ahead | None:
@@ -79,6 +89,7 @@ def read_ahead(source: object, limits: Limits, backend: str) -> Ahead | None:
     if not stat.S_ISREG(info.st_mode) or info.st_size - start < MIN_BYTES:
         return None
     read_end, write_end = os.pipe()
+    _widen(write_end)
     pid = fork()
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
         os.close(read_end)
@@ -91,6 +102,17 @@ def read_ahead(source: object, limits: Limits, backend: str) -> Ahead | None:
             os._exit(status)
     os.close(write_end)
     return Ahead(read_end, pid)
+
+
+def _widen(pipe: int) -> None:
+    """Let the child run up to :data:`PIPE_BYTES` ahead (a pipe holds 64 KiB, three blocks' descriptions), so
+    that a moment when the other core is busy elsewhere does not stall the scanner at once."""
+    import fcntl  # where there is fork, there is fcntl
+
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
+    if setsize is not None:
+        with contextlib.suppress(OSError):  # above the system's limit for unprivileged users: the default size
+            fcntl.fcntl(pipe, setsize, PIPE_BYTES)
 
 
 def _cores() -> int:
@@ -132,39 +154,67 @@ class _Reader:
 
 def _child(descriptor: int, start: int, limits: Limits, backend: str, write_end: int) -> None:
     """Describe every block of the file from ``start`` on into the pipe (see :data:`_HEADER`)."""
-    from gauntlet.ingest.log.scanner import iter_blocks
+    from gauntlet.ingest.log.scanner import CONTEXT_BEFORE, iter_blocks
 
     search = searcher(backend)
     cap = limits.max_line_bytes
     with open(write_end, "wb") as out:
         try:
             for block, limit in iter_blocks(_Reader(descriptor, start), limits):  # type: ignore[arg-type]
-                out.write(_describe(block, limit, search(block), cap))
+                out.write(_describe(block, limit, search(block), cap, CONTEXT_BEFORE))
         except BrokenPipeError:  # the parent stopped reading (a hostile log's cap, an error): nothing to do
             pass
 
 
-def _describe(block: bytes, limit: int, candidates: list[int], cap: int) -> bytes:
-    lines = array("q")
+def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context: int) -> bytes:
+    """One block's description: its candidates' numbers and kinds, and the lines the scanner will clean."""
+    numbers = array("q")
     kinds = bytearray()
-    texts: list[bytes] = []
+    texts: dict[int, str] = {}  # line start: its cleaned text
+    before: dict[int, bytes] = {}  # start: raw line, of the lines the scanner may feed before a hit
     count = block.count
+    find = block.find
     seen = 0
     previous = 0
+    # A flood of hits (a hostile log, a cascade) has most lines fed as context anyway: the scanner cleans them
+    # itself, rather than the child describing nearly every line of the block twice over.
+    context = context if len(candidates) <= MAX_CONTEXT_CANDIDATES else 0
     for offset in candidates:
         seen += count(b"\n", previous, offset)
         previous = offset
-        lines.append(seen)
-        end = block.find(b"\n", offset)
+        numbers.append(seen)
+        end = find(b"\n", offset)
         text = clean_line(block[offset : end if end != -1 else len(block)][:cap])
         kind = MASK if "::add-mask::" in text else HIT if is_trigger(text) else SKIP
         kinds.append(kind)
-        if kind != SKIP:
-            texts.append(text.encode())
+        texts[offset] = text
+        if kind == HIT and (not text.startswith("##[") or text.startswith("##[error]")):
+            _before(block, offset, context, before, cap)
     total = seen + count(b"\n", previous, limit) if previous <= limit else count(b"\n", 0, limit)
-    joined = b"\n".join(texts)
-    header = _HEADER.pack(len(block), limit, len(candidates), total, len(joined))
-    return b"".join((header, array("q", candidates).tobytes(), lines.tobytes(), kinds, joined))
+    for start, raw in before.items():
+        if start not in texts:
+            texts[start] = clean_line(raw)
+    indexes = wordy_lines(list(before.values()))
+    wordy = {start for index, start in enumerate(before) if index in indexes}
+    starts = list(texts)
+    flags = bytes(start in before for start in starts)  # the context lines: their wordy flags follow
+    wordy_flags = bytes(start in wordy for start in starts if start in before)  # in the order of ``starts``
+    joined = "\n".join(texts.values()).encode()
+    header = _HEADER.pack(len(block), limit, len(candidates), total, len(starts), len(before), len(joined))
+    body = (array("q", candidates), numbers, kinds, array("q", starts), flags, wordy_flags, joined)
+    return header + b"".join(body)
+
+
+def _before(block: bytes, offset: int, context: int, lines: dict[int, bytes], cap: int) -> None:
+    """Add up to ``context`` lines of ``block`` before the line at ``offset`` to ``lines`` (raw, cut)."""
+    position = offset - 1
+    for _ in range(context):
+        if position < 0:
+            break
+        start = block.rfind(b"\n", 0, position) + 1
+        if start not in lines:
+            lines[start] = block[start:position][:cap]
+        position = start - 1
 
 
 class Ahead:
@@ -200,18 +250,23 @@ class Ahead:
         header = self._pipe.read(_HEADER.size)
         if len(header) != _HEADER.size:
             return None
-        size, limit, count, total, text_size = _HEADER.unpack(header)
-        body = self._pipe.read(17 * count + text_size)
-        if len(body) != 17 * count + text_size:
+        size, limit, count, total, described, context_lines, text_size = _HEADER.unpack(header)
+        length = 17 * count + 9 * described + context_lines + text_size
+        body = self._pipe.read(length)
+        if len(body) != length:
             return None
-        candidates = array("q")
-        candidates.frombytes(body[: 8 * count])
-        numbers = array("q")
-        numbers.frombytes(body[8 * count : 16 * count])
-        offsets = candidates.tolist()
-        lines = dict(zip(offsets, numbers.tolist(), strict=True))
+        view = memoryview(body)
+        candidates = view[: 8 * count].cast("q").tolist()
+        lines = dict(zip(candidates, view[8 * count : 16 * count].cast("q").tolist(), strict=True))
         lines[limit] = total
         kinds = body[16 * count : 17 * count]
-        # Texts of the kept candidates only (none at all is no text, one empty text is one): a slot for each.
-        kept = iter(body[17 * count :].decode().split("\n") if any(kinds) else ())
-        return Prefetched(size, limit, offsets, lines, kinds, [next(kept) if kind else "" for kind in kinds])
+        at = 17 * count
+        starts = view[at : at + 8 * described].cast("q").tolist()
+        at += 8 * described
+        context = [start for start, flag in zip(starts, body[at : at + described], strict=True) if flag]
+        at += described
+        wordy = {start for start, flag in zip(context, body[at : at + len(context)], strict=True) if flag}
+        at += len(context)
+        texts = body[at:].decode().split("\n") if described else []
+        cleaned = dict(zip(starts, texts, strict=True))
+        return Prefetched(size, limit, candidates, kinds, lines, cleaned, wordy)

@@ -22,7 +22,7 @@ from typing import BinaryIO, cast
 
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
-from gauntlet.ingest.log.locator import Span, last_lines, previous_lines
+from gauntlet.ingest.log.locator import Span, previous_lines
 from gauntlet.ingest.log.prefetch import HIT, MASK, Prefetched
 from gauntlet.ingest.log.prefilter import Search, is_trigger, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
@@ -129,7 +129,7 @@ def scan_blocks(
             index = 0
             while True:
                 if analyser.active and cursor < limit:
-                    cursor, number, fed = _read_on(block, cursor, number, limit, analyser, cap, candidates, lines)
+                    cursor, number, fed = _read_on(block, cursor, number, limit, analyser, candidates, lines)
                     fed_through = number - 1 if fed else fed_through
                 elif index < len(candidates):
                     offset = candidates[index]
@@ -145,7 +145,7 @@ def scan_blocks(
                     hit_number = lines.number(cursor, number, offset)
                     if not text.startswith("##[") or text.startswith("##[error]"):
                         # A runner's step marker needs no context: what stands before it ended with the last step.
-                        _feed_context(block, cursor, offset, hit_number, fed_through, previous, analyser, cap)
+                        _feed_context(block, cursor, offset, hit_number, fed_through, previous, analyser, found)
                     analyser.place = (block, offset, hit_number)
                     analyser.feed(hit_number, text, confirmed=True)
                     cursor = end + 1 if end != -1 else limit
@@ -181,7 +181,7 @@ class _Candidates:
         """The candidates of ``block``, where their numbers come from, and the child's description if any."""
         found = next(self.ahead, None) if self.ahead is not None else None
         if found is not None and (found.size, found.limit) == (len(block), limit):
-            return found.candidates, _Counted(first_line, found.lines), found
+            return found.candidates, _Counted(first_line, found), found
         self.close()  # no description, or not of this block (the file changed): no more help from the child
         if self.search is None:
             self.search = searcher(self.backend)
@@ -204,8 +204,8 @@ def _hit_text(
         return text if _is_hit(text, analyser) else None
     kind = found.kinds[index]
     if kind == MASK:
-        analyser.masks.add(masked_values([found.texts[index]]))
-    return found.texts[index] if kind == HIT else None
+        analyser.masks.add(masked_values([found.cleaned[offset]]))
+    return found.cleaned[offset] if kind == HIT else None
 
 
 class _Counter:
@@ -219,13 +219,20 @@ class _Counter:
         """The number of the line starting at ``offset``, given that ``number`` starts at ``cursor``."""
         return number + count_newlines(self.block, cursor, offset, big=self.big)
 
+    def cleaned(self, start: int) -> str | None:
+        """Not known: the line starting at ``start`` is cleaned by the caller."""
+        del start
+        return None
+
 
 class _Counted:
     """Line numbers in a block the child described: looked up (only its candidates and its end are asked)."""
 
-    def __init__(self, first_line: int, lines: dict[int, int]) -> None:
+    def __init__(self, first_line: int, found: Prefetched) -> None:
         self.first_line = first_line
-        self.lines = lines
+        self.lines = found.lines
+        #: The cleaned text of a line the child described, by its start (None for another line).
+        self.cleaned = found.cleaned.get
 
     def number(self, cursor: int, number: int, offset: int) -> int:
         """The number of the line starting at ``offset`` (a candidate or the end of the block's lines)."""
@@ -265,7 +272,6 @@ def _read_on(
     number: int,
     limit: int,
     analyser: Analyser,
-    cap: int,
     candidates: list[int],
     lines: _Lines,
 ) -> tuple[int, int, bool]:
@@ -282,7 +288,7 @@ def _read_on(
             return stop, after, False
         # The line jumped to ends the header (its ``##[endgroup]`` or the line past its limit): fed next.
         cursor, number = stop, after
-    cursor, number = _feed_next(block, cursor, number, analyser, cap)
+    cursor, number = _feed_next(block, cursor, number, analyser, lines)
     return cursor, number, True
 
 
@@ -354,11 +360,14 @@ def _drain(analyser: Analyser) -> Iterator[Finding]:
         yield analyser.found.popleft()
 
 
-def _feed_next(block: bytes, cursor: int, number: int, analyser: Analyser, cap: int) -> tuple[int, int]:
+def _feed_next(block: bytes, cursor: int, number: int, analyser: Analyser, lines: _Lines) -> tuple[int, int]:
     end = block.find(b"\n", cursor)
     stop = end if end != -1 else len(block)
     analyser.place = (block, cursor, number)
-    analyser.feed(number, clean_line(block[cursor : min(stop, cursor + cap)]))
+    text = lines.cleaned(cursor)
+    if text is None:
+        text = clean_line(block[cursor : min(stop, cursor + analyser.limits.max_line_bytes)])
+    analyser.feed(number, text)
     return stop + 1, number + 1
 
 
@@ -370,14 +379,38 @@ def _feed_context(
     fed_through: int,
     previous: Span,
     analyser: Analyser,
-    cap: int,
+    found: Prefetched | None,
 ) -> None:
-    """Feed the lines before a hit that were not fed yet, from this block and the previous one."""
-    lines = last_lines(block, cursor, offset, hit_number, CONTEXT_BEFORE)
+    """Feed the lines before a hit that were not fed yet, from this block and the previous one.
+
+    :param found: the child's description of the block, with these lines cleaned (those of the block before
+        are cleaned here).
+    """
+    cap = analyser.limits.max_line_bytes
+    lines = _lines_before(block, cursor, offset, hit_number)
     wanted = CONTEXT_BEFORE - len(lines)
     if wanted > 0 and cursor == 0:
-        lines = previous_lines(previous, wanted) + lines
-    fresh = [(line_number, raw[:cap]) for line_number, raw in lines if line_number > fed_through]
-    wordy = wordy_lines([raw for _, raw in fresh])
-    for index, (line_number, raw) in enumerate(fresh):
-        analyser.feed(line_number, clean_line(raw), wordy=index in wordy)
+        lines = [(number, raw, -1) for number, raw in previous_lines(previous, wanted)] + lines
+    fresh = [(number, raw[:cap], start) for number, raw, start in lines if number > fed_through]
+    if found is not None and all(start in found.cleaned for _, _, start in fresh):
+        for number, _, start in fresh:
+            analyser.feed(number, found.cleaned[start], wordy=start in found.wordy)
+        return
+    wordy = wordy_lines([raw for _, raw, _ in fresh])
+    for index, (number, raw, _) in enumerate(fresh):
+        analyser.feed(number, clean_line(raw), wordy=index in wordy)
+
+
+def _lines_before(block: bytes, floor: int, end: int, next_number: int) -> list[tuple[int, bytes, int]]:
+    """:func:`~gauntlet.ingest.log.locator.last_lines` (:data:`CONTEXT_BEFORE` of them) with their starts."""
+    lines: list[tuple[int, bytes, int]] = []
+    position = end - 1
+    number = next_number - 1
+    rfind = block.rfind
+    while len(lines) < CONTEXT_BEFORE and position >= floor:
+        start = max(rfind(b"\n", floor, position) + 1, floor)
+        lines.append((number, block[start:position], start))
+        number -= 1
+        position = start - 1
+    lines.reverse()
+    return lines

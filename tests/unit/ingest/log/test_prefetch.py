@@ -61,6 +61,35 @@ def test_same_findings_as_the_scanner_alone(log_file: Path, backend: str) -> Non
     assert len(alone) >= 2
 
 
+def test_context_reaching_into_the_block_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    noise = b"Collecting numpy==1.26.4 (from -r requirements.txt (line 3)) ok\n"
+    assert len(noise) == 64  # whole lines fill the first block exactly: the failure is the next block's second line
+    cause = b"curl: (7) Failed to connect to example.com port 443: Connection refused\n"
+    log = noise * (BLOCK_BYTES // 64 - 3) + cause + noise * 3 + b"make: *** [Makefile:4: app] Error 1\n"
+    log += noise * 100 + b"##[error]Process completed with exit code 2.\n"
+    path = tmp_path / "job.log"
+    path.write_bytes(log)
+    alone = _dumps(io.BytesIO(log))
+    with path.open("rb") as stream:
+        assert _dumps(stream) == alone
+    assert alone
+
+
+CORPUS = sorted((Path(__file__).parents[3] / "fixtures" / "corpus").glob("*/*/input.log"))
+
+
+def test_same_findings_on_the_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every real tool's log read with the child (forced on, whatever its size) as without it."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    assert len(CORPUS) > 100
+    for path in CORPUS:
+        with path.open("rb") as stream:
+            assert _dumps(stream) == _dumps(io.BytesIO(path.read_bytes())), path
+
+
 def test_masks_registered_through_the_child(log_file: Path) -> None:
     masks = Masks()
     with log_file.open("rb") as stream:

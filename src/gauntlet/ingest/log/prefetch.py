@@ -60,6 +60,8 @@ class Prefetched:
     kinds: bytes
     #: The number of newlines before each candidate, and before ``limit`` (the block's line count).
     lines: dict[int, int]
+    #: The same for the candidates only, in their order.
+    numbers: list[int]
     #: The cleaned text of each candidate line and of the lines the scanner may feed before a hit, by start.
     cleaned: dict[int, str]
     #: The starts of those lines that may hold a word :func:`~gauntlet.ingest.log.prefilter.may_start` seeks.
@@ -257,7 +259,8 @@ class Ahead:
             return None
         view = memoryview(body)
         candidates = view[: 8 * count].cast("q").tolist()
-        lines = dict(zip(candidates, view[8 * count : 16 * count].cast("q").tolist(), strict=True))
+        numbers = view[8 * count : 16 * count].cast("q").tolist()
+        lines = dict(zip(candidates, numbers, strict=True))
         lines[limit] = total
         kinds = body[16 * count : 17 * count]
         at = 17 * count
@@ -269,4 +272,4 @@ class Ahead:
         at += len(context)
         texts = body[at:].decode().split("\n") if described else []
         cleaned = dict(zip(starts, texts, strict=True))
-        return Prefetched(size, limit, candidates, kinds, lines, cleaned, wordy)
+        return Prefetched(size, limit, candidates, kinds, lines, numbers, cleaned, wordy)

@@ -14,7 +14,7 @@ the log exactly as GitHub serves it.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from functools import cache
 from io import SEEK_CUR
@@ -224,6 +224,11 @@ class _Counter:
         del start
         return None
 
+    def known_before(self, cursor: int, number: int, target: int) -> tuple[int, int]:
+        """The start and number of the last line known here at or before line ``target``: ``cursor``'s."""
+        del target
+        return cursor, number
+
 
 class _Counted:
     """Line numbers in a block the child described: looked up (only its candidates and its end are asked)."""
@@ -231,6 +236,8 @@ class _Counted:
     def __init__(self, first_line: int, found: Prefetched) -> None:
         self.first_line = first_line
         self.lines = found.lines
+        self.candidates = found.candidates
+        self.numbers = found.numbers
         #: The cleaned text of a line the child described, by its start (None for another line).
         self.cleaned = found.cleaned.get
 
@@ -239,6 +246,14 @@ class _Counted:
         if offset < cursor:  # past a last line without a newline: nothing to count (as ``bytes.count``)
             return number
         return self.first_line + self.lines[offset]
+
+    def known_before(self, cursor: int, number: int, target: int) -> tuple[int, int]:
+        """The start and number of the last line at or before line ``target`` and not before ``cursor`` (line
+        ``number``) whose number is known: a candidate's, or else ``cursor``'s."""
+        index = bisect_right(self.numbers, target - self.first_line) - 1
+        if index >= 0 and self.candidates[index] >= cursor:
+            return self.candidates[index], self.first_line + self.numbers[index]
+        return cursor, number
 
 
 #: Where the scanner gets the line numbers of a block's candidates from.
@@ -310,7 +325,9 @@ def _header_rest(
         after = lines.number(cursor, number, close)
         if after - number <= allowed:
             return close, after
-    reach = _lines(allowed).match(block, cursor, limit)
+    # Matched from the last line known to lie before the header's limit: fewer lines to match.
+    start, start_number = lines.known_before(cursor, number, number + allowed)
+    reach = _lines(number + allowed - start_number).match(block, start, limit)
     end = limit if reach is None else reach.end()
     if close != -1 and close < end:
         return close, lines.number(cursor, number, close)

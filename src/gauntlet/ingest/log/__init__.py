@@ -40,7 +40,7 @@ from gauntlet.ingest.log.pytests import Pytest, Unittest
 from gauntlet.ingest.log.python import Bandit, Pip, PythonLint, Traceback, TypeCheck
 from gauntlet.ingest.log.ruby import Minitest, Rspec, RubyError
 from gauntlet.ingest.log.rust import Rust
-from gauntlet.ingest.log.scanner import iter_blocks, scan_blocks
+from gauntlet.ingest.log.scanner import CONTEXT_BEFORE, iter_blocks, scan_blocks
 from gauntlet.ingest.log.scripts import LineWords
 from gauntlet.ingest.log.shell import Shell
 from gauntlet.ingest.paths import Checkout
@@ -137,6 +137,6 @@ def scan(
         of its files is preferred, and absolute paths under its root become repository-relative.
     """
     # Started first, so that the child's pass runs while the parsers are made.
-    ahead = read_ahead(lines, limits, backend)
+    ahead = read_ahead(lines, limits, backend, iter_blocks, CONTEXT_BEFORE)
     analyser = Analyser(make_parsers(exclude), limits, masks, checkout)
     yield from scan_blocks(iter_blocks(lines, limits), analyser, backend=backend, ahead=ahead)

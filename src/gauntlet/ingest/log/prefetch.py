@@ -21,15 +21,16 @@ import stat
 import struct
 import sys
 from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from io import SEEK_CUR
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.prefilter import is_trigger, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
 
-__all__ = ["HIT", "MASK", "MIN_BYTES", "Ahead", "Prefetched", "read_ahead"]
+__all__ = ["HIT", "MASK", "MIN_BYTES", "Ahead", "Blocks", "Prefetched", "read_ahead"]
 
 #: Below this the fork and the pipe cost more than they save (a fork is a millisecond or two; the scan of
 #: 16 MB about 50 ms, of which the child takes half).
@@ -38,6 +39,8 @@ MIN_BYTES = 16 << 20
 PIPE_BYTES = 1 << 20
 #: Past this many candidates in a block the child cleans no lines before the hits (see :func:`_describe`).
 MAX_CONTEXT_CANDIDATES = 4096
+#: How the scanner cuts a stream into blocks (``block[:end]`` whole lines): the child cuts the file the same way.
+Blocks = Callable[[BinaryIO, Limits], Iterator[tuple[bytes, int]]]
 #: What a candidate line is: no trigger, a finding's trigger, or a ``::add-mask::`` line (a value to redact).
 SKIP, HIT, MASK = 0, 1, 2
 # Per block: its size, the end of its whole lines, the number of candidates, its newlines up to that end,
@@ -68,11 +71,14 @@ class Prefetched:
     wordy: set[int]
 
 
-def read_ahead(source: object, limits: Limits, backend: str) -> Ahead | None:
+def read_ahead(source: object, limits: Limits, backend: str, blocks: Blocks, context: int) -> Ahead | None:
     """Start the child for ``source`` when it is a big regular file and a second core is there, else None.
 
-    The iterator yields one :class:`Prefetched` per block of :func:`~gauntlet.ingest.log.scanner.iter_blocks`
-    and ends early if the child stops; closing it ends the child.
+    :param blocks: how the scanner cuts a stream into blocks
+        (:func:`~gauntlet.ingest.log.scanner.iter_blocks`): the child cuts the file the same way, and the
+        iterator returned yields one :class:`Prefetched` per block (it ends early if the child stops; closing
+        it ends the child).
+    :param context: how many lines before a hit the scanner feeds: the child cleans them.
     """
     fork = getattr(os, "fork", None)
     fileno = getattr(source, "fileno", None)
@@ -97,7 +103,7 @@ def read_ahead(source: object, limits: Limits, backend: str) -> Ahead | None:
         os.close(read_end)
         status = 1
         try:
-            _child(descriptor, start, limits, backend, write_end)
+            _child(_Reader(descriptor, start), limits, backend, blocks, context, write_end)
             status = 0
         finally:
             # No interpreter shutdown in the child: the parent's buffers (stdout) must not be flushed twice.
@@ -154,16 +160,14 @@ class _Reader:
         return self._position
 
 
-def _child(descriptor: int, start: int, limits: Limits, backend: str, write_end: int) -> None:
-    """Describe every block of the file from ``start`` on into the pipe (see :data:`_HEADER`)."""
-    from gauntlet.ingest.log.scanner import CONTEXT_BEFORE, iter_blocks
-
+def _child(reader: _Reader, limits: Limits, backend: str, blocks: Blocks, context: int, write_end: int) -> None:
+    """Describe every block ``reader`` gives into the pipe (see :data:`_HEADER`)."""
     search = searcher(backend)
     cap = limits.max_line_bytes
     with open(write_end, "wb") as out:
         try:
-            for block, limit in iter_blocks(_Reader(descriptor, start), limits):  # type: ignore[arg-type]
-                out.write(_describe(block, limit, search(block), cap, CONTEXT_BEFORE))
+            for block, limit in blocks(cast(BinaryIO, reader), limits):
+                out.write(_describe(block, limit, search(block), cap, context))
         except BrokenPipeError:  # the parent stopped reading (a hostile log's cap, an error): nothing to do
             pass
 

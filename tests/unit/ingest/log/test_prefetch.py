@@ -11,8 +11,8 @@ import pytest
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log import prefetch as prefetch_module
 from gauntlet.ingest.log import scan
-from gauntlet.ingest.log.prefetch import read_ahead
-from gauntlet.ingest.log.scanner import BLOCK_BYTES
+from gauntlet.ingest.log.prefetch import Blocks, read_ahead
+from gauntlet.ingest.log.scanner import BLOCK_BYTES, CONTEXT_BEFORE, iter_blocks
 from gauntlet.untrusted import Masks
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the child is forked")
@@ -53,7 +53,7 @@ def _dumps(stream: object, masks: Masks | None = None) -> list[str]:
 def test_same_findings_as_the_scanner_alone(log_file: Path, backend: str) -> None:
     alone = [f.model_dump_json() for f in scan(io.BytesIO(LOG), backend=backend)]
     with log_file.open("rb") as stream:
-        ahead = read_ahead(stream, DEFAULT_LIMITS, backend)
+        ahead = read_ahead(stream, DEFAULT_LIMITS, backend, iter_blocks, CONTEXT_BEFORE)
         assert ahead is not None
         ahead.close()
     with log_file.open("rb") as stream:
@@ -101,7 +101,7 @@ def test_starts_where_the_stream_stands(log_file: Path) -> None:
     skip = LOG.index(b"::add-mask::")
     with log_file.open("rb") as stream:
         stream.seek(skip)
-        ahead = list(read_ahead(stream, DEFAULT_LIMITS, "auto") or [])
+        ahead = list(read_ahead(stream, DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE) or [])
     assert sum(block.size for block in ahead) >= len(LOG) - skip
 
 
@@ -109,8 +109,8 @@ def test_a_child_that_stops_early_is_made_up_for(log_file: Path, monkeypatch: py
     alone = _dumps(io.BytesIO(LOG))
     real = prefetch_module.read_ahead
 
-    def first_block_only(source: object, limits: Limits, backend: str) -> object:
-        ahead = real(source, limits, backend)
+    def first_block_only(source: object, limits: Limits, backend: str, blocks: Blocks, context: int) -> object:
+        ahead = real(source, limits, backend, blocks, context)
         assert ahead is not None
         yield next(ahead)
         ahead.close()
@@ -124,17 +124,17 @@ def test_no_child_for_small_files_pipes_or_one_core(tmp_path: Path, monkeypatch:
     path = tmp_path / "small.log"
     path.write_bytes(LOG[:1000])
     with path.open("rb") as stream:
-        assert read_ahead(stream, DEFAULT_LIMITS, "auto") is None  # under MIN_BYTES
-    assert read_ahead(io.BytesIO(LOG), DEFAULT_LIMITS, "auto") is None
+        assert read_ahead(stream, DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE) is None  # under MIN_BYTES
+    assert read_ahead(io.BytesIO(LOG), DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE) is None
     monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
     monkeypatch.setattr(prefetch_module, "_cores", lambda: 1)
     with path.open("rb") as stream:
-        assert read_ahead(stream, DEFAULT_LIMITS, "auto") is None
+        assert read_ahead(stream, DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE) is None
 
 
 def test_closing_early_reaps_the_child(log_file: Path) -> None:
     with log_file.open("rb") as stream:
-        ahead = read_ahead(stream, DEFAULT_LIMITS, "auto")
+        ahead = read_ahead(stream, DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE)
         assert ahead is not None
         pid = ahead.pid
         next(ahead)

@@ -67,8 +67,9 @@ class Prefetched:
     numbers: list[int]
     #: The cleaned text of each candidate line and of the lines the scanner may feed before a hit, by start.
     cleaned: dict[int, str]
-    #: The starts of those lines that may hold a word :func:`~gauntlet.ingest.log.prefilter.may_start` seeks.
-    wordy: set[int]
+    #: By start, of each line cleaned to be fed before a hit: whether it may hold a word
+    #: :func:`~gauntlet.ingest.log.prefilter.may_start` seeks (a candidate line only cleaned has no entry).
+    wordy: dict[int, bool]
 
 
 def read_ahead(source: object, limits: Limits, backend: str, blocks: Blocks, context: int) -> Ahead | None:
@@ -272,7 +273,7 @@ class Ahead:
         at += 8 * described
         context = [start for start, flag in zip(starts, body[at : at + described], strict=True) if flag]
         at += described
-        wordy = {start for start, flag in zip(context, body[at : at + len(context)], strict=True) if flag}
+        wordy = {start: bool(flag) for start, flag in zip(context, body[at : at + len(context)], strict=True)}
         at += len(context)
         texts = body[at:].decode().split("\n") if described else []
         cleaned = dict(zip(starts, texts, strict=True))

@@ -409,9 +409,9 @@ def _feed_context(
     if wanted > 0 and cursor == 0:
         lines = [(number, raw, -1) for number, raw in previous_lines(previous, wanted)] + lines
     fresh = [(number, raw[:cap], start) for number, raw, start in lines if number > fed_through]
-    if found is not None and all(start in found.cleaned for _, _, start in fresh):
+    if found is not None and all(start in found.wordy for _, _, start in fresh):
         for number, _, start in fresh:
-            analyser.feed(number, found.cleaned[start], wordy=start in found.wordy)
+            analyser.feed(number, found.cleaned[start], wordy=found.wordy[start])
         return
     wordy = wordy_lines([raw for _, raw, _ in fresh])
     for index, (number, raw, _) in enumerate(fresh):

@@ -90,6 +90,24 @@ def test_same_findings_on_the_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
             assert _dumps(stream) == _dumps(io.BytesIO(path.read_bytes())), path
 
 
+def test_a_flood_of_candidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_CONTEXT_CANDIDATES in a block the child cleans no context: the scanner does, the same way."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    lines = [
+        b"FAILURES: none yet, connection refused by peer",
+        b"Traceback FAIL test_x",
+        b"tests/test_api.py::test_error_handling FAILED",
+        b"Killed FAIL",
+        b"##[error]Process completed with exit code 1.",
+    ]
+    log = b"\n".join(lines[i % len(lines)] for i in range(3 * prefetch_module.MAX_CONTEXT_CANDIDATES)) + b"\n"
+    path = tmp_path / "flood.log"
+    path.write_bytes(log)
+    with path.open("rb") as stream:
+        assert _dumps(stream) == _dumps(io.BytesIO(log))
+
+
 def test_masks_registered_through_the_child(log_file: Path) -> None:
     masks = Masks()
     with log_file.open("rb") as stream:

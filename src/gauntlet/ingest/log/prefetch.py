@@ -30,19 +30,20 @@ from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.prefilter import is_trigger, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
 
-__all__ = ["HIT", "MASK", "MIN_BYTES", "Ahead", "Blocks", "Prefetched", "read_ahead"]
+__all__ = ["HIT", "MASK", "MIN_BYTES", "UNKNOWN", "Ahead", "Blocks", "Prefetched", "read_ahead"]
 
 #: Below this the fork and the pipe cost more than they save (a fork is a millisecond or two; the scan of
 #: 16 MB about 50 ms, of which the child takes half).
 MIN_BYTES = 16 << 20
 #: How far (in descriptions, about 20 KiB a block on a busy log) the child may run ahead where Linux allows it.
 PIPE_BYTES = 1 << 20
-#: Past this many candidates in a block the child cleans no lines before the hits (see :func:`_describe`).
-MAX_CONTEXT_CANDIDATES = 4096
+#: Past this many candidates in a block the child gives only their line numbers (see :func:`_describe`).
+MAX_DESCRIBED = 4096
 #: How the scanner cuts a stream into blocks (``block[:end]`` whole lines): the child cuts the file the same way.
 Blocks = Callable[[BinaryIO, Limits], Iterator[tuple[bytes, int]]]
-#: What a candidate line is: no trigger, a finding's trigger, or a ``::add-mask::`` line (a value to redact).
-SKIP, HIT, MASK = 0, 1, 2
+#: What a candidate line is: no trigger, a finding's trigger, a ``::add-mask::`` line (a value to redact), or
+#: not looked at (a block past :data:`MAX_DESCRIBED`: the scanner cleans and confirms it).
+SKIP, HIT, MASK, UNKNOWN = 0, 1, 2, 3
 # Per block: its size, the end of its whole lines, the number of candidates, its newlines up to that end,
 # the numbers of lines described and of context lines among them, and the size of their texts; then the
 # candidates' offsets, their line indexes in the block and their kinds; the described lines' starts and
@@ -59,7 +60,7 @@ class Prefetched:
     limit: int
     #: The starts of the candidate lines, sorted (as :func:`~gauntlet.ingest.log.prefilter.searcher` gives).
     candidates: list[int]
-    #: :data:`SKIP`, :data:`HIT` or :data:`MASK` per candidate.
+    #: :data:`SKIP`, :data:`HIT`, :data:`MASK` or :data:`UNKNOWN` per candidate.
     kinds: bytes
     #: The number of newlines before each candidate, and before ``limit`` (the block's line count).
     lines: dict[int, int]
@@ -183,13 +184,16 @@ def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context
     find = block.find
     seen = 0
     previous = 0
-    # A flood of hits (a hostile log, a cascade) has most lines fed as context anyway: the scanner cleans them
-    # itself, rather than the child describing nearly every line of the block twice over.
-    context = context if len(candidates) <= MAX_CONTEXT_CANDIDATES else 0
+    # A flood of candidates (a hostile log, a cascade) is mostly cut short by the analyser's cap on lines fed:
+    # its lines are left to the scanner, rather than held cleaned in both processes (memory) and mostly unread.
+    flood = len(candidates) > MAX_DESCRIBED
     for offset in candidates:
         seen += count(b"\n", previous, offset)
         previous = offset
         numbers.append(seen)
+        if flood:
+            kinds.append(UNKNOWN)
+            continue
         end = find(b"\n", offset)
         text = clean_line(block[offset : end if end != -1 else len(block)][:cap])
         kind = MASK if "::add-mask::" in text else HIT if is_trigger(text) else SKIP

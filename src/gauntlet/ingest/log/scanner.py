@@ -23,7 +23,7 @@ from typing import BinaryIO, cast
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
 from gauntlet.ingest.log.locator import Span, previous_lines
-from gauntlet.ingest.log.prefetch import HIT, MASK, Prefetched
+from gauntlet.ingest.log.prefetch import HIT, MASK, UNKNOWN, Prefetched
 from gauntlet.ingest.log.prefilter import Search, is_trigger, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
@@ -199,7 +199,7 @@ def _hit_text(
     block: bytes, offset: int, end: int, cap: int, analyser: Analyser, found: Prefetched | None, index: int
 ) -> str | None:
     """The cleaned text of the candidate line at ``offset`` if it is a finding's trigger (see :func:`_is_hit`)."""
-    if found is None:
+    if found is None or found.kinds[index] == UNKNOWN:
         text = clean_line(block[offset : end if end != -1 else len(block)][:cap])
         return text if _is_hit(text, analyser) else None
     kind = found.kinds[index]

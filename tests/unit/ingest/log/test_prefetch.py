@@ -91,7 +91,7 @@ def test_same_findings_on_the_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_flood_of_candidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past MAX_CONTEXT_CANDIDATES in a block the child cleans no context: the scanner does, the same way."""
+    """Past MAX_DESCRIBED candidates in a block the child gives only line numbers: the scanner reads the rest."""
     monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
     monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
     lines = [
@@ -101,7 +101,7 @@ def test_a_flood_of_candidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         b"Killed FAIL",
         b"##[error]Process completed with exit code 1.",
     ]
-    log = b"\n".join(lines[i % len(lines)] for i in range(3 * prefetch_module.MAX_CONTEXT_CANDIDATES)) + b"\n"
+    log = b"\n".join(lines[i % len(lines)] for i in range(3 * prefetch_module.MAX_DESCRIBED)) + b"\n"
     path = tmp_path / "flood.log"
     path.write_bytes(log)
     with path.open("rb") as stream:

@@ -35,11 +35,12 @@ from gauntlet.ingest.log.jvm import Gradle, Java, Maven, Sbt
 from gauntlet.ingest.log.packages import Apt, Npm
 from gauntlet.ingest.log.php import Php
 from gauntlet.ingest.log.precommit import PreCommit
+from gauntlet.ingest.log.prefetch import read_ahead
 from gauntlet.ingest.log.pytests import Pytest, Unittest
 from gauntlet.ingest.log.python import Bandit, Pip, PythonLint, Traceback, TypeCheck
 from gauntlet.ingest.log.ruby import Minitest, Rspec, RubyError
 from gauntlet.ingest.log.rust import Rust
-from gauntlet.ingest.log.scanner import iter_blocks, scan_blocks
+from gauntlet.ingest.log.scanner import CONTEXT_BEFORE, iter_blocks, scan_blocks
 from gauntlet.ingest.log.scripts import LineWords
 from gauntlet.ingest.log.shell import Shell
 from gauntlet.ingest.paths import Checkout
@@ -136,5 +137,7 @@ def scan(
     :param checkout: the repository checkout: of the ``path:line`` places a block no parser read names, one
         of its files is preferred, and absolute paths under its root become repository-relative.
     """
+    # Started first, so that the child's pass runs while the parsers are made.
+    ahead = read_ahead(lines, limits, backend, iter_blocks, CONTEXT_BEFORE)
     analyser = Analyser(make_parsers(exclude), limits, masks, checkout)
-    yield from scan_blocks(iter_blocks(lines, limits), analyser, backend=backend)
+    yield from scan_blocks(iter_blocks(lines, limits), analyser, backend=backend, ahead=ahead)

@@ -1,0 +1,284 @@
+"""The prefilter's pass in a second process, one block ahead of the scanner, on big log files.
+
+Finding a block's candidate lines, counting its newlines, cleaning and confirming its candidates and cleaning
+the lines before its hits need no state, and they are half the scan of a big log; feeding the analyser is
+the rest, and only one process can do that. So on a big regular file and a machine with two cores or more, a
+forked child reads the same file (at its own offsets) in the same blocks and sends for each one, through a
+pipe, its candidates with their line numbers and kinds and the cleaned text of the lines the scanner will
+feed, while the parent feeds the lines of the block before. The pipe's buffer bounds how far ahead the child
+gets, so memory stays flat.
+
+The parent checks that every block it reads is the one the child describes (same size, same end of its whole
+lines); on any difference, a child that died, or a platform without ``fork``, the scanner does the work
+itself: the findings are the same either way, only the time differs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import struct
+import sys
+from array import array
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from io import SEEK_CUR
+from typing import BinaryIO, cast
+
+from gauntlet.ingest.limits import Limits
+from gauntlet.ingest.log.prefilter import is_trigger, searcher, wordy_lines
+from gauntlet.ingest.log.text import clean_line
+
+__all__ = ["HIT", "MASK", "MIN_BYTES", "UNKNOWN", "Ahead", "Blocks", "Prefetched", "read_ahead"]
+
+#: Below this the fork and the pipe cost more than they save (a fork is a millisecond or two; the scan of
+#: 16 MB about 50 ms, of which the child takes half).
+MIN_BYTES = 16 << 20
+#: How far (in descriptions, about 20 KiB a block on a busy log) the child may run ahead where Linux allows it.
+PIPE_BYTES = 1 << 20
+#: Past this many candidates in a block the child gives only their line numbers (see :func:`_describe`).
+MAX_DESCRIBED = 4096
+#: How the scanner cuts a stream into blocks (``block[:end]`` whole lines): the child cuts the file the same way.
+Blocks = Callable[[BinaryIO, Limits], Iterator[tuple[bytes, int]]]
+#: What a candidate line is: no trigger, a finding's trigger, a ``::add-mask::`` line (a value to redact), or
+#: not looked at (a block past :data:`MAX_DESCRIBED`: the scanner cleans and confirms it).
+SKIP, HIT, MASK, UNKNOWN = 0, 1, 2, 3
+# Per block: its size, the end of its whole lines, the number of candidates, its newlines up to that end,
+# the numbers of lines described and of context lines among them, and the size of their texts; then the
+# candidates' offsets, their line indexes in the block and their kinds; the described lines' starts and
+# whether each is a context line (one the scanner may feed before a hit), the context lines' wordy flags,
+# and the described lines' cleaned texts.
+_HEADER = struct.Struct("<7q")
+
+
+@dataclass(frozen=True, slots=True)
+class Prefetched:
+    """What the child found in one block."""
+
+    size: int
+    limit: int
+    #: The starts of the candidate lines, sorted (as :func:`~gauntlet.ingest.log.prefilter.searcher` gives).
+    candidates: list[int]
+    #: :data:`SKIP`, :data:`HIT`, :data:`MASK` or :data:`UNKNOWN` per candidate.
+    kinds: bytes
+    #: The number of newlines before each candidate, and before ``limit`` (the block's line count).
+    lines: dict[int, int]
+    #: The same for the candidates only, in their order.
+    numbers: list[int]
+    #: The cleaned text of each candidate line and of the lines the scanner may feed before a hit, by start.
+    cleaned: dict[int, str]
+    #: By start, of each line cleaned to be fed before a hit: whether it may hold a word
+    #: :func:`~gauntlet.ingest.log.prefilter.may_start` seeks (a candidate line only cleaned has no entry).
+    wordy: dict[int, bool]
+
+
+def read_ahead(source: object, limits: Limits, backend: str, blocks: Blocks, context: int) -> Ahead | None:
+    """Start the child for ``source`` when it is a big regular file and a second core is there, else None.
+
+    :param blocks: how the scanner cuts a stream into blocks
+        (:func:`~gauntlet.ingest.log.scanner.iter_blocks`): the child cuts the file the same way, and the
+        iterator returned yields one :class:`Prefetched` per block (it ends early if the child stops; closing
+        it ends the child).
+    :param context: how many lines before a hit the scanner feeds: the child cleans them.
+    """
+    fork = getattr(os, "fork", None)
+    fileno = getattr(source, "fileno", None)
+    # Forking a process with threads can leave the child a lock no thread will release (the sandbox runs some).
+    threading = sys.modules.get("threading")
+    threaded = threading is not None and threading.active_count() > 1
+    if fork is None or fileno is None or threaded or _cores() < 2:
+        return None
+    stream: BinaryIO = source  # type: ignore[assignment]  # has fileno, tell and read: a binary file
+    try:
+        descriptor = fileno()
+        info = os.fstat(descriptor)
+        start = stream.tell()
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size - start < MIN_BYTES:
+        return None
+    read_end, write_end = os.pipe()
+    _widen(write_end)
+    pid = fork()
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        os.close(read_end)
+        status = 1
+        try:
+            _child(_Reader(descriptor, start), limits, backend, blocks, context, write_end)
+            status = 0
+        finally:
+            # No interpreter shutdown in the child: the parent's buffers (stdout) must not be flushed twice.
+            os._exit(status)
+    os.close(write_end)
+    return Ahead(read_end, pid)
+
+
+def _widen(pipe: int) -> None:
+    """Let the child run up to :data:`PIPE_BYTES` ahead (a pipe holds 64 KiB, three blocks' descriptions), so
+    that a moment when the other core is busy elsewhere does not stall the scanner at once."""
+    import fcntl  # where there is fork, there is fcntl
+
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
+    if setsize is not None:
+        with contextlib.suppress(OSError):  # above the system's limit for unprivileged users: the default size
+            fcntl.fcntl(pipe, setsize, PIPE_BYTES)
+
+
+def _cores() -> int:
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
+class _Reader:
+    """The file read with ``pread`` at an offset of its own: the parent's reads do not move it."""
+
+    def __init__(self, descriptor: int, position: int) -> None:
+        self._descriptor = descriptor
+        self._position = position
+
+    def read(self, size: int) -> bytes:
+        """Up to ``size`` bytes from the position on (fewer only at the end of the file)."""
+        parts: list[bytes] = []
+        wanted = size
+        while wanted:
+            part = os.pread(self._descriptor, wanted, self._position)
+            if not part:
+                break
+            parts.append(part)
+            self._position += len(part)
+            wanted -= len(part)
+        return b"".join(parts)
+
+    def seekable(self) -> bool:
+        """Yes: the scanner re-reads a block's unfinished last line with the next block, as from a file."""
+        return True
+
+    def seek(self, offset: int, whence: int = SEEK_CUR) -> int:
+        """Move back or on from the current position (the only kind of seek the scanner makes)."""
+        if whence != SEEK_CUR:
+            raise ValueError("only relative seeks")
+        self._position += offset
+        return self._position
+
+
+def _child(reader: _Reader, limits: Limits, backend: str, blocks: Blocks, context: int, write_end: int) -> None:
+    """Describe every block ``reader`` gives into the pipe (see :data:`_HEADER`)."""
+    search = searcher(backend)
+    cap = limits.max_line_bytes
+    with open(write_end, "wb") as out:
+        try:
+            for block, limit in blocks(cast(BinaryIO, reader), limits):
+                out.write(_describe(block, limit, search(block), cap, context))
+        except BrokenPipeError:  # the parent stopped reading (a hostile log's cap, an error): nothing to do
+            pass
+
+
+def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context: int) -> bytes:
+    """One block's description: its candidates' numbers and kinds, and the lines the scanner will clean."""
+    numbers = array("q")
+    kinds = bytearray()
+    texts: dict[int, str] = {}  # line start: its cleaned text
+    before: dict[int, bytes] = {}  # start: raw line, of the lines the scanner may feed before a hit
+    count = block.count
+    find = block.find
+    seen = 0
+    previous = 0
+    # A flood of candidates (a hostile log, a cascade) is mostly cut short by the analyser's cap on lines fed:
+    # its lines are left to the scanner, rather than held cleaned in both processes (memory) and mostly unread.
+    flood = len(candidates) > MAX_DESCRIBED
+    for offset in candidates:
+        seen += count(b"\n", previous, offset)
+        previous = offset
+        numbers.append(seen)
+        if flood:
+            kinds.append(UNKNOWN)
+            continue
+        end = find(b"\n", offset)
+        text = clean_line(block[offset : end if end != -1 else len(block)][:cap])
+        kind = MASK if "::add-mask::" in text else HIT if is_trigger(text) else SKIP
+        kinds.append(kind)
+        texts[offset] = text
+        if kind == HIT and (not text.startswith("##[") or text.startswith("##[error]")):
+            _before(block, offset, context, before, cap)
+    total = seen + count(b"\n", previous, limit) if previous <= limit else count(b"\n", 0, limit)
+    for start, raw in before.items():
+        if start not in texts:
+            texts[start] = clean_line(raw)
+    indexes = wordy_lines(list(before.values()))
+    wordy = {start for index, start in enumerate(before) if index in indexes}
+    starts = list(texts)
+    flags = bytes(start in before for start in starts)  # the context lines: their wordy flags follow
+    wordy_flags = bytes(start in wordy for start in starts if start in before)  # in the order of ``starts``
+    joined = "\n".join(texts.values()).encode()
+    header = _HEADER.pack(len(block), limit, len(candidates), total, len(starts), len(before), len(joined))
+    body = (array("q", candidates), numbers, kinds, array("q", starts), flags, wordy_flags, joined)
+    return header + b"".join(body)
+
+
+def _before(block: bytes, offset: int, context: int, lines: dict[int, bytes], cap: int) -> None:
+    """Add up to ``context`` lines of ``block`` before the line at ``offset`` to ``lines`` (raw, cut)."""
+    position = offset - 1
+    for _ in range(context):
+        if position < 0:
+            break
+        start = block.rfind(b"\n", 0, position) + 1
+        if start not in lines:
+            lines[start] = block[start:position][:cap]
+        position = start - 1
+
+
+class Ahead:
+    """The child's descriptions, block by block; it ends when the child stops. :meth:`close` ends the child."""
+
+    def __init__(self, read_end: int, pid: int) -> None:
+        """Read what child ``pid`` writes to the pipe ``read_end``."""
+        self.pid = pid
+        self._pipe = open(read_end, "rb")  # noqa: SIM115 - closed by close(), the child's end with it
+
+    def __iter__(self) -> Ahead:
+        return self
+
+    def __next__(self) -> Prefetched:
+        if self.pid:
+            found = self._read()
+            if found is not None:
+                return found
+            self.close()
+        raise StopIteration
+
+    def close(self) -> None:
+        """Close the pipe (the child exits at its next write) and reap the child; idempotent."""
+        if self.pid:
+            self._pipe.close()
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+
+    def __del__(self) -> None:
+        self.close()
+
+    def _read(self) -> Prefetched | None:
+        header = self._pipe.read(_HEADER.size)
+        if len(header) != _HEADER.size:
+            return None
+        size, limit, count, total, described, context_lines, text_size = _HEADER.unpack(header)
+        length = 17 * count + 9 * described + context_lines + text_size
+        body = self._pipe.read(length)
+        if len(body) != length:
+            return None
+        view = memoryview(body)
+        candidates = view[: 8 * count].cast("q").tolist()
+        numbers = view[8 * count : 16 * count].cast("q").tolist()
+        lines = dict(zip(candidates, numbers, strict=True))
+        lines[limit] = total
+        kinds = body[16 * count : 17 * count]
+        at = 17 * count
+        starts = view[at : at + 8 * described].cast("q").tolist()
+        at += 8 * described
+        context = [start for start, flag in zip(starts, body[at : at + described], strict=True) if flag]
+        at += described
+        wordy = {start: bool(flag) for start, flag in zip(context, body[at : at + len(context)], strict=True)}
+        at += len(context)
+        texts = body[at:].decode().split("\n") if described else []
+        cleaned = dict(zip(starts, texts, strict=True))
+        return Prefetched(size, limit, candidates, kinds, lines, numbers, cleaned, wordy)

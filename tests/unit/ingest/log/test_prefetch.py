@@ -1,0 +1,161 @@
+"""The prefilter's pass in a child process: the same findings as the scanner alone, whatever happens to it."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
+from gauntlet.ingest.log import prefetch as prefetch_module
+from gauntlet.ingest.log import scan
+from gauntlet.ingest.log.prefetch import Blocks, read_ahead
+from gauntlet.ingest.log.scanner import BLOCK_BYTES, CONTEXT_BEFORE, iter_blocks
+from gauntlet.untrusted import Masks
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the child is forked")
+
+LOG = b"".join(
+    [
+        b"2026-11-29T12:00:00.0000000Z ##[group]Run pytest\n",
+        b"2026-11-29T12:00:00.0000000Z pytest\n",
+        b"2026-11-29T12:00:00.0000000Z ##[endgroup]\n",
+        b"::add-mask::hunter2-secret\n",
+        b"tests/test_api.py::test_error_handling PASSED [ 10%]\n" * 30_000,
+        b"\x1b[31mFAILED\x1b[0m tests/test_calc.py::test_divide - ZeroDivisionError: hunter2-secret\n",
+        b"src/app.c:12:5: error: 'count' undeclared (first use in this function)\n",
+        b"Downloading numpy-1.26.4.whl (18.2 MB)\n" * 30_000,
+        b"make: *** [Makefile:4: app] Error 1\n",
+        b"##[error]Process completed with exit code 1.\n",
+        b"a last line without a newline: error: at the end",
+    ]
+)
+
+
+@pytest.fixture
+def log_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The log above as a file the child is started for (a small one: the size threshold is lowered)."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    path = tmp_path / "job.log"
+    path.write_bytes(LOG)
+    assert len(LOG) > 2 * BLOCK_BYTES  # several blocks, and lines cut at their ends
+    return path
+
+
+def _dumps(stream: object, masks: Masks | None = None) -> list[str]:
+    return [finding.model_dump_json() for finding in scan(stream, masks=masks)]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("backend", ["auto", "stdlib"])
+def test_same_findings_as_the_scanner_alone(log_file: Path, backend: str) -> None:
+    alone = [f.model_dump_json() for f in scan(io.BytesIO(LOG), backend=backend)]
+    with log_file.open("rb") as stream:
+        ahead = read_ahead(stream, DEFAULT_LIMITS, backend, iter_blocks, CONTEXT_BEFORE)
+        assert ahead is not None
+        ahead.close()
+    with log_file.open("rb") as stream:
+        assert [f.model_dump_json() for f in scan(stream, backend=backend)] == alone
+    assert len(alone) >= 2
+
+
+def test_context_reaching_into_the_block_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    noise = b"Collecting numpy==1.26.4 (from -r requirements.txt (line 3)) ok\n"
+    assert len(noise) == 64  # whole lines fill the first block exactly: the failure is the next block's second line
+    cause = b"curl: (7) Failed to connect to example.com port 443: Connection refused\n"
+    log = noise * (BLOCK_BYTES // 64 - 3) + cause + noise * 3 + b"make: *** [Makefile:4: app] Error 1\n"
+    log += noise * 100 + b"##[error]Process completed with exit code 2.\n"
+    path = tmp_path / "job.log"
+    path.write_bytes(log)
+    alone = _dumps(io.BytesIO(log))
+    with path.open("rb") as stream:
+        assert _dumps(stream) == alone
+    assert alone
+
+
+CORPUS = sorted((Path(__file__).parents[3] / "fixtures" / "corpus").glob("*/*/input.log"))
+
+
+def test_same_findings_on_the_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every real tool's log read with the child (forced on, whatever its size) as without it."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    assert len(CORPUS) > 100
+    for path in CORPUS:
+        with path.open("rb") as stream:
+            assert _dumps(stream) == _dumps(io.BytesIO(path.read_bytes())), path
+
+
+def test_a_flood_of_candidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_DESCRIBED candidates in a block the child gives only line numbers: the scanner reads the rest."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    lines = [
+        b"FAILURES: none yet, connection refused by peer",
+        b"Traceback FAIL test_x",
+        b"tests/test_api.py::test_error_handling FAILED",
+        b"Killed FAIL",
+        b"##[error]Process completed with exit code 1.",
+    ]
+    log = b"\n".join(lines[i % len(lines)] for i in range(3 * prefetch_module.MAX_DESCRIBED)) + b"\n"
+    path = tmp_path / "flood.log"
+    path.write_bytes(log)
+    with path.open("rb") as stream:
+        assert _dumps(stream) == _dumps(io.BytesIO(log))
+
+
+def test_masks_registered_through_the_child(log_file: Path) -> None:
+    masks = Masks()
+    with log_file.open("rb") as stream:
+        _dumps(stream, masks)
+    assert masks.values == {"hunter2-secret"}
+
+
+def test_starts_where_the_stream_stands(log_file: Path) -> None:
+    skip = LOG.index(b"::add-mask::")
+    with log_file.open("rb") as stream:
+        stream.seek(skip)
+        ahead = list(read_ahead(stream, DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE) or [])
+    assert sum(block.size for block in ahead) >= len(LOG) - skip
+
+
+def test_a_child_that_stops_early_is_made_up_for(log_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    alone = _dumps(io.BytesIO(LOG))
+    real = prefetch_module.read_ahead
+
+    def first_block_only(source: object, limits: Limits, backend: str, blocks: Blocks, context: int) -> object:
+        ahead = real(source, limits, backend, blocks, context)
+        assert ahead is not None
+        yield next(ahead)
+        ahead.close()
+
+    monkeypatch.setattr("gauntlet.ingest.log.read_ahead", first_block_only)
+    with log_file.open("rb") as stream:
+        assert _dumps(stream) == alone
+
+
+def test_no_child_for_small_files_pipes_or_one_core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "small.log"
+    path.write_bytes(LOG[:1000])
+    with path.open("rb") as stream:
+        assert read_ahead(stream, DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE) is None  # under MIN_BYTES
+    assert read_ahead(io.BytesIO(LOG), DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE) is None
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 1)
+    with path.open("rb") as stream:
+        assert read_ahead(stream, DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE) is None
+
+
+def test_closing_early_reaps_the_child(log_file: Path) -> None:
+    with log_file.open("rb") as stream:
+        ahead = read_ahead(stream, DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE)
+        assert ahead is not None
+        pid = ahead.pid
+        next(ahead)
+        ahead.close()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: no child left behind

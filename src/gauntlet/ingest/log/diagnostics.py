@@ -26,11 +26,13 @@ from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "step_tool"]
 
-#: ``[tool: ]path:row[:column]:``; the path may be a man page (``man/demo.1``, mandoc), and a function may stand
-#: between the path and its row (darglint's ``shop/cart.py:total:7: DAR101: ...``).
+#: ``[tool: ]path:row[:column]:`` (or ``path:row:column [CODE]``: refurb); the path may be a man page
+#: (``man/demo.1``, mandoc), and a function may stand between the path and its row (darglint's
+#: ``shop/cart.py:total:7: DAR101: ...``).
 _PLACE = re.compile(
     r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9}|[1-9])):"
-    r"(?:[A-Za-z_]\w{0,100}:)?(?P<row>\d+)(?:\.(?P<dotted>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?)?:(?:(?P<column>\d+):)?(?P<rest>.*)$"
+    r"(?:[A-Za-z_]\w{0,100}:)?(?P<row>\d+)(?:\.(?P<dotted>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?)?:"
+    r"(?:(?P<column>\d+)(?::| (?=\[?[A-Z]{1,6}\d{2,5}\b)))?(?P<rest>.*)$"
 )
 _SEVERITY = re.compile(
     r"^\s*(?:(?P<level>fatal error|error|Error|ERROR|fatal|E|F)|"

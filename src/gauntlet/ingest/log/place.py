@@ -56,7 +56,7 @@ _PLACE = re.compile(
     r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?(?:[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}"
     r"|(?<![\w.-])" + _NAMED_FILES + r"))"
     r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?)?(?=[:\s,)\]]|$)"
-    r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7})(?:,(?P<pcolumn>\d{1,5})\)|\)(?=:\s))"
+    r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7})(?:, ?(?P<pcolumn>\d{1,5})\)|\)(?=:\s))"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``
     r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?(?=\s|$))"
@@ -71,9 +71,10 @@ _TRAILING = re.compile(
 _FILE = re.compile(
     r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(-]|:[^\s:]|\.\w)"
 )
-#: A JVM stack frame in the JDK's or a common library's packages (the frame names a class, not a path).
+#: A JVM stack frame in the JDK's or a common library's packages (the frame names a class, not a path), with
+#: or without its ``at`` (JUnit's console launcher prints none) and its module (``java.base/jdk.internal...``).
 _JVM_LIBRARY_FRAME = re.compile(
-    r"^\s*at (?:[\w$]+/)?(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|org\.junit|junit|org\.apache"
+    r"^\s*(?:at )?(?:[\w$.]+/)?(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|org\.junit|junit|org\.apache"
     r"|org\.gradle|org\.springframework|org\.testng|org\.opentest4j|org\.assertj|worker\.org\.gradle)\."
 )
 _STRICT = re.compile(r"(?i)warnings? (?:treated|are treated|turned into) as errors")

@@ -64,6 +64,7 @@ SECRET = re.compile(
     r"|private key|api key|access key)s?\b"
     # A weakness or a vulnerability by its catalogue id: ``CWE-120``, ``CVE-2021-44228``, ``GHSA-jfh8-c2jp-5v3q``.
     r"|\bCWE-\d{1,5}\b|\bCVE-\d{4}-\d{4,7}\b|\bGHSA(?:-[\da-z]{4}){3}\b"
+    r"|(?<![\w-])SECURITY:"  # a checker's severity (pscan's ``src/log.c:8 SECURITY: printf call ...``)
 )
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
 #: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
@@ -144,7 +145,8 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"|package-lock\.json and package\.json are not in sync|\bE404\b.{0,40}not found|404 Not Found - GET"
             r"|unable to locate package|could not find gem|requires? .{1,60} which (?:is|was) not found"
             r"|unable to find a resolution|\bResolution(?:Error|Impossible)\b|conflicting dependencies"
-            r"|dependency conflicts?\b|because of the following conflicts"
+            r"|dependency conflicts?\b|because of the following conflicts|dependency problems found"
+            r"|has requirement .{1,80} but you have|\bmissing: \S+@\S+, required by|\bUNMET (?:PEER )?DEPENDENCY\b"
         ),
     ),
     (

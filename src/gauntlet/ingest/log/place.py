@@ -138,6 +138,12 @@ _MANIFEST = re.compile(
     r"|setup\.(?:py|cfg)|Cargo\.toml|go\.mod|Gemfile|composer\.json|pom\.xml|build\.gradle(?:\.kts)?|mix\.exs"
     r"|pubspec\.yaml|Package\.swift|environment\.ya?ml|conanfile\.(?:txt|py)|vcpkg\.json|[\w.-]+\.csproj))(?![\w-]|\.\w)"
 )
+#: A unified diff's header and first hunk (``--- a/x.py``, ``+++ b/x.py``, ``@@ -2,5 +2,5 @@``).
+_DIFF_OLD = re.compile(r"^--- (?P<path>[^\s]{1,300})(?:\t.*)?$")
+_DIFF_NEW = re.compile(r"^\+\+\+ (?P<path>[^\s]{1,300})(?:\t.*)?$")
+_DIFF_HUNK = re.compile(r"^@@ -(?P<old>\d{1,7})(?:,\d+)? \+(?P<new>\d{1,7})(?:,\d+)? @@")
+#: The label a diff tool puts before each side's path.
+_DIFF_LABEL = re.compile(r"^(?:a|b|old|new|original|fixed|orig|before|after)/")
 #: A summary that counts what the report above it holds (``Exiting due to 1 warning(s)``, ``3 problems``).
 _COUNTED = re.compile(r"(?i)\b\d{1,6} (?:warnings?|errors?|problems?|issues?|violations?)\b")
 #: A formatter's or upgrader's report that it changed, or would change, a file (pyupgrade's ``Rewriting a.py``,
@@ -178,7 +184,12 @@ def place_block(
     """
     lines = list(texts)
     if draft.path is None:
-        found = _stylish([*before, *lines[1:]]) or _best_place(lines, checkout) or _file_alone(lines, checkout, command)
+        found = (
+            _stylish([*before, *lines[1:]])
+            or _diff_place([*before, *lines[1:]])
+            or _best_place(lines, checkout)
+            or _file_alone(lines, checkout, command)
+        )
         if found is None or found[1] is None:
             found = _worded_line(lines, found, command) or found
         if found is None and any(_COUNTED.search(text) for text in lines):
@@ -232,6 +243,8 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
         return by_step if by_step in ("lint", "type_error", "test_failure", "security") else "build_error"
     if placed and any(_REWRITTEN.match(text) for text in lines):
         return "lint"  # a formatter or upgrader that rewrote (or would rewrite) a file failed a check
+    if by_step is None and placed and any(_DIFF_HUNK.match(text) for text in lines):
+        return "lint"  # a formatter in check mode printed the change it wants (``autopep8 --diff``)
     # The step's tool alone names a block that says it failed; a quiet end (no failure word) stays unknown,
     # unless a tool nothing names listed the project's files, one a line: a checker flagging them (knip's
     # ``Unused files (1)`` over ``src/legacy.js``).
@@ -326,6 +339,36 @@ def _stylish(lines: list[str]) -> Place | None:
         header = next((h for h in map(_HEADER.match, reversed(lines[:index])) if h is not None), None)
         if header is not None:
             return header.group("path"), *_row_place(row)
+    return None
+
+
+def _diff_place(lines: Sequence[str]) -> Place | None:
+    """The first line a unified diff changes, in the file it names: what a formatter in check mode (``autopep8
+    --diff``, ``black --diff``, ``gofmt -d``) or a test of expected output (cram) printed instead of a place.
+
+    The file is the diff's old side (``--- original/shop/cart.py``), else its new one when the file is new
+    (``--- /dev/null``), without the side's label (``a/``, ``b/``, ``original/``, ``fixed/``); the line is the
+    hunk's start plus the context lines above its first change.
+    """
+    for index, text in enumerate(lines):
+        if (old := _DIFF_OLD.match(text)) is None:
+            continue
+        # The block's best line may stand between the header's lines (the lines come best line first).
+        near = lines[index + 1 : index + 5]
+        new = next((found for found in map(_DIFF_NEW.match, near) if found), None)
+        first = next(((i, found) for i, found in enumerate(map(_DIFF_HUNK.match, near)) if found), None)
+        if new is None or first is None:
+            continue
+        at, hunk = first
+        side = old if old.group("path") != "/dev/null" else new
+        path = _DIFF_LABEL.sub("", side.group("path"))
+        start = int(hunk.group("old") if side is old else hunk.group("new"))
+        context = 0
+        for body in lines[index + at + 2 : index + 60]:
+            if not body.startswith(" ") and body != "":
+                break
+            context += 1
+        return path, max(start, 1) + context, None
     return None
 
 

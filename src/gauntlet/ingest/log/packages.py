@@ -19,6 +19,8 @@ _NPM_DEPENDENCY = {
     "E404", "ETARGET", "ERESOLVE", "EINTEGRITY", "E403", "EBADENGINE", "ENOVERSIONS", "ENOENT",
     # ``npm ci --offline`` (or ``--prefer-offline`` without a cache): a package the lock names is not there.
     "ENOTCACHED", "ENOLOCK", "ELOCKVERIFY",
+    # ``npm ls``: the tree has a package missing, invalid or extraneous.
+    "ELSPROBLEMS",
 }  # fmt: skip
 _NPM_NOISE = re.compile(r"^(?:A complete log of this run|Log files were not written|\s*$|404\s*$|To see a list)")
 _YARN = re.compile(r"^error (?:(Command failed with exit code \d+\.?)|(.*))$")

@@ -65,6 +65,7 @@ SECRET = re.compile(
     # A weakness or a vulnerability by its catalogue id: ``CWE-120``, ``CVE-2021-44228``, ``GHSA-jfh8-c2jp-5v3q``.
     r"|\bCWE-\d{1,5}\b|\bCVE-\d{4}-\d{4,7}\b|\bGHSA(?:-[\da-z]{4}){3}\b"
     r"|(?<![\w-])SECURITY:"  # a checker's severity (pscan's ``src/log.c:8 SECURITY: printf call ...``)
+    r"|(?i:\bhigh entropy\b)"  # a secret scanner's reason (tartufo, truffleHog, detect-secrets)
 )
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
 #: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
@@ -214,9 +215,10 @@ _STEP = re.compile(
 )
 #: A command that says it lints or checks: ``npm run lint``, ``lintr::lint_dir``, ``rstcheck``,
 #: ``check-jsonschema`` (pre-commit's ``check-yaml``, ``check-json``), or a formatter in check mode (``mdformat
-#: --check``, ``docformatter --check``); a test binary says ``check_`` (Check's ``check_add``).
+#: --check``, ``docformatter --check``); a test binary says ``check_`` (Check's ``check_add``); a file named
+#: so is no checker (``runghc test/CartCheck.hs`` runs a property test).
 _ANY_LINT = re.compile(
-    r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check\b|(?:^|(?<=[\s/]))check-\w|(?<!\S)--check(?=$|[\s=])"
+    r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check\b(?!\.\w)|(?:^|(?<=[\s/]))check-\w|(?<!\S)--check(?=$|[\s=])"
 )
 #: A test program run by itself, or a program run on a test file: a word of the step whose name says test
 #: (``./build/calc_test``, ``check_add``, ``run-tests.sh``, ``testslide``, ``zope-testrunner``, ``tinytest::``,

@@ -199,7 +199,7 @@ def place_block(
         if found is not None:
             draft.path, draft.line, draft.column = found
     if draft.kind in _REDECIDED:
-        kind = block_kind(lines, step, placed=draft.path is not None)
+        kind = block_kind(lines, step, placed=draft.path is not None, above=before)
         # The locator's crash (a segfault, a panic) stays one, unless a test's: a test that crashed failed.
         if kind is not None and (draft.kind != "crash" or kind == "test_failure"):
             draft.kind = kind
@@ -210,7 +210,7 @@ def place_block(
         draft.path = _manifest(lines)  # ``loosen the dependency version constraints in pyproject.toml``
 
 
-def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
+def block_kind(lines: Sequence[str], step: str, *, placed: bool, above: Sequence[str] = ()) -> Kind | None:
     """The kind of a block no parser read, from what the step ran (:data:`~.tools.TOOLS`) and the block's words
     (:data:`~.tools.MARKERS`); None when neither says.
 
@@ -221,13 +221,15 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool) -> Kind | None:
     :param lines: the block's lines.
     :param step: the failed step's command, lower case.
     :param placed: the block names a file and line.
+    :param above: the lines just above the block: a secret scanner's report may name its reason there
+        (tartufo's ``Reason: High Entropy`` over the diff that shows the secret).
     """
     words = markers(lines)
     by_step = step_kind(step)
     diagnostic = placed and any(_DIAGNOSTIC.search(text) for text in lines)
     if words == "dependency":
         return words
-    if any(SECRET.search(text) for text in lines):
+    if any(SECRET.search(text) for text in [*above, *lines]):
         return "security"  # a secret in the sources, whatever checker found it
     if by_step in _CHECKERS and (diagnostic or placed):
         return by_step

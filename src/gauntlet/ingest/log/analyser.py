@@ -311,6 +311,9 @@ class Analyser:
             found = project_place([*block, *above[:_STEP_LINES]], self.checkout, self._command)
             if found is not None:
                 chosen.path, chosen.line, chosen.column = found
+                # The lines that placed it say what failed too (JUnit's ``expected: <3> but was: <2>`` above
+                # the summary the block is).
+                place_block(chosen, [*block, *reversed(above[:_STEP_LINES])], self._step)
 
     def _place_from_block(self, draft: Draft) -> None:
         """A parser's finding without a place takes the first project place its own lines name (see

@@ -273,7 +273,8 @@ def test_a_json_reports_path_and_line_keys_are_its_place() -> None:
     report = ["{", '  "warnings": [', "    {", '      "path": "shop/settings.py",', '      "line": 3,']
     draft = Draft(None, "unknown", "}", 9, 9, role="fallback")
     place_block(draft, ["}"], "dodgy", before=[*report, '      "message": "Possible hardcoded secret key"'])
-    assert (draft.path, draft.line, draft.kind) == ("shop/settings.py", 3, "unknown")
+    # the report's message above the block names a secret: dodgy's finding is a security one
+    assert (draft.path, draft.line, draft.kind) == ("shop/settings.py", 3, "security")
     library = Draft(None, "unknown", "}", 3, 3, role="fallback")
     place_block(library, ["}"], "zzz", before=['"file": "/usr/lib/python3/x.py",', '"line": 3'])
     assert library.path is None

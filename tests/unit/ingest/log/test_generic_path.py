@@ -1,5 +1,5 @@
 """The generic path on tools no parser knows (issue 31): each case is a real tool's output, read from or quoted
-from the held-out rounds tests/fixtures/corpus-unparsed/fresh3 and fresh5 (their generate.sh say how they were
+from the held-out rounds tests/fixtures/corpus-unparsed/fresh3, fresh5 and fresh6 (their generate.sh say how they were
 made), framed as a runner frames one failed step. Each rule is general (a shape or a vocabulary many tools
 share), not the tool's."""
 
@@ -217,12 +217,32 @@ def logged(case: str) -> list[tuple[str, str | None, int | None]]:
         ("fresh5/systools/cpputest_make_test", ("test_failure", "tests/test_cart.cpp", 14)),
         # GNAT's ``possible misspelling of "Total"`` on the same line is the error's note, not a second finding
         ("fresh5/systools/gprbuild_error", ("build_error", "cart.adb", 7)),
+        # a unified diff: the first line its hunk changes (``--- original/shop/cart.py``, ``@@ -2,5 +2,5 @@``)
+        ("fresh6/pytools/autopep8_diff", ("lint", "shop/cart.py", 5)),
+        ("fresh6/pytools/cram_failure", ("test_failure", "tests/cart.t", 4)),
+        # ``Reason: High Entropy`` above the diff that shows the secret
+        ("fresh6/pytools/tartufo_secret", ("security", "config/settings.py", 1)),
+        # ``shop/files.py:2:5 [FURB101]: Replace ...``: a rule code after the column, no colon
+        ("fresh6/pytools/refurb_findings", ("lint", "shop/files.py", 2)),
+        # ``src/log.c:8 SECURITY: printf call ...``
+        ("fresh6/systools/pscan_format_string", ("security", "src/log.c", 8)),
+        # JUnit's console launcher: frames without ``at``, the assertion above the summary
+        ("fresh6/systools/junit5_failure", ("test_failure", "CartTest.java", 15)),
+        # ``tests/test_cart.nim(9, 25): Check failed``
+        ("fresh6/systools/nim_unittest", ("test_failure", "tests/test_cart.nim", 9)),
+        ("fresh6/jstools/npm_ls_missing", ("dependency", None, None)),
+        ("fresh6/pytools/pip_check_conflict", ("dependency", None, None)),
     ],
 )
-def test_a_held_out_case_is_read_at_its_kind_and_place(case: str, expected: tuple[str, str, int]) -> None:
+def test_a_held_out_case_is_read_at_its_kind_and_place(case: str, expected: tuple[str, str | None, int | None]) -> None:
     assert logged(case) == [expected]
 
 
 def test_a_command_named_for_linting_is_a_linters() -> None:
     assert step_kind('rscript -e lintr::lint_dir("r")') == "lint"
     assert step_kind("npx oxlint --deny-warnings src") == "lint"
+
+
+def test_a_file_named_for_checks_is_a_test_file_not_a_checker() -> None:
+    assert step_kind("runghc test/cartcheck.hs") == "test_failure"
+    assert step_kind("rstcheck docs") == "lint"

@@ -199,6 +199,8 @@ VERDICTS: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*\d+ - (?P<name>\S+) \((?:Failed|Timeout|SEGFAULT|Exception|Subprocess aborted)\)",  # ctest
         r"^\s*\d+\) (?P<name>\S.*?):?$",  # mocha, jasmine, RSpec, JUnit 4
         r"^\s*(?:✗|✕|×|✘) (?P<name>\S.*)$",  # spec reporters
+        r"^(?:Test|test) (?P<name>[\w.:/<>-]{1,200}) (?:failed|FAILED)\b",  # QCheck, property testers, prose
+        r"^\s*\[FAIL(?:ED)?\]\s+(?P<name>\S.*?)\s*$",  # alcotest-style verdict columns
     )
 )
 #: A step's command split at shell separators, then the table's commands as whole words in each part.

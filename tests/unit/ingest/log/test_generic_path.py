@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gauntlet.ingest.log import scan
-from gauntlet.ingest.log.tools import SECRET, step_kind
+from gauntlet.ingest.log.tools import SECRET, failed_test_name, step_kind
 from gauntlet.models import Finding
 
 WORKSPACE = "/home/runner/work/demo/demo"
@@ -246,3 +246,15 @@ def test_a_command_named_for_linting_is_a_linters() -> None:
 def test_a_file_named_for_checks_is_a_test_file_not_a_checker() -> None:
     assert step_kind("runghc test/cartcheck.hs") == "test_failure"
     assert step_kind("rstcheck docs") == "lint"
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("Test discount_not_negative failed (8 shrink steps):", "discount_not_negative"),
+        ("[FAIL]        cart          1   total.", "cart          1   total."),
+        ("Test run finished after 137 ms", None),
+    ],
+)
+def test_a_verdict_in_prose_or_a_column_names_the_failed_test(line: str, name: str | None) -> None:
+    assert failed_test_name([line]) == name

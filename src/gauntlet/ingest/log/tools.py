@@ -171,6 +171,7 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"--- FAIL|\bFAIL(?:ED)?\b|\bnot ok \d|(?i:\bassert(?:ion(?:error)?)?\b)"
             r"|(?i:\bexpected\b.{0,80}\b(?:but|got|received|actual)\b)|^\s*\d+\) |\b\d+ (?:failing|failures?)\b"
             r"|Tests run: \d+, Failures: [1-9]|\[ {2}FAILED {2}\]|\bFailures:$"
+            r"|(?i:\btests? failed\b)"  # Julia's ``Test Failed at test/runtests.jl:5``, ``1 test failed``
         ),
     ),
     (

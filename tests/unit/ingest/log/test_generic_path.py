@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gauntlet.ingest.log import scan
-from gauntlet.ingest.log.tools import SECRET, failed_test_name, step_kind
+from gauntlet.ingest.log.tools import SECRET, failed_test_name, markers, step_kind
 from gauntlet.models import Finding
 
 WORKSPACE = "/home/runner/work/demo/demo"
@@ -258,3 +258,16 @@ def test_a_file_named_for_checks_is_a_test_file_not_a_checker() -> None:
 )
 def test_a_verdict_in_prose_or_a_column_names_the_failed_test(line: str, name: str | None) -> None:
     assert failed_test_name([line]) == name
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("Test Failed at /home/runner/work/demo/demo/test/runtests.jl:5", "test_failure"),
+        ("2 tests failed, 14 passed", "test_failure"),
+        ("Could not resolve dependencies for project shop", "dependency"),
+        ("all 16 tests passed", None),
+    ],
+)
+def test_the_words_of_a_verdict_name_its_kind(line: str, kind: str | None) -> None:
+    assert markers([line]) == kind

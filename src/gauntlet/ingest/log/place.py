@@ -113,6 +113,7 @@ _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d
 _DIAGNOSTIC = re.compile(
     r":\d{1,7}(?::\d{1,5}|\.\d{1,5}(?:-\d{1,7}(?:\.\d{1,5})?)?)?:\s"  # GNU's ``a.vala:6.12-6.15: error``
     r"|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+(?:\[?error|✖|✘)"
+    r"|\.\w+\(\d+(?:,\d+)?\) (?:Error|Fatal|error|fatal)\b"  # Free Pascal: ``cart.pas(9,11) Error: ...``
     r"|:\d{1,7}:\d{1,5} - (?:error|warning)"  # pyright
     r"|\.\w+:\d{1,7}(?::\d{1,5})? (?:error|warning)\b"  # markdownlint: ``README.md:1 error MD022/...``
     r"|\.[A-Za-z]\w{0,9}: line \d{1,7}, col"  # csslint: ``a.css: line 3, col 3, Error - ...``
@@ -142,8 +143,9 @@ _MANIFEST = re.compile(
 _DIFF_OLD = re.compile(r"^--- (?P<path>[^\s]{1,300})(?:\t.*)?$")
 _DIFF_NEW = re.compile(r"^\+\+\+ (?P<path>[^\s]{1,300})(?:\t.*)?$")
 _DIFF_HUNK = re.compile(r"^@@ -(?P<old>\d{1,7})(?:,\d+)? \+(?P<new>\d{1,7})(?:,\d+)? @@")
-#: The label a diff tool puts before each side's path.
+#: The label a diff tool puts before each side's path (``a/x.py``), or after it (ssort's ``x.py:before``).
 _DIFF_LABEL = re.compile(r"^(?:a|b|old|new|original|fixed|orig|before|after)/")
+_DIFF_SUFFIX = re.compile(r"(?P<extension>\.\w{1,10}):[a-z]+$")
 #: A summary that counts what the report above it holds (``Exiting due to 1 warning(s)``, ``3 problems``).
 _COUNTED = re.compile(r"(?i)\b\d{1,6} (?:warnings?|errors?|problems?|issues?|violations?)\b")
 #: A formatter's or upgrader's report that it changed, or would change, a file (pyupgrade's ``Rewriting a.py``,
@@ -200,8 +202,10 @@ def place_block(
             draft.path, draft.line, draft.column = found
     if draft.kind in _REDECIDED:
         kind = block_kind(lines, step, placed=draft.path is not None, above=before)
-        # The locator's crash (a segfault, a panic) stays one, unless a test's: a test that crashed failed.
-        if kind is not None and (draft.kind != "crash" or kind == "test_failure"):
+        # The locator's crash (a segfault, a panic) stays one, unless a test's (a test that crashed failed) or a
+        # compiler's diagnostic (fpc's ``cart.pas(9,11) Error: ...`` above its ``Fatal: Compilation aborted``).
+        compiled = kind == "build_error" and draft.path is not None and any(_DIAGNOSTIC.search(t) for t in lines)
+        if kind is not None and (draft.kind != "crash" or kind == "test_failure" or compiled):
             draft.kind = kind
         # ``jq . config/app.json``, ``config/app.json invalid``: a data file is checked, not built.
         if draft.kind in ("build_error", "unknown") and step_kind(step) is None and DATA_FILE.search(draft.path or ""):
@@ -363,7 +367,7 @@ def _diff_place(lines: Sequence[str]) -> Place | None:
             continue
         at, hunk = first
         side = old if old.group("path") != "/dev/null" else new
-        path = _DIFF_LABEL.sub("", side.group("path"))
+        path = _DIFF_SUFFIX.sub(r"\g<extension>", _DIFF_LABEL.sub("", side.group("path")))
         start = int(hunk.group("old") if side is old else hunk.group("new"))
         context = 0
         for body in lines[index + at + 2 : index + 60]:

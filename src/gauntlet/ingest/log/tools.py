@@ -148,6 +148,7 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"|unable to find a resolution|\bResolution(?:Error|Impossible)\b|conflicting dependencies"
             r"|dependency conflicts?\b|because of the following conflicts|dependency problems found"
             r"|has requirement .{1,80} but you have|\bmissing: \S+@\S+, required by|\bUNMET (?:PEER )?DEPENDENCY\b"
+            r"|(?i:\b(?:missing|unused|undeclared) (?:requirements?|dependenc(?:y|ies))\b)"
         ),
     ),
     (
@@ -221,7 +222,7 @@ _STEP = re.compile(
 #: --check``, ``docformatter --check``); a test binary says ``check_`` (Check's ``check_add``); a file named
 #: so is no checker (``runghc test/CartCheck.hs`` runs a property test).
 _ANY_LINT = re.compile(
-    r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check\b(?!\.\w)|(?:^|(?<=[\s/]))check-\w|(?<!\S)--check(?=$|[\s=])"
+    r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check\b(?!\.\w)|(?<![\w-])check[a-z]{2,30}\b(?!\.\w)|(?:^|(?<=[\s/]))check-\w|(?<!\S)--check(?=$|[\s=])"
 )
 #: A test program run by itself, or a program run on a test file: a word of the step whose name says test
 #: (``./build/calc_test``, ``check_add``, ``run-tests.sh``, ``testslide``, ``zope-testrunner``, ``tinytest::``,

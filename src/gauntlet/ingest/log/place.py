@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from gauntlet.ingest.log.draft import Draft, Line
 from gauntlet.ingest.log.text import repo_path
-from gauntlet.ingest.log.tools import DATA_FILE, INTERPRETERS, LINTERS, SECRET, markers, step_kind
+from gauntlet.ingest.log.tools import DATA_FILE, INTERPRETERS, LINTERS, RULE_NAME, SECRET, markers, step_kind
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.models import Kind
 
@@ -46,7 +46,9 @@ __all__ = [
 #: make names in its driver's ``*** [Makefile:2: all] Error 1`` after the compiler's error.
 _NAMED_FILES = (
     r"(?:Dockerfile|Containerfile|Jenkinsfile|Gemfile|Rakefile|Vagrantfile|Justfile|SConstruct|SConscript|Snakefile"
-    r"|Podfile|Brewfile|Fastfile|Tiltfile|Earthfile|Procfile|Berksfile|Guardfile|Puppetfile)"
+    r"|Podfile|Brewfile|Fastfile|Tiltfile|Earthfile|Procfile|Berksfile|Guardfile|Puppetfile"
+    # dotfiles checkers read: ``.env:2 Found spaced value``
+    r"|\.env(?:\.[a-z]{1,12})?|\.gitignore|\.dockerignore|\.npmrc|\.editorconfig|\.gitattributes|\.htaccess)"
 )
 #: ``path:line[:col]`` (or GNU's ``path:line.col[-[line.]col]``), ``path:[line,col]`` (Maven, Kotlin),
 #: ``path(line,col)`` (MSBuild), ``path: line N`` (sh, bash), ``"path", line N`` (a Python frame), ``path line N``
@@ -246,7 +248,9 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool, above: Sequence
     if by_step is None and placed and _only_warnings(lines):
         return "lint"  # a step that failed on warnings alone ran a checker (tidy, chktex, verilator --lint-only)
     if diagnostic:
-        return by_step if by_step in ("lint", "type_error", "test_failure", "security") else "build_error"
+        if by_step in ("lint", "type_error", "test_failure", "security"):
+            return by_step
+        return "lint" if any(RULE_NAME.search(text) for text in lines) else "build_error"
     if placed and any(_REWRITTEN.match(text) for text in lines):
         return "lint"  # a formatter or upgrader that rewrote (or would rewrite) a file failed a check
     if by_step is None and placed and any(_DIFF_HUNK.match(text) for text in lines):

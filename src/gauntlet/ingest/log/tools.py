@@ -27,6 +27,7 @@ __all__ = [
     "LINTERS",
     "MARKERS",
     "RULE_CODE",
+    "RULE_NAME",
     "SECRET",
     "TOOLS",
     "VERDICTS",
@@ -70,6 +71,9 @@ SECRET = re.compile(
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
 #: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
 RULE_CODE = re.compile(r"^\s*\[?[A-Z]{1,5}\d{2,5}\]?:?\s")
+#: A linter's rule named at the end of its message, in parentheses: ``(no-unused-vars)``, ``(@scope/rule)``
+#: (ESLint and its kin: ts-standard, xo, oxlint); a compiler names none so.
+RULE_NAME = re.compile(r"\((?:@[\w.-]+/)?[a-z][a-z0-9]*(?:[-/][a-z0-9]+)+\)\s*$")
 
 #: Data files: what a step no table knows finds wrong in one is a checker's finding (jq, a schema validator,
 #: desktop-file-validate, xmlstarlet), even in words no failure vocabulary holds (ajv's ``config/app.json invalid``).

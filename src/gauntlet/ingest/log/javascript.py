@@ -6,6 +6,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
+from gauntlet.ingest.log.place import project_place
 from gauntlet.ingest.log.tools import SECRET
 from gauntlet.models import Kind
 
@@ -79,6 +80,11 @@ NODE_LOCATION = re.compile(r"^((?:file://)?\S+?\.[cm]?[jt]sx?):(\d+)$")
 _NODE_ERROR = re.compile(r"^((?:[A-Z]\w*)?Error)(?: \[(\w+)\])?: (.*)$")
 #: A frame in an installed package (``/node_modules/nodeunit/lib/types.js``): not where the project's code threw.
 _INSTALLED = re.compile(r"/node_modules/")
+#: An error that says the input could not be read: a compile error, not a crash of the program.
+_UNPARSED = re.compile(
+    r"(?i)\b(?:could not|cannot|unable to|failed to) (?:parse|compile|transform)|\bparse error\b"
+    r"|^Error transforming "
+)
 
 
 class NodeError(BlockParser):
@@ -110,7 +116,12 @@ class NodeError(BlockParser):
             missing = message.startswith(("Cannot find module", "Cannot find package"))
             self._frames = 0
             kind: Kind = "build_error" if missing else "test_failure" if match.group(1) == "AssertionError" else "crash"
+            if _UNPARSED.search(message):
+                kind = "build_error"  # a compiler written in JavaScript that could not read its input (jison, sucrase)
             self._draft = Draft("node", kind, text, number, number, rule=code)
+            if (where := project_place([message], None)) is not None:
+                # The source it could not read: ``Error transforming src/cart.ts: Unexpected token (6:57)``.
+                self._draft.path, self._draft.line, self._draft.column = where
             start = number
             for earlier, previous in sink.tail(6, number):
                 if previous.strip() == "^" or previous.startswith(("node:internal", "file://", "/")):

@@ -18,6 +18,9 @@ _CHAINED = ("During handling of the above exception", "The above exception was t
 _STANDALONE = re.compile(r"^(SyntaxError|IndentationError|TabError|ModuleNotFoundError|ImportError): (.*)$")
 _LIBRARY = re.compile(r"site-packages|dist-packages|/lib/python\d|<frozen|^<|/usr/lib/")
 _BUILD = {"SyntaxError", "IndentationError", "TabError", "ImportError", "ModuleNotFoundError"}
+_RESOLVER = re.compile(
+    r"^(?:DistributionNotFound|ResolutionImpossible|ResolutionError|SolverProblemError|VersionConflict)$"
+)
 _INFRA = re.compile(r"Connection(?:Refused|Reset|Aborted)?Error|gaierror|MaxRetryError|ReadTimeout|ConnectTimeout")
 
 
@@ -28,6 +31,8 @@ def exception_kind(name: str) -> Kind:
         return "build_error"
     if _INFRA.search(name):
         return "infra"
+    if _RESOLVER.search(short):
+        return "dependency"  # a resolver that gave up (pip-compile's ``DistributionNotFound``)
     return "crash"
 
 

@@ -119,9 +119,9 @@ class NodeError(BlockParser):
             if _UNPARSED.search(message):
                 kind = "build_error"  # a compiler written in JavaScript that could not read its input (jison, sucrase)
             self._draft = Draft("node", kind, text, number, number, rule=code)
-            if (where := project_place([message], None)) is not None:
+            if (named := project_place([message], None)) is not None:
                 # The source it could not read: ``Error transforming src/cart.ts: Unexpected token (6:57)``.
-                self._draft.path, self._draft.line, self._draft.column = where
+                self._draft.path, self._draft.line, self._draft.column = named
             start = number
             for earlier, previous in sink.tail(6, number):
                 if previous.strip() == "^" or previous.startswith(("node:internal", "file://", "/")):

@@ -122,6 +122,8 @@ _DIAGNOSTIC = re.compile(
     r"|\bin \S{1,200}\.[A-Za-z]\w{0,9} line \d{1,7}:"  # chktex: ``Warning 2 in a.tex line 3: ...``
     r"|\.[A-Za-z]\w{0,9} \d{1,7}:\d{1,5}(?:\s|$)"  # dart-sass: ``styles/a.scss 4:10  root stylesheet``
 )
+#: A compiler's error at a place (``a.c:3:5: error:``, ``cart.pas(9,11) Error:``): what a crash's block may really be.
+_COMPILER_ERROR = re.compile(r"(?:\.\w+:\d+(?::\d+)?:|\.\w+\(\d+(?:,\s?\d+)?\):?) (?:fatal )?[Ee]rror\b")
 #: A line named in words after the file, or with no file at all: ``syntax error in line 3``, ``Parse error on
 #: line 4, column 1``, ``line 6 column 1 - Warning``, ``at line 4, column 9`` (dot, jsonlint, tidy, jq, sqlite3),
 #: or a report's ``Line:   3`` under its ``File:   config.py`` (gitleaks, trufflehog).
@@ -206,7 +208,7 @@ def place_block(
         kind = block_kind(lines, step, placed=draft.path is not None, above=before)
         # The locator's crash (a segfault, a panic) stays one, unless a test's (a test that crashed failed) or a
         # compiler's diagnostic (fpc's ``cart.pas(9,11) Error: ...`` above its ``Fatal: Compilation aborted``).
-        compiled = kind == "build_error" and draft.path is not None and any(_DIAGNOSTIC.search(t) for t in lines)
+        compiled = kind == "build_error" and draft.path is not None and any(_COMPILER_ERROR.search(t) for t in lines)
         if kind is not None and (draft.kind != "crash" or kind == "test_failure" or compiled):
             draft.kind = kind
         # ``jq . config/app.json``, ``config/app.json invalid``: a data file is checked, not built.

@@ -1,5 +1,5 @@
 """The generic path on tools no parser knows (issue 31): each case is a real tool's output, read from or quoted
-from the held-out rounds tests/fixtures/corpus-unparsed/fresh3, fresh5 and fresh6 (their generate.sh say how they were
+from the held-out rounds tests/fixtures/corpus-unparsed/fresh3 to fresh7 (their generate.sh say how they were
 made), framed as a runner frames one failed step. Each rule is general (a shape or a vocabulary many tools
 share), not the tool's."""
 
@@ -232,6 +232,15 @@ def logged(case: str) -> list[tuple[str, str | None, int | None]]:
         ("fresh6/systools/nim_unittest", ("test_failure", "tests/test_cart.nim", 9)),
         ("fresh6/jstools/npm_ls_missing", ("dependency", None, None)),
         ("fresh6/pytools/pip_check_conflict", ("dependency", None, None)),
+        # measured last (fresh4 kept unseen, fresh7 untuned), then read for what generalises:
+        ("fresh7/pytools/ssort_check", ("lint", "shop/cart.py", 1)),  # ``--- shop/cart.py:before``
+        ("fresh4/pytools/dotenv_linter_errors", ("lint", ".env", 2)),  # a dotfile
+        ("fresh4/systools/fpc_identifier_not_found", ("build_error", "cart.pas", 9)),  # over ``Fatal:``
+        ("fresh4/jstools/sucrase_syntax_error", ("build_error", "src/cart.ts", 6)),  # ``Error transforming``
+        ("fresh7/jstools/jison_grammar_error", ("build_error", None, None)),  # ``Could not parse``
+        ("fresh4/pytools/pip_compile_conflict", ("dependency", None, None)),  # ``DistributionNotFound``
+        ("fresh4/pytools/pip_missing_reqs", ("dependency", "shop/cli.py", 2)),  # ``Missing requirements``
+        ("fresh7/systools/checkbashisms_script", ("lint", "scripts/deploy.sh", 4)),  # a check... program
     ],
 )
 def test_a_held_out_case_is_read_at_its_kind_and_place(case: str, expected: tuple[str, str | None, int | None]) -> None:
@@ -271,3 +280,7 @@ def test_a_verdict_in_prose_or_a_column_names_the_failed_test(line: str, name: s
 )
 def test_the_words_of_a_verdict_name_its_kind(line: str, kind: str | None) -> None:
     assert markers([line]) == kind
+
+
+def test_a_linters_rule_named_last_makes_its_diagnostic_lint() -> None:
+    assert logged("fresh7/jstools/ts_standard_errors") == [("lint", "src/cart.ts", 3), ("lint", "src/cart.ts", 2)]

@@ -304,7 +304,8 @@ class Analyser:
             # A test runner's summary stands under the failure it counts: the place is above.
             above = [t for t in reversed(self._lines(located.start - _AFTER_LINES, located.start)) if t[:3] != "##["]
             place_block(chosen, above, self._step, checkout=self.checkout)
-        if self._project_path(chosen.path) is None:
+        # A test's failure placed at a file alone (a report it wrote, ``suite/toc.html``) has a line above.
+        if self._project_path(chosen.path) is None or (chosen.line is None and chosen.kind == "test_failure"):
             # The step's output above names the project's place the block does not (a template compiler's
             # ``Error: views/cart.pug:7:24`` above the error object it dumps): the nearest one.
             above = [t for n, t in reversed(self._step_lines) if n < located.start and t[:3] != "##["]

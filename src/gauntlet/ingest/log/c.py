@@ -7,7 +7,7 @@ import re
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.ingest.log.place import project_place
-from gauntlet.ingest.log.tools import checker_kind, step_kind
+from gauntlet.ingest.log.tools import TEST_VERDICT, checker_kind, step_kind
 from gauntlet.models import Kind
 
 __all__ = ["CMake", "CTest", "Compiler", "Make", "Sanitizer", "Valgrind"]
@@ -47,8 +47,6 @@ _LINKER = re.compile(
 _LINK_WHERE = re.compile(
     rf"^({_SOURCE}):(?:\(|(\d+): )|^(?:/\S*/)?(?:ld|ld\.\w+|lld)(?:\.exe)?: (?:error: )?({_SOURCE}):(?:(\d+): )?"
 )
-#: A test framework's verdict in a diagnostic's message (not a compile-time ``static assertion failed``).
-_TEST_VERDICT = re.compile(r"(?i)(?<!static )\b(?:failure in|assert(?:ion)? failed|check failed|expected .* but)\b")
 _SNIPPET = re.compile(r"^\s+(?:\d+\s)?\|")
 _COLLECT2 = re.compile(r"^collect2: error: ld returned (\d+) exit status|^clang(?:\+\+)?: error: linker command failed")
 
@@ -81,7 +79,7 @@ class Compiler(BlockParser):
                 self._last = (path, row, column)
                 tool: str | None = _compiler(path, sink)
                 kind: Kind = "lint" if tool in ("cppcheck", "clang-tidy") else "build_error"
-                if _TEST_VERDICT.search(message) and step_kind(sink.step) == "test_failure":
+                if TEST_VERDICT.search(message) and step_kind(sink.step) == "test_failure":
                     # A C or C++ test framework prints its failures in the compiler's shape (CppUTest's
                     # ``tests/a.cpp:14: error: Failure in TEST(Cart, Total)``, Unity's ``:FAIL:``).
                     tool, kind = None, "test_failure"

@@ -21,7 +21,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
-from gauntlet.ingest.log.tools import DATA_FILE, INTERPRETERS, RULE_CODE, RULE_NAME, SECRET, step_kind
+from gauntlet.ingest.log.tools import DATA_FILE, INTERPRETERS, RULE_CODE, RULE_NAME, SECRET, TEST_VERDICT, step_kind
 from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "step_tool"]
@@ -90,6 +90,8 @@ def _kind(tool: str | None, message: str, step: str, path: str = "") -> Kind:
         return "lint"  # a checker by its name, by the rule code its message opens with, or of a data file
     if RULE_NAME.search(message):
         return "lint"  # ESLint's and its kin's rule named last: ``Extra semicolon. (@typescript-eslint/semi)``
+    if TEST_VERDICT.search(message) and not _SYNTAX.search(message):
+        return "test_failure"  # a test framework's verdict in the compiler's shape (CxxTest, CppUTest)
     if _SYNTAX.search(message) or (tool or "").endswith("c") or by_step in ("build_error", "dependency"):
         return "build_error"  # a syntax error, or a compiler (erlc, luac, elixirc, nimc), or a build step's
     if by_step == "test_failure" or _ASSERTION.search(message):

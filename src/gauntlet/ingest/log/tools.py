@@ -29,6 +29,7 @@ __all__ = [
     "RULE_CODE",
     "RULE_NAME",
     "SECRET",
+    "TEST_VERDICT",
     "TOOLS",
     "VERDICTS",
     "checker_kind",
@@ -71,6 +72,14 @@ SECRET = re.compile(
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
 #: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
 RULE_CODE = re.compile(r"^\s*\[?[A-Z]{1,5}\d{2,5}\]?:?\s")
+#: A test framework's verdict in a diagnostic's message: CppUTest's ``Failure in TEST(Cart, Total)``, CxxTest's
+#: ``Expected (total(prices, 2) == 3), found (2 != 3)``, a failed check or assertion (not a compile-time
+#: ``static assertion failed``).
+TEST_VERDICT = re.compile(
+    r"(?i)(?<!static )\b(?:failure in|assert(?:ion)? failed|check failed)\b"
+    # A parser says ``expected ',', got ';'``: a test compares values, ``but`` one was another, or expressions.
+    r"|^expected\b.{1,200}\bbut\b|^expected \(.{1,200}\), found \("
+)
 #: A linter's rule named at the end of its message, in parentheses: ``(no-unused-vars)``, ``(@scope/rule)``
 #: (ESLint and its kin: ts-standard, xo, oxlint); a compiler names none so.
 RULE_NAME = re.compile(r"\((?:@[\w.-]+/)?[a-z][a-z0-9]*(?:[-/][a-z0-9]+)+\)\s*$")
@@ -221,12 +230,13 @@ _STEP = re.compile(
     + r")"
     + _COMMAND_END
 )
-#: A command that says it lints or checks: ``npm run lint``, ``lintr::lint_dir``, ``rstcheck``,
+#: A command that says it lints or checks: ``npm run lint``, ``lintr::lint_dir``, ``rstcheck``, ``checkbashisms``,
 #: ``check-jsonschema`` (pre-commit's ``check-yaml``, ``check-json``), or a formatter in check mode (``mdformat
-#: --check``, ``docformatter --check``); a test binary says ``check_`` (Check's ``check_add``); a file named
-#: so is no checker (``runghc test/CartCheck.hs`` runs a property test).
+#: --check``, ``docformatter --check``, ``teyit --fail-on-change``); a test binary says ``check_`` (Check's
+#: ``check_add``); a file named so is no checker (``runghc test/CartCheck.hs`` runs a property test).
 _ANY_LINT = re.compile(
-    r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check\b(?!\.\w)|(?<![\w-])check[a-z]{2,30}\b(?!\.\w)|(?:^|(?<=[\s/]))check-\w|(?<!\S)--check(?=$|[\s=])"
+    r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check\b(?!\.\w)|(?<![\w-])check[a-z]{2,30}\b(?!\.\w)"
+    r"|(?:^|(?<=[\s/]))check-\w|(?<!\S)--(?:check|fail-on-change)(?=$|[\s=])"
 )
 #: A test program run by itself, or a program run on a test file: a word of the step whose name says test
 #: (``./build/calc_test``, ``check_add``, ``run-tests.sh``, ``testslide``, ``zope-testrunner``, ``tinytest::``,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gauntlet.ingest.log import scan
-from gauntlet.ingest.log.tools import SECRET, failed_test_name, markers, step_kind
+from gauntlet.ingest.log.tools import SECRET, TEST_VERDICT, failed_test_name, markers, step_kind
 from gauntlet.models import Finding
 
 WORKSPACE = "/home/runner/work/demo/demo"
@@ -241,6 +241,11 @@ def logged(case: str) -> list[tuple[str, str | None, int | None]]:
         ("fresh4/pytools/pip_compile_conflict", ("dependency", None, None)),  # ``DistributionNotFound``
         ("fresh4/pytools/pip_missing_reqs", ("dependency", "shop/cli.py", 2)),  # ``Missing requirements``
         ("fresh7/systools/checkbashisms_script", ("lint", "scripts/deploy.sh", 4)),  # a check... program
+        # CxxTest's ``tests/CartTest.h:11: Error: Expected (total(prices, 2) == 3), found (2 != 3)``
+        ("fresh7/systools/cxxtest_failure", ("test_failure", "tests/CartTest.h", 11)),
+        # TestNG: the AssertJ frame above the summary, not the report file it names
+        ("fresh7/systools/testng_assertj_failure", ("test_failure", "CartTest.java", 15)),
+        ("fresh7/pytools/teyit_deprecated_asserts", ("lint", "tests/test_cart.py", None)),  # --fail-on-change
     ],
 )
 def test_a_held_out_case_is_read_at_its_kind_and_place(case: str, expected: tuple[str, str | None, int | None]) -> None:
@@ -284,3 +289,18 @@ def test_the_words_of_a_verdict_name_its_kind(line: str, kind: str | None) -> No
 
 def test_a_linters_rule_named_last_makes_its_diagnostic_lint() -> None:
     assert logged("fresh7/jstools/ts_standard_errors") == [("lint", "src/cart.ts", 3), ("lint", "src/cart.ts", 2)]
+
+
+@pytest.mark.parametrize(
+    ("message", "verdict"),
+    [
+        ("Failure in TEST(Cart, Total)", True),
+        ("Expected (total(prices, 2) == 3), found (2 != 3)", True),
+        ("expected 4 but was 3", True),
+        ("Expected ',', got ';'", False),  # swc: a parser's
+        ("expected operand, got end of line", False),  # yasm: an assembler's
+        ("static assertion failed: size", False),
+    ],
+)
+def test_a_test_frameworks_verdict_is_told_from_a_parsers_expectation(message: str, verdict: bool) -> None:
+    assert bool(TEST_VERDICT.search(message)) is verdict

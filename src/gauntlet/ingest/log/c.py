@@ -60,7 +60,7 @@ class Compiler(BlockParser):
     def __init__(self) -> None:
         super().__init__()
         self._repeats = Repeats()
-        self._last: tuple[str, str, str] | None = None
+        self._last: tuple[str, str] | None = None
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
@@ -74,9 +74,9 @@ class Compiler(BlockParser):
         if "error" in text:
             if match := _DIAGNOSTIC.match(text):
                 path, row, column, _, message, flag = match.groups()
-                if column and (path, row, column) == self._last:
-                    return True  # a second error at the very same place is the first one's cascade
-                self._last = (path, row, column)
+                if (path, row) == self._last:
+                    return True  # a second error on the same line is the first one's cascade, or its note
+                self._last = (path, row)
                 tool: str | None = _compiler(path, sink)
                 kind: Kind = "lint" if tool in ("cppcheck", "clang-tidy") else "build_error"
                 if TEST_VERDICT.search(message) and step_kind(sink.step) == "test_failure":

@@ -29,6 +29,7 @@ _OOM = re.compile(
     r"fatal error: runtime: out of memory|^MemoryError$|memory allocation of \d+ bytes failed"
 )
 _FATAL = re.compile(r"^(Fatal Python error|fatal error|FATAL ERROR): (.*)$")
+_V8_FATAL = re.compile(r"(?i)heap|allocation failed|javascript|mark-compact|v8")
 _FATAL_TOOLS = {"Fatal Python error": "python", "fatal error": "go", "FATAL ERROR": "node"}
 _TIMEOUT = re.compile(r"^timeout: (?:the monitored command dumped core|sending signal)|^Terminated$")
 _INFRA = re.compile(
@@ -81,8 +82,10 @@ class Shell(LineParser):
                     message, start = f"{message}: {previous.strip()}", earlier
             sink.emit(Draft("shell", kind, message, start, number))
             return True
-        if text.startswith(("Fatal", "fatal error: ", "FATAL")) and (fatal := _FATAL.match(text)):
-            # Runtimes dying on their own: faulthandler, the Go runtime (deadlock), V8.
+        fatal = _FATAL.match(text) if text.startswith(("Fatal", "fatal error: ", "FATAL")) else None
+        # Runtimes dying on their own: faulthandler, the Go runtime (deadlock), V8 (its heap); other tools say
+        # ``FATAL ERROR`` too (dtc's ``Unable to parse input tree``): their error above it explains them.
+        if fatal is not None and (fatal.group(1) != "FATAL ERROR" or _V8_FATAL.search(fatal.group(2))):
             who, what = fatal.groups()
             rule = "out-of-memory" if "memory" in what else None
             sink.emit(Draft(_FATAL_TOOLS[who], "crash", f"{who}: {what}", number, number, rule=rule))

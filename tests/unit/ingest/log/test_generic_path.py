@@ -246,6 +246,8 @@ def logged(case: str) -> list[tuple[str, str | None, int | None]]:
         # TestNG: the AssertJ frame above the summary, not the report file it names
         ("fresh7/systools/testng_assertj_failure", ("test_failure", "CartTest.java", 15)),
         ("fresh7/pytools/teyit_deprecated_asserts", ("lint", "tests/test_cart.py", None)),  # --fail-on-change
+        # dtc's ``FATAL ERROR: Unable to parse input tree`` is no V8 crash: its error above it explains it
+        ("fresh4/systools/dtc_syntax_error", ("build_error", "dts/board.dts", 7)),
     ],
 )
 def test_a_held_out_case_is_read_at_its_kind_and_place(case: str, expected: tuple[str, str | None, int | None]) -> None:
@@ -304,3 +306,8 @@ def test_a_linters_rule_named_last_makes_its_diagnostic_lint() -> None:
 )
 def test_a_test_frameworks_verdict_is_told_from_a_parsers_expectation(message: str, verdict: bool) -> None:
     assert bool(TEST_VERDICT.search(message)) is verdict
+
+
+def test_a_second_compiler_message_on_one_line_is_the_firsts_note() -> None:
+    # doxygen's two warnings about one parameter, in gcc's shape: one finding
+    assert logged("fresh4/systools/doxygen_bad_param") == [("build_error", "include/cart.h", 6)]

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from gauntlet.ingest.log.draft import Draft, Line
 from gauntlet.ingest.log.text import repo_path
-from gauntlet.ingest.log.tools import DATA_FILE, INTERPRETERS, LINTERS, RULE_NAME, SECRET, markers, step_kind
+from gauntlet.ingest.log.tools import DATA_FILE, INTERPRETERS, LINTERS, RULE_CODE, RULE_NAME, SECRET, markers, step_kind
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.models import Kind
 
@@ -249,13 +249,15 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool, above: Sequence
         return words
     if by_step is None and placed and _only_warnings(lines):
         return "lint"  # a step that failed on warnings alone ran a checker (tidy, chktex, verilator --lint-only)
+    if by_step is None and placed and any(RULE_CODE.match(text) for text in lines):
+        return "lint"  # a checker's rule codes at a place (``[TRY002] Create your own exception - a.py:3:8``)
     if diagnostic:
         if by_step in ("lint", "type_error", "test_failure", "security"):
             return by_step
         return "lint" if any(RULE_NAME.search(text) for text in lines) else "build_error"
     if placed and any(_REWRITTEN.match(text) for text in lines):
         return "lint"  # a formatter or upgrader that rewrote (or would rewrite) a file failed a check
-    if by_step is None and placed and any(_DIFF_HUNK.match(text) for text in lines):
+    if by_step is None and placed and any(_DIFF_HUNK.match(text) for text in [*above, *lines]):
         return "lint"  # a formatter in check mode printed the change it wants (``autopep8 --diff``)
     # The step's tool alone names a block that says it failed; a quiet end (no failure word) stays unknown,
     # unless a tool nothing names listed the project's files, one a line: a checker flagging them (knip's

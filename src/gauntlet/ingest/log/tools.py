@@ -168,6 +168,7 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
         "type_error",
         re.compile(
             r"\bis not assignable to (?:parameter of )?type\b|\bincompatible types? in\b|\bhas incompatible type\b"
+            r"|(?i:\bincompatible (?:return|argument|assignment) type\b)"
         ),
     ),
     (

@@ -1,5 +1,5 @@
 """The generic path on tools no parser knows (issue 31): each case is a real tool's output, read from or quoted
-from the held-out rounds tests/fixtures/corpus-unparsed/fresh3 to fresh7 (their generate.sh say how they were
+from the held-out rounds tests/fixtures/corpus-unparsed/fresh3 to fresh8 (their generate.sh say how they were
 made), framed as a runner frames one failed step. Each rule is general (a shape or a vocabulary many tools
 share), not the tool's."""
 
@@ -248,6 +248,11 @@ def logged(case: str) -> list[tuple[str, str | None, int | None]]:
         ("fresh7/pytools/teyit_deprecated_asserts", ("lint", "tests/test_cart.py", None)),  # --fail-on-change
         # dtc's ``FATAL ERROR: Unable to parse input tree`` is no V8 crash: its error above it explains it
         ("fresh4/systools/dtc_syntax_error", ("build_error", "dts/board.dts", 7)),
+        # fresh8, measured untuned last: rule codes at a place, a diff's header above the block, a return type
+        ("fresh8/pytools/tryceratops_vanilla_exception", ("lint", "shop/pay.py", 3)),
+        ("fresh8/pytools/docsig_param_mismatch", ("lint", "shop/tax.py", 1)),
+        ("fresh8/pytools/fprettify_diff", ("lint", "src/cart.f90", 2)),
+        ("fresh8/pytools/pyanalyze_return_type", ("type_error", "shop/cart.py", 6)),
     ],
 )
 def test_a_held_out_case_is_read_at_its_kind_and_place(case: str, expected: tuple[str, str | None, int | None]) -> None:

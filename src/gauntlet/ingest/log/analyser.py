@@ -28,7 +28,7 @@ from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
-from gauntlet.ingest.log.place import lone_place, place_block, project_place, report_rows
+from gauntlet.ingest.log.place import lone_place, named_by_command, place_block, project_place, report_rows
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.log.tools import failed_test_name
@@ -357,7 +357,7 @@ class Analyser:
         one (see :func:`~.place.report_rows`)."""
         above = self._numbered(located.start - 20, located.start)
         inside = self._numbered(located.start, located.end + 1)
-        for row in report_rows(chosen, above, inside, self._step):
+        for row in report_rows(chosen, above, inside, self._command):
             self._report(self._repeats.keyed(row))
 
     def _above(self, start: int, count: int = 20) -> list[str]:
@@ -383,6 +383,8 @@ class Analyser:
             return  # checked first: redacting and hashing a flood costs more than reading it
         limits = self.limits
         message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
+        if draft.path is not None:
+            draft.path = named_by_command(draft.path, self._command)
         path = self._project_path(draft.path)
         if path is None:
             draft.line = draft.column = None  # a line of a file outside the repository (a library's) says nothing

@@ -37,6 +37,7 @@ __all__ = [
     "in_checkout",
     "lint_rows",
     "lone_place",
+    "named_by_command",
     "place_block",
     "project_place",
     "report_rows",
@@ -60,6 +61,7 @@ _PLACE = re.compile(
     r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?)?(?=[:\s,)\]]|$)"
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7})(?:, ?(?P<pcolumn>\d{1,5})\)|\)(?=:\s))"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
+    r"|@(?P<aline>\d{1,7}):(?P<acolumn>\d{1,5})(?=[:\s]|$)"  # fixit's ``shop/cart.py@4:11 Rule: ...``
     # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``
     r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?(?=\s|$))"
 )
@@ -68,6 +70,11 @@ _PLACE = re.compile(
 _TRAILING = re.compile(
     r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}):\s"
     r"[^()]{1,300}\((?P<line>\d{1,7}):(?P<column>\d{1,5})\)$"
+)
+#: A place with its line first: acorn's and ejs-lint's ``Unexpected token (5:13) in views/list.ejs``.
+_LINE_IN_FILE = re.compile(
+    r"\((?P<line>\d{1,7}):(?P<column>\d{1,5})\) in "
+    r"(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\-])"
 )
 #: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``).
 _FILE = re.compile(
@@ -81,6 +88,7 @@ _JVM_LIBRARY_FRAME = re.compile(
 )
 _STRICT = re.compile(r"(?i)warnings? (?:treated|are treated|turned into) as errors")
 _STRICT_STEP = re.compile(r"(?:^|\s)(?:-W|-Werror|--fail-on-warning|--strict|--max-warnings[= ]0)(?=\s|$)")
+_NOTE = re.compile(r"(?i)[:\s]note:")
 _MINOR = re.compile(r"(?i)[:\s](?:warning|note|info|hint)(?:\[\w+\])?:")
 _MISSING = re.compile(
     r"(?i)no such file|not found|does(?: not|n't) exist|cannot (?:open|find|stat)|can't (?:open|find|resolve)"
@@ -98,19 +106,22 @@ _THROWN = re.compile(r"^\s*at (?:\S.{0,300} \()?\S{1,300}:\d{1,7}:\d{1,5}\)?$")
 #: the ``Traceback (most recent call last):`` header (green, nose and custom runners leave it out).
 _PYTHON_FRAME = re.compile(r'^\s*File "[^"]{1,300}", line \d{1,7}, in ')
 #: A path alone on its line: the header a "stylish" report (ESLint, yamllint, stylelint) lists its file's
-#: ``line:col severity message`` rows under.
+#: ``line:col severity message`` rows under (marked failed by some: coffeelint's ``✗ src/cart.coffee``).
 _HEADER = re.compile(
-    r"^\s*(?:==\s*\[)?(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
+    r"^\s*(?:==\s*\[|[✖✘×✗]\s)?(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
     r"(?:\]\s*(?:FAIL|PASS))?\s*$"  # or sqlfluff's ``== [sql/a.sql] FAIL``
 )
 #: A report's row under its file header: ``12:5  error  message`` (stylish; unified's ``5:1-5:13 warning``
-#: gives the range it spans), ``L6 |`` / ``L:  6 | P:  1 |``
-#: (htmlhint, sqlfluff), or ``4: DOC101: message`` (a line and a rule code: pydoclint).
+#: gives the range it spans), ``L6 |`` / ``L:  6 | P:  1 |`` (htmlhint, sqlfluff), or a line (and column) set
+#: apart from the message: ``4: DOC101: message`` (pydoclint), ``2:1<tab>message`` (curlylint), ``  7    Scenario
+#: name ...`` (gherkin-lint), ``  5 | text`` (a spell checker quoting the line), ``✗ #4: Line exceeds ...``.
 _ROW = re.compile(
     r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})(?:-\d{1,7}:\d{1,5})?\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])"
     r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?"
-    r"|(?P<cline>\d{1,7}): \[?[A-Z]{1,5}\d{2,5}\b)"
+    r"|(?:[✖✘×⚠✗]\s*)?#?(?P<cline>\d{1,7})(?::(?P<ccolumn>\d{1,5}))?(?:\t|: |\s{2,}|\s?\|\s)(?=\S))"
 )
+#: A row that starts with its place (phpmd's ``/path/src/cart.php:5  UnusedLocalVariable  Avoid ...``).
+_PLACE_FIRST = re.compile(r"^\s*(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}(?::|@|\()\d{1,7}\b")
 _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d+")
 _DIAGNOSTIC = re.compile(
     r":\d{1,7}(?::\d{1,5}|\.\d{1,5}(?:-\d{1,7}(?:\.\d{1,5})?)?)?:\s"  # GNU's ``a.vala:6.12-6.15: error``
@@ -131,7 +142,9 @@ _LINE_PHRASE = re.compile(
     r"(?i)(?<![\w-])line(?: number)?:? {1,12}(?P<line>\d{1,7})(?:,? col(?:umn)? (?P<column>\d{1,5}))?\b"
 )
 #: A file a step's command names (``jq . config/app.json``, ``sqlite3 app.db < db/init.sql``).
-_COMMAND_FILE = re.compile(r"^<?(?P<path>[\w.+-][\w./+-]{0,200}\.[A-Za-z][A-Za-z0-9]{0,9})$")
+_COMMAND_FILE = re.compile(
+    r"^<?(?P<path>[\w.+-][\w./+-]{0,200}\.[A-Za-z][A-Za-z0-9]{0,9}|(?:[\w.+-]{1,100}/){0,8}" + _NAMED_FILES + r")$"
+)
 #: A JSON report's keys for a finding's file and line (``"path": "shop/settings.py",`` then ``"line": 3,``).
 _JSON_FILE = re.compile(r'^\s*"(?:path|file|filename|file_path)":\s*"(?P<path>[^"]{1,300})",?$')
 _JSON_LINE = re.compile(r'^\s*"(?:line|line_number|lineno|start_line)":\s*(?P<line>\d{1,7}),?$')
@@ -145,7 +158,7 @@ _MANIFEST = re.compile(
 )
 #: A unified diff's header and first hunk (``--- a/x.py``, ``+++ b/x.py``, ``@@ -2,5 +2,5 @@``).
 _DIFF_OLD = re.compile(r"^--- (?P<path>[^\s]{1,300})(?:\t.*)?$")
-_DIFF_NEW = re.compile(r"^\+\+\+ (?P<path>[^\s]{1,300})(?:\t.*)?$")
+_DIFF_NEW = re.compile(r"^\+\+\+(?: (?P<path>[^\s]{1,300})(?:\t.*)?)?$")  # flynt names no new side
 _DIFF_HUNK = re.compile(r"^@@ -(?P<old>\d{1,7})(?:,\d+)? \+(?P<new>\d{1,7})(?:,\d+)? @@")
 #: The label a diff tool puts before each side's path (``a/x.py``), or after it (ssort's ``x.py:before``).
 _DIFF_LABEL = re.compile(r"^(?:a|b|old|new|original|fixed|orig|before|after)/")
@@ -205,7 +218,7 @@ def place_block(
         if found is not None:
             draft.path, draft.line, draft.column = found
     if draft.kind in _REDECIDED:
-        kind = block_kind(lines, step, placed=draft.path is not None, above=before)
+        kind = block_kind(lines, step, placed=draft.path is not None, above=before, command=command)
         # The locator's crash (a segfault, a panic) stays one, unless a test's (a test that crashed failed) or a
         # compiler's diagnostic (fpc's ``cart.pas(9,11) Error: ...`` above its ``Fatal: Compilation aborted``).
         compiled = kind == "build_error" and draft.path is not None and any(_COMPILER_ERROR.search(t) for t in lines)
@@ -218,7 +231,9 @@ def place_block(
         draft.path = _manifest(lines)  # ``loosen the dependency version constraints in pyproject.toml``
 
 
-def block_kind(lines: Sequence[str], step: str, *, placed: bool, above: Sequence[str] = ()) -> Kind | None:
+def block_kind(
+    lines: Sequence[str], step: str, *, placed: bool, above: Sequence[str] = (), command: str = ""
+) -> Kind | None:
     """The kind of a block no parser read, from what the step ran (:data:`~.tools.TOOLS`) and the block's words
     (:data:`~.tools.MARKERS`); None when neither says.
 
@@ -231,24 +246,33 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool, above: Sequence
     :param placed: the block names a file and line.
     :param above: the lines just above the block: a secret scanner's report may name its reason there
         (tartufo's ``Reason: High Entropy`` over the diff that shows the secret).
+    :param command: the step's command as written (``-W`` and ``-w`` differ).
     """
     words = markers(lines)
     by_step = step_kind(step)
     diagnostic = placed and any(_DIAGNOSTIC.search(text) for text in lines)
+    # Rows under their file's header: a checker's report (a spell checker's, a template linter's).
+    report = placed and _stylish([*above, *lines]) is not None
     if words == "dependency":
         return words
     if any(SECRET.search(text) for text in [*above, *lines]):
         return "security"  # a secret in the sources, whatever checker found it
     if by_step in _CHECKERS and (diagnostic or placed):
         return by_step
+    if by_step is None and report:
+        return "lint"
     if words == "build_error" or (words == "test_failure" and by_step in ("build_error", "dependency")):
         return "build_error" if words == "build_error" else by_step  # ``expected ';' but found`` is no test
     if by_step == "test_failure" and (words in ("test_failure", "crash") or placed):
         return by_step
     if words is not None:
         return words
-    if by_step is None and placed and _only_warnings(lines):
-        return "lint"  # a step that failed on warnings alone ran a checker (tidy, chktex, verilator --lint-only)
+    checked_build = by_step == "build_error" and not _strict(lines, command)
+    if placed and _only_warnings(lines) and (by_step is None or checked_build):
+        # A step that failed on warnings alone ran a checker (tidy, chktex, verilator --lint-only), or wrapped
+        # the compiler in one (``scan-build --status-bugs gcc``): a build fails on errors, or on warnings it
+        # was told are errors (``sphinx-build -W``).
+        return "lint"
     if by_step is None and placed and any(RULE_CODE.match(text) for text in lines):
         return "lint"  # a checker's rule codes at a place (``[TRY002] Create your own exception - a.py:3:8``)
     if diagnostic:
@@ -263,7 +287,7 @@ def block_kind(lines: Sequence[str], step: str, *, placed: bool, above: Sequence
     # unless a tool nothing names listed the project's files, one a line: a checker flagging them (knip's
     # ``Unused files (1)`` over ``src/legacy.js``).
     if not any(_FAILED.search(text) for text in lines):
-        listed = placed and any(_HEADER.match(text) for text in lines)
+        listed = placed and any(_HEADER.match(text) or _PLACE_FIRST.match(text) for text in lines)
         return "lint" if by_step is None and listed and not _runs_script(step) else None
     if by_step is None and placed and any(_ERROR.search(text) for text in lines):
         return "build_error"  # an error at a place in the sources, from a tool nothing names (terraform, ocaml)
@@ -284,6 +308,12 @@ def _runs_script(step: str) -> bool:
     return re.sub(r"[\d.]+$", "", first) in INTERPRETERS  # python3.12 is python
 
 
+def _strict(lines: Sequence[str], command: str) -> bool:
+    """The block or the step's command (as written) says warnings are errors (``-Werror``, ``sphinx-build -W``,
+    ``--max-warnings 0``)."""
+    return any(_STRICT.search(text) for text in lines) or bool(_STRICT_STEP.search(command))
+
+
 def _only_warnings(lines: Sequence[str]) -> bool:
     """The block reports warnings and no error (a line that counts warnings is no error)."""
     warned = False
@@ -295,7 +325,7 @@ def _only_warnings(lines: Sequence[str]) -> bool:
     return warned
 
 
-def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], step: str) -> list[Draft]:
+def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], command: str) -> list[Draft]:
     """The findings of a compiler's, type checker's or linter's block beside ``chosen`` (its first): one per
     file line of its rows, the rows above the block under their file's header included.
 
@@ -305,28 +335,35 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], st
 
     :param above: up to 20 lines above the block, oldest first.
     :param inside: the block's lines.
-    :param step: the failed step's command, lower case.
+    :param command: the failed step's command as written.
     """
     header = next((i for i in range(len(above) - 1, -1, -1) if _HEADER.match(above[i][1])), None)
     if header is None:
         # No file header: the step's own rows above the block (after its ``##[group]``) are the report's too.
         header = next((i + 1 for i in range(len(above) - 1, -1, -1) if above[i][1].startswith("##[")), 0)
     lines = [*above[header:], *inside]
-    strict = any(_STRICT.search(text) for _, text in lines) or bool(_STRICT_STEP.search(step))
+    strict = _strict([text for _, text in lines], command)
     seen = {(chosen.path, chosen.line)}
     rows: list[Draft] = []
-    for number, text, (path, line, column) in lint_rows(lines, [text for _, text in above]):
-        if chosen.kind != "lint" and not strict and _MINOR.search(text):
-            continue
+    checker = chosen.kind == "lint"
+    for number, text, (path, line, column) in lint_rows(lines, [text for _, text in above], any_place=checker):
+        if _NOTE.search(text) or (chosen.kind != "lint" and not strict and _MINOR.search(text)):
+            continue  # a note explains a row above it; a compiler's warning fails nothing
         if (path, line) not in seen:
             seen.add((path, line))
             rows.append(Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column))
     return rows
 
 
-def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> list[tuple[int, str, Place]]:
+def lint_rows(
+    lines: Sequence[tuple[int, str]], before: Sequence[str] = (), *, any_place: bool = False
+) -> list[tuple[int, str, Place]]:
     """Each diagnostic row of a linter's block (``path:line[:col]: message``, or a stylish report's rows under
-    their file header), with its place: one finding each, as a linter reports one problem per row."""
+    their file header), with its place: one finding each, as a linter reports one problem per row.
+
+    :param any_place: the block is a checker's: any line naming a place with a line is a row, whatever its shape
+        (checkbashisms' ``possible bashism in a.sh line 7 (...)``, unimport's ``json at shop/cart.py:1``).
+    """
     rows: list[tuple[int, str, Place]] = []
     header: str | None = next((h.group("path") for h in map(_HEADER.match, reversed(before)) if h), None)
     for number, text in lines:
@@ -337,7 +374,7 @@ def lint_rows(lines: Sequence[tuple[int, str]], before: Sequence[str] = ()) -> l
         row = _ROW.match(text)
         if row is not None and header is not None:
             rows.append((number, text, (header, *_row_place(row))))
-        elif _DIAGNOSTIC.search(text):
+        elif any_place or _DIAGNOSTIC.search(text):
             place = first_place(text)
             if place is not None and place[1] is not None:
                 rows.append((number, text, place))
@@ -368,20 +405,23 @@ def _diff_place(lines: Sequence[str]) -> Place | None:
         if (old := _DIFF_OLD.match(text)) is None:
             continue
         # The block's best line may stand between the header's lines (the lines come best line first).
-        near = lines[index + 1 : index + 5]
+        near = lines[index + 1 : index + 6]
         new = next((found for found in map(_DIFF_NEW.match, near) if found), None)
         first = next(((i, found) for i, found in enumerate(map(_DIFF_HUNK.match, near)) if found), None)
         if new is None or first is None:
             continue
         at, hunk = first
-        side = old if old.group("path") != "/dev/null" else new
+        side = old if old.group("path") != "/dev/null" or new.group("path") is None else new
         path = _DIFF_SUFFIX.sub(r"\g<extension>", _DIFF_LABEL.sub("", side.group("path")))
         start = int(hunk.group("old") if side is old else hunk.group("new"))
+        # A blank line is a context line whose space the log lost, unless a blank line stands under every line
+        # of the diff, its header's too (a tool that prints each line with its newline: flynt).
+        spaced = near[0] == ""
         context = 0
         for body in lines[index + at + 2 : index + 60]:
             if not body.startswith(" ") and body != "":
                 break
-            context += 1
+            context += not (spaced and body == "")
         return path, max(start, 1) + context, None
     return None
 
@@ -431,14 +471,21 @@ def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = 
             path = match.group("path")
             if _LIBRARY.search(path) or _NOT_FILES.search(path) or _NOT_ALONE.search(path):
                 continue
-            if "/" not in path and "\\" not in path:
-                path = next((word for word in command.split() if word.endswith(f"/{path}")), path)
+            path = named_by_command(path, command)
             if checkout is not None:
                 if in_checkout(path, checkout):
                     return path, None, None
             elif repo_relative(repo_path(path)) is not None and ("/" in path or "\\" in path):
                 return path, None, None
     return None
+
+
+def named_by_command(path: str, command: str) -> str:
+    """A file the log names by its base name alone (dialyzer's ``cart.erl:8:24:``) is the one the step's command
+    names with its folder (``--src src/cart.erl``)."""
+    if "/" in path or "\\" in path:
+        return path
+    return next((word for word in command.split() if word.endswith(f"/{path}")), path)
 
 
 def _json_report(lines: Sequence[str]) -> Place | None:
@@ -506,7 +553,7 @@ def in_checkout(path: str, checkout: Checkout) -> bool:
 
 def _row_place(row: re.Match[str]) -> tuple[int, int | None]:
     line = int(row.group("line") or row.group("lline") or row.group("cline"))
-    column = row.group("column") or row.group("lcolumn")
+    column = row.group("column") or row.group("lcolumn") or row.group("ccolumn")
     return line, int(column) if column else None
 
 
@@ -527,13 +574,15 @@ def _places(text: str) -> Iterator[Place]:
         return  # ``at org.junit.Assert.fail(Assert.java:89)``: a frame of the JDK or a library, not the project's
     if text.endswith(")") and ": " in text and (trailing := _TRAILING.search(text)) is not None:
         yield trailing.group("path"), int(trailing.group("line")), int(trailing.group("column"))
+    if ") in " in text and (first := _LINE_IN_FILE.search(text)) is not None:
+        yield first.group("path"), int(first.group("line")), int(first.group("column"))
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
         scheme = text[max(0, match.start() - 7) : match.start()]
         if _NOT_FILES.search(path) or ("://" in scheme[-3:] and scheme != "file://"):
             continue  # a URL's host, but a ``file://`` URL's path is a file
-        number = next((n for n in match.group("line", "bline", "pline", "wline", "sline") if n), None)
-        col = next((c for c in match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn") if c), None)
+        number = next((n for n in match.group("line", "bline", "pline", "wline", "sline", "aline") if n), None)
+        col = next((c for c in match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn", "acolumn") if c), None)
         line = int(number) if number else None
         if line == 0:
             continue

@@ -235,12 +235,12 @@ def logged(case: str) -> list[tuple[str, str | None, int | None]]:
         # measured last (fresh4 kept unseen, fresh7 untuned), then read for what generalises:
         ("fresh7/pytools/ssort_check", ("lint", "shop/cart.py", 1)),  # ``--- shop/cart.py:before``
         ("fresh4/pytools/dotenv_linter_errors", ("lint", ".env", 2)),  # a dotfile
-        ("fresh4/systools/fpc_identifier_not_found", ("build_error", "cart.pas", 9)),  # over ``Fatal:``
+        # over ``Fatal:``; ``cart.pas(9,11)`` is the ``src/cart.pas`` the command compiles
+        ("fresh4/systools/fpc_identifier_not_found", ("build_error", "src/cart.pas", 9)),
         ("fresh4/jstools/sucrase_syntax_error", ("build_error", "src/cart.ts", 6)),  # ``Error transforming``
         ("fresh7/jstools/jison_grammar_error", ("build_error", None, None)),  # ``Could not parse``
         ("fresh4/pytools/pip_compile_conflict", ("dependency", None, None)),  # ``DistributionNotFound``
         ("fresh4/pytools/pip_missing_reqs", ("dependency", "shop/cli.py", 2)),  # ``Missing requirements``
-        ("fresh7/systools/checkbashisms_script", ("lint", "scripts/deploy.sh", 4)),  # a check... program
         # CxxTest's ``tests/CartTest.h:11: Error: Expected (total(prices, 2) == 3), found (2 != 3)``
         ("fresh7/systools/cxxtest_failure", ("test_failure", "tests/CartTest.h", 11)),
         # TestNG: the AssertJ frame above the summary, not the report file it names
@@ -316,3 +316,73 @@ def test_a_test_frameworks_verdict_is_told_from_a_parsers_expectation(message: s
 def test_a_second_compiler_message_on_one_line_is_the_firsts_note() -> None:
     # doxygen's two warnings about one parameter, in gcc's shape: one finding
     assert logged("fresh4/systools/doxygen_bad_param") == [("build_error", "include/cart.h", 6)]
+
+
+# -- measured after fresh8: what a report's rows, a base name and a checker's vocabulary say -----------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # a spell checker quotes each line under its file: ``    docs/checkout.md`` then ``        5 | Each ...``
+        ("fresh7/jstools/mdspell_misspelled", [("lint", "docs/checkout.md", 5), ("lint", "docs/checkout.md", 7)]),
+        # ``templates/cart.html`` then ``2:1<tab>The `<html>` tag should have ...``
+        ("fresh8/pytools/curlylint_html_lang", [("lint", "templates/cart.html", 2)]),
+        # a header marked failed and a row marked by its number: ``  ✗ src/cart.coffee``, ``     ✗ #4: Line ...``
+        ("fresh4/jstools/coffeelint_long_line", [("lint", "src/cart.coffee", 4)]),
+        # the row's line, not the place its message quotes (``7    Scenario name is already used in: ...:3``)
+        ("fresh6/jstools/gherkin_lint_errors", [("lint", "features/cart.feature", 7)]),
+    ],
+)
+def test_each_row_under_a_file_header_is_a_finding_at_its_line(
+    case: str, expected: list[tuple[str, str | None, int | None]]
+) -> None:
+    assert logged(case) == expected
+
+
+def test_a_place_with_its_line_after_an_at_sign_or_before_the_file_is_read() -> None:
+    fixit = "shop/cart.py@4:11 CompareSingletonPrimitivesByIs: Comparisons to singleton primitives should not be done"
+    assert places(job("fixit lint shop", fixit)) == [("lint", "shop/cart.py", 4)]
+    assert logged("fresh2/jstools/ejs_lint_error") == [("lint", "views/list.ejs", 5)]
+
+
+def test_rows_that_open_with_their_place_are_a_checkers_even_without_an_error_word() -> None:
+    phpmd = f"{WORKSPACE}/src/cart.php:5  UnusedLocalVariable  Avoid unused local variables such as '$unused'."
+    assert places(job("phpmd src text unusedcode", phpmd)) == [("lint", "src/cart.php", 5)]
+
+
+def test_a_build_that_failed_on_warnings_alone_was_checked_unless_it_was_told_warnings_are_errors() -> None:
+    assert logged("fresh8/systools/scan_build_null_dereference") == [("lint", "src/first.c", 6)]
+    sphinx = f"{WORKSPACE}/docs/index.rst:4: WARNING: undefined label: 'missing-section' [ref.ref]"
+    assert places(job("sphinx-build -W -b html docs docs/_build", sphinx)) == [("build_error", "docs/index.rst", 4)]
+
+
+def test_a_file_named_by_its_base_name_is_the_one_the_command_names_with_its_folder() -> None:
+    assert logged("fresh8/systools/dialyzer_call_never_returns") == [("build_error", "src/cart.erl", 8)]
+    lesshint = [("lint", "styles/cart.less", 6), ("lint", "styles/cart.less", 2)]
+    assert logged("fresh7/jstools/lesshint_errors") == lesshint
+
+
+def test_a_diff_printed_with_a_blank_line_under_each_line_counts_its_context_without_them() -> None:
+    # flynt: ``--- /home/runner/.../shop/report.py``, a blank, ``+++`` naming no file, a blank, the hunk
+    assert logged("fresh7/pytools/flynt_percent_format") == [("lint", "shop/report.py", 2)]
+
+
+def test_a_line_named_in_words_is_in_the_file_without_extension_the_command_names() -> None:
+    assert logged("fresh7/jstools/dockerfilelint_errors") == [("lint", "Dockerfile", 5)]
+
+
+def test_every_line_a_checker_names_a_place_on_is_a_row_but_a_note_is_none() -> None:
+    assert logged("fresh7/systools/checkbashisms_script") == [
+        ("lint", "scripts/deploy.sh", 4),
+        ("lint", "scripts/deploy.sh", 7),
+    ]
+    assert logged("fresh7/pytools/unimport_unused") == [("lint", "shop/cart.py", 1), ("lint", "shop/cart.py", 2)]
+    eslint = "\n".join(
+        [
+            "src/a.js:3 Extra semicolon. (semi)",
+            "../../nan/nan.h:98:40: note: expanded from macro 'NAN_DEPRECATED'",
+            "src/a.js:9 Strings must use singlequote. (quotes)",
+        ]
+    )
+    assert sorted(places(job("npm run lint", eslint))) == [("lint", "src/a.js", 3), ("lint", "src/a.js", 9)]

@@ -203,8 +203,11 @@ def place_block(
     """
     lines = list(texts)
     if draft.path is None:
+        row = _stylish([*before, *lines[1:]])
+        if row is not None:
+            draft.message = row[1].strip()  # the row says what is wrong; the block's best line may only count rows
         found = (
-            _stylish([*before, *lines[1:]])
+            (row[0] if row is not None else None)
             or _diff_place([*before, *lines[1:]])
             or _best_place(lines, checkout)
             or _file_alone(lines, checkout, command)
@@ -381,15 +384,15 @@ def lint_rows(
     return rows
 
 
-def _stylish(lines: list[str]) -> Place | None:
-    """The first ``line:col error`` row of a stylish report, under the file header above it."""
+def _stylish(lines: list[str]) -> tuple[Place, str] | None:
+    """The first ``line:col error`` row of a stylish report, under the file header above it: its place and text."""
     for index, text in enumerate(lines):
         row = _ROW.match(text)
         if row is None:
             continue
         header = next((h for h in map(_HEADER.match, reversed(lines[:index])) if h is not None), None)
         if header is not None:
-            return header.group("path"), *_row_place(row)
+            return (header.group("path"), *_row_place(row)), text
     return None
 
 

@@ -172,6 +172,15 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        "lint",
+        re.compile(
+            # A licence policy a dependency breaks (license-checker's ``--failOn``, pip-licenses' ``--fail-on``).
+            r"(?i)\blicen[cs]es?\b.{0,60}\b(?:fail-?on|forbidden|not allowed|disallowed|unauthori[sz]ed|prohibited)\b"
+            r"|(?i:\b(?:fail-?on|forbidden|disallowed|unauthori[sz]ed|prohibited)\b.{0,60}\blicen[cs]es?\b)"
+            r"|(?i:\bcircular (?:dependenc(?:y|ies)|imports?)\b)"  # an architecture rule (madge, dpdm, depcruise)
+        ),
+    ),
+    (
         "build_error",
         re.compile(
             r"\b(?:SyntaxError|ParseError|IndentationError|TabError)\b|(?i:\bsyntax error\b|\bparse error\b)"

@@ -288,6 +288,11 @@ def test_a_verdict_in_prose_or_a_column_names_the_failed_test(line: str, name: s
         ("2 tests failed, 14 passed", "test_failure"),
         ("Could not resolve dependencies for project shop", "dependency"),
         ("all 16 tests passed", None),
+        # a licence policy and an architecture rule are a checker's, whatever tool applies them
+        ('Found license defined by the --failOn flag: "MIT". Exiting.', "lint"),
+        ("fail-on license MIT License was found for package tomli:2.0.2", "lint"),
+        ("✖ Found 1 circular dependency!", "lint"),
+        ("Licenses: MIT (12), Apache-2.0 (3)", None),
     ],
 )
 def test_the_words_of_a_verdict_name_its_kind(line: str, kind: str | None) -> None:
@@ -338,6 +343,12 @@ def test_each_row_under_a_file_header_is_a_finding_at_its_line(
     case: str, expected: list[tuple[str, str | None, int | None]]
 ) -> None:
     assert logged(case) == expected
+
+
+def test_a_finding_placed_by_a_row_says_what_the_row_says_not_the_summary_under_it() -> None:
+    with (HELD_OUT / "fresh8/pytools/curlylint_html_lang/input.log").open("rb") as stream:
+        (found,) = scan(stream)
+    assert found.message.startswith("2:1 The `<html>` tag should have a `lang` attribute")
 
 
 def test_a_place_with_its_line_after_an_at_sign_or_before_the_file_is_read() -> None:

@@ -62,6 +62,7 @@ _PLACE = re.compile(
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7})(?:, ?(?P<pcolumn>\d{1,5})\)|\)(?=:\s))"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     r"|@(?P<aline>\d{1,7}):(?P<acolumn>\d{1,5})(?=[:\s]|$)"  # fixit's ``shop/cart.py@4:11 Rule: ...``
+    r"|:line (?P<nline>\d{1,7})\b"  # .NET's stack frames: ``at Cart.Sums() in /src/CartTests.cs:line 12``
     # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``
     r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?(?=\s|$))"
 )
@@ -584,7 +585,8 @@ def _places(text: str) -> Iterator[Place]:
         scheme = text[max(0, match.start() - 7) : match.start()]
         if _NOT_FILES.search(path) or ("://" in scheme[-3:] and scheme != "file://"):
             continue  # a URL's host, but a ``file://`` URL's path is a file
-        number = next((n for n in match.group("line", "bline", "pline", "wline", "sline", "aline") if n), None)
+        lines = match.group("line", "bline", "pline", "wline", "sline", "aline", "nline")
+        number = next((n for n in lines if n), None)
         col = next((c for c in match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn", "acolumn") if c), None)
         line = int(number) if number else None
         if line == 0:

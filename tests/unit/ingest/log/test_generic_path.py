@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gauntlet.ingest.log import scan
+from gauntlet.ingest.log.place import first_place
 from gauntlet.ingest.log.tools import SECRET, TEST_VERDICT, failed_test_name, markers, step_kind
 from gauntlet.models import Finding
 
@@ -355,6 +356,12 @@ def test_a_place_with_its_line_after_an_at_sign_or_before_the_file_is_read() -> 
     fixit = "shop/cart.py@4:11 CompareSingletonPrimitivesByIs: Comparisons to singleton primitives should not be done"
     assert places(job("fixit lint shop", fixit)) == [("lint", "shop/cart.py", 4)]
     assert logged("fresh2/jstools/ejs_lint_error") == [("lint", "views/list.ejs", 5)]
+
+
+def test_a_dotnet_stack_frame_names_its_line_after_the_word() -> None:
+    # the frame format of System.Diagnostics.StackTrace, as ``dotnet test`` prints it under a failed assertion
+    frame = f"   at Shop.Tests.CartTests.Sums() in {WORKSPACE}/tests/CartTests.fs:line 12"
+    assert first_place(frame) == (f"{WORKSPACE}/tests/CartTests.fs", 12, None)
 
 
 def test_rows_that_open_with_their_place_are_a_checkers_even_without_an_error_word() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.tools import checker_kind
 from gauntlet.models import Kind
 
 __all__ = ["HEADER_LINES", "CiRunner", "exit_kind"]
@@ -42,6 +43,10 @@ _FINISHED_FAILURE = re.compile(r"^Finished: FAILURE$|^BUILD FAILED$|^Build faile
 _CANCELLED = re.compile(
     r"^(?:##\[error\])?The operation was canceled\.|^ERROR: Job failed: canceled|^Finished: ABORTED"
 )
+#: A group titled with a file alone (``##[group]dup.yml``), and an annotation's row in it (``2:1 [key-duplicates]
+#: ...``): a checker's GitHub format groups its annotations by file, and the runner drops their file and line.
+_FILE_GROUP = re.compile(r"^##\[group\](?P<path>[\w.+-][\w./+-]{0,300}\.[A-Za-z][A-Za-z0-9]{0,9})$")
+_ANNOTATION_ROW = re.compile(r"^(?P<line>\d{1,7})(?::(?P<column>\d{1,5}))?\s")
 _WORKFLOW_ERROR = re.compile(r"^::error(?: (?P<props>[^:]*))?::(?P<message>.*)$")
 _PROPERTY = re.compile(r"(\w+)=([^,]*)")
 
@@ -70,6 +75,8 @@ class CiRunner:
     def __init__(self) -> None:
         self._header = False
         self._start = 0  # line number of the header's ##[group]Run line
+        #: The file a group is titled with, until its ``##[endgroup]`` (see :data:`_FILE_GROUP`).
+        self._file_group: str | None = None
 
     @property
     def active(self) -> bool:
@@ -94,6 +101,9 @@ class CiRunner:
         if text.startswith("##["):
             grouped = True if text.startswith("##[group]") else False if text.startswith("##[endgroup]") else None
             sink.saw_runner(error=text.startswith("##[error]"), grouped=grouped)
+            if grouped is not None:
+                titled = _FILE_GROUP.match(text) if grouped else None
+                self._file_group = titled.group("path") if titled else None
             if text.startswith("##[group]"):
                 title = text[len("##[group]") :]
                 if title.startswith("Run "):
@@ -126,7 +136,11 @@ class CiRunner:
             sink.emit(Draft(None, "infra", "the job was cancelled", number, number, role="terminal", rank=-2))
             return True
         if text.startswith("##[error]"):
-            sink.emit(Draft(None, "unknown", _strip_marker(text), number, number, role="fallback", rank=1))
+            draft = Draft(None, "unknown", _strip_marker(text), number, number, role="fallback", rank=1)
+            if self._file_group is not None and (row := _ANNOTATION_ROW.match(draft.message)):
+                draft.path, draft.line, draft.column = self._file_group, int(row["line"]), _int(row["column"])
+                draft.kind = checker_kind(sink.step) or "unknown"
+            sink.emit(draft)
             return False
         if text.startswith("::error") and (match := _WORKFLOW_ERROR.match(text)):
             props = dict(_PROPERTY.findall(match.group("props") or ""))

@@ -364,6 +364,14 @@ def test_a_dotnet_stack_frame_names_its_line_after_the_word() -> None:
     assert first_place(frame) == (f"{WORKSPACE}/tests/CartTests.fs", 12, None)
 
 
+def test_an_annotation_in_a_group_titled_with_a_file_is_at_that_file_and_its_row() -> None:
+    # yamllint's GitHub format (its default on Actions): ``::group::dup.yml``, then ``::error file=...::2:1 ...``,
+    # which the runner writes as ``##[group]dup.yml`` and ``##[error]2:1 [key-duplicates] ...``
+    corpus = HELD_OUT.parent / "corpus" / "misc" / "yamllint_github" / "input.log"
+    with corpus.open("rb") as stream:
+        assert places(list(scan(stream))) == [("lint", "dup.yml", 2)]
+
+
 def test_rows_that_open_with_their_place_are_a_checkers_even_without_an_error_word() -> None:
     phpmd = f"{WORKSPACE}/src/cart.php:5  UnusedLocalVariable  Avoid unused local variables such as '$unused'."
     assert places(job("phpmd src text unusedcode", phpmd)) == [("lint", "src/cart.php", 5)]

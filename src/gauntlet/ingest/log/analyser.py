@@ -293,8 +293,10 @@ class Analyser:
         block = [chosen.message, *self._block(located)]
         place_block(chosen, block, self._step, self._above(located.start), self.checkout, self._command)
         if chosen.kind == "test_failure" and chosen.test_id is None:
-            # The block's first verdict line names the test (``--- FAIL: TestAdd``, ``not ok 3 adds``).
-            chosen.test_id = failed_test_name(self._lines(located.start, located.end + 1))
+            # The block's first verdict line names the test (``--- FAIL: TestAdd``, ``not ok 3 adds``), else a
+            # test method the runner named (``testTotalOfPrices`` when it started it).
+            inside = self._lines(located.start, located.end + 1)
+            chosen.test_id = failed_test_name(inside, self._above(located.start, 3))
         if chosen.path is None:
             # A runner prints the stack under the message, past a blank line (mocha, node): same step.
             stop = located.end + _AFTER_LINES + 1 if end is None else min(end, located.end + _AFTER_LINES + 1)

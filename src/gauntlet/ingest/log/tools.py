@@ -17,7 +17,7 @@ kind's marker. :mod:`.place` combines the two (see :func:`~gauntlet.ingest.log.p
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from gauntlet.models import Kind
 
@@ -29,6 +29,7 @@ __all__ = [
     "RULE_CODE",
     "RULE_NAME",
     "SECRET",
+    "TEST_METHOD",
     "TEST_VERDICT",
     "TOOLS",
     "VERDICTS",
@@ -228,6 +229,11 @@ VERDICTS: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*\[FAIL(?:ED)?\]\s+(?P<name>\S.*?)\s*$",  # alcotest-style verdict columns
     )
 )
+#: A test method by xUnit's naming rule (``test_total``, ``testTotalOfPrices``): a runner that prints no verdict line
+#: of a known shape still names the test it ran last (shunit2's ``testTotalOfPrices`` above its assertion).
+TEST_METHOD = re.compile(r"(?<![\w.$/-])test(?:_\w+|[A-Z]\w*)(?![\w.$/-])")
+_FAILED_WORD = re.compile(r"(?i)\b(?:fail(?:s|ed|ures?)?|errors?)\b")
+_ALONE = re.compile(r"^\s*(test(?:_\w+|[A-Z]\w*))(?:\(\))?:?\s*$")
 #: A step's command split at shell separators, then the table's commands as whole words in each part.
 _COMMAND_END = r"(?=$|[\s;&|)'\"`])"
 _COMMANDS: dict[str, Kind] = {}
@@ -295,10 +301,20 @@ def checker_kind(step: str) -> Kind | None:
     return kind if kind in ("lint", "type_error", "security") else None
 
 
-def failed_test_name(lines: Iterable[str]) -> str | None:
-    """The test the first verdict line of ``lines`` names as failed (:data:`VERDICTS`), or None."""
-    for text in lines:
+def failed_test_name(lines: Iterable[str], above: Sequence[str] = ()) -> str | None:
+    """The test the first verdict line of ``lines`` names as failed (:data:`VERDICTS`), else the first test
+    method named in them or in the lines ``above`` them, nearest first (:data:`TEST_METHOD`), or None.
+
+    A test method counts on a line that says something failed (shunit2's ``ERROR testTotalOfPrices() returned
+    non-zero``), else alone on its line, the last one (the runner starting it); not in code a frame quotes
+    (``test_check(...)``).
+    """
+    texts = list(lines)
+    for text in texts:
         for pattern in VERDICTS:
             if found := pattern.match(text):
                 return found.group("name").strip()
-    return None
+    near = [*texts, *reversed(above)]
+    said = (found.group(0) for text in near if _FAILED_WORD.search(text) and (found := TEST_METHOD.search(text)))
+    started = (found.group(1) for text in [*reversed(texts), *reversed(above)] if (found := _ALONE.match(text)))
+    return next(said, None) or next(started, None)

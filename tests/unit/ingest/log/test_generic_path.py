@@ -412,3 +412,14 @@ def test_every_line_a_checker_names_a_place_on_is_a_row_but_a_note_is_none() -> 
         ]
     )
     assert sorted(places(job("npm run lint", eslint))) == [("lint", "src/a.js", 3), ("lint", "src/a.js", 9)]
+
+
+def test_a_test_method_a_runner_names_by_a_failure_or_alone_is_the_failures_test() -> None:
+    with (HELD_OUT / "fresh6/systools/shunit2_failure/input.log").open("rb") as stream:
+        (found,) = scan(stream)
+    assert found.test_id == "testTotalOfPrices"  # ``shunit2:ERROR testTotalOfPrices() returned non-zero ...``
+    assert failed_test_name(["testEmptyCart", "testTotalOfPrices", "ASSERT:total expected:<3> but was:<2>"]) == (
+        "testTotalOfPrices"
+    )
+    # code a frame quotes names no test: testthat's runner call, unittest's own frames
+    assert failed_test_name(['  > test_check("AnomalyDetection")', "    self._callTestMethod(testMethod)"]) is None

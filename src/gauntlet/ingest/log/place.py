@@ -353,10 +353,20 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], co
     for number, text, (path, line, column) in lint_rows(lines, [text for _, text in above], any_place=checker):
         if _NOTE.search(text) or (chosen.kind != "lint" and not strict and _MINOR.search(text)):
             continue  # a note explains a row above it; a compiler's warning fails nothing
+        if any(_same_place(place, chosen) for place in _places(text)):
+            continue  # the chosen finding's own line: the other places it names are context (``included from``)
         if (path, line) not in seen:
             seen.add((path, line))
             rows.append(Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column))
     return rows
+
+
+def _same_place(place: Place, draft: Draft) -> bool:
+    """``place`` is where ``draft`` is, however each names the file (``/home/runner/.../a.py``, ``a.py``)."""
+    if draft.path is None or place[1] != draft.line:
+        return False
+    named, found = repo_path(place[0]) or "", repo_path(draft.path) or ""
+    return named == found or named.endswith(f"/{found}") or found.endswith(f"/{named}")
 
 
 def lint_rows(

@@ -306,12 +306,16 @@ class Analyser:
             # A test runner's summary stands under the failure it counts: the place is above.
             above = [t for t in reversed(self._lines(located.start - _AFTER_LINES, located.start)) if t[:3] != "##["]
             place_block(chosen, above, self._step, checkout=self.checkout)
-        # A test's failure placed at a file alone (a report it wrote, ``suite/toc.html``) has a line above.
-        if self._project_path(chosen.path) is None or (chosen.line is None and chosen.kind == "test_failure"):
+        # A test's failure placed at a file alone (a report it wrote, ``suite/toc.html``) has a line above, in
+        # the test's file; another file alone has its line above where the step named it (redocly's ``[1]
+        # api/openapi.yaml:27:17`` over the summary that names the file alone).
+        placed = self._project_path(chosen.path) is not None
+        if not placed or chosen.line is None:
             # The step's output above names the project's place the block does not (a template compiler's
             # ``Error: views/cart.pug:7:24`` above the error object it dumps): the nearest one.
             above = [t for n, t in reversed(self._step_lines) if n < located.start and t[:3] != "##["]
-            found = project_place([*block, *above[:_STEP_LINES]], self.checkout, self._command)
+            file = chosen.path if placed and chosen.kind != "test_failure" else None
+            found = project_place([*block, *above[:_STEP_LINES]], self.checkout, self._command, file=file)
             if found is not None:
                 chosen.path, chosen.line, chosen.column = found
                 # The lines that placed it say what failed too (JUnit's ``expected: <3> but was: <2>`` above

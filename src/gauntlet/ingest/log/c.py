@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
+from gauntlet.ingest.log.diagnostics import step_tool
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.ingest.log.place import project_place
 from gauntlet.ingest.log.tools import TEST_VERDICT, checker_kind, step_kind
@@ -78,7 +79,12 @@ class Compiler(BlockParser):
                     return True  # a second error on the same line is the first one's cascade, or its note
                 self._last = (path, row)
                 tool: str | None = _compiler(path, sink)
-                kind: Kind = "lint" if tool in ("cppcheck", "clang-tidy") else "build_error"
+                # A checker the step ran prints the compiler's shape too (``clang-format --dry-run -Werror``'s
+                # ``src/a.c:4:14: error: code should be clang-formatted``): its kind, and its name.
+                checker = checker_kind(sink.step)
+                if checker is not None and tool not in ("cppcheck", "clang-tidy"):
+                    tool = step_tool(sink.step) or tool
+                kind: Kind = checker or ("lint" if tool in ("cppcheck", "clang-tidy") else "build_error")
                 if TEST_VERDICT.search(message) and step_kind(sink.step) == "test_failure":
                     # A C or C++ test framework prints its failures in the compiler's shape (CppUTest's
                     # ``tests/a.cpp:14: error: Failure in TEST(Cart, Total)``, Unity's ``:FAIL:``).

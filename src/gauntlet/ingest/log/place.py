@@ -41,6 +41,7 @@ __all__ = [
     "place_block",
     "project_place",
     "report_rows",
+    "same_file",
 ]
 
 #: Files known by a name without an extension (hadolint's ``Dockerfile:3 DL3008 ...``); not a Makefile, which
@@ -58,13 +59,20 @@ _NAMED_FILES = (
 _PLACE = re.compile(
     r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?(?:[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}"
     r"|(?<![\w.-])" + _NAMED_FILES + r"))"
-    r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?)?(?=[:\s,)\]]|$)"
+    r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?|-\d{1,7})?"
+    r"(?=[:\s,)\]]|$)"  # ``path:5-14``: a range of lines (checkov's ``File: /infra/main.tf:5-14``)
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7})(?:, ?(?P<pcolumn>\d{1,5})\)|\)(?=:\s))"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     r"|@(?P<aline>\d{1,7}):(?P<acolumn>\d{1,5})(?=[:\s]|$)"  # fixit's ``shop/cart.py@4:11 Rule: ...``
     r"|:line (?P<nline>\d{1,7})\b"  # .NET's stack frames: ``at Cart.Sums() in /src/CartTests.cs:line 12``
-    # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``
-    r"| (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?(?=\s|$))"
+    # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``, promtool's
+    # ``rules/alerts.yml: 5:15: group "cart" ...``
+    r"|:? (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?(?=\s|:\s|$))"
+)
+#: A file without an extension in a folder, in a diagnostic's ``path:line:col: message`` (visudo's
+#: ``sudoers.d/deploy:3:59: syntax error``).
+_BARE_PLACE = re.compile(
+    r"(?<![\w/.\\:@-])(?P<path>(?:[\w.+-]{1,100}/){1,20}[\w+-][\w+-]{0,100}):(?P<line>\d{1,7}):(?P<column>\d{1,5}):\s"
 )
 #: A parser's ``path: message (line:col)`` (babel, acorn, prettier: ``SyntaxError: src/a.js: Unexpected token
 #: (2:41)``): the place closes the line.
@@ -109,7 +117,7 @@ _PYTHON_FRAME = re.compile(r'^\s*File "[^"]{1,300}", line \d{1,7}, in ')
 #: A path alone on its line: the header a "stylish" report (ESLint, yamllint, stylelint) lists its file's
 #: ``line:col severity message`` rows under (marked failed by some: coffeelint's ``✗ src/cart.coffee``).
 _HEADER = re.compile(
-    r"^\s*(?:==\s*\[|[✖✘×✗]\s)?(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
+    r"^\s*(?:==\s*\[|[✖✘×✗]\s|(?i:file):\s+)?(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
     r"(?:\]\s*(?:FAIL|PASS))?\s*$"  # or sqlfluff's ``== [sql/a.sql] FAIL``
 )
 #: A report's row under its file header: ``12:5  error  message`` (stylish; unified's ``5:1-5:13 warning``
@@ -119,11 +127,12 @@ _HEADER = re.compile(
 _ROW = re.compile(
     r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})(?:-\d{1,7}:\d{1,5})?\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])"
     r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?"
-    r"|(?:[✖✘×⚠✗]\s*)?#?(?P<cline>\d{1,7})(?::(?P<ccolumn>\d{1,5}))?(?:\t|: |\s{2,}|\s?\|\s)(?=\S))"
+    r"|(?:[✖✘×⚠✗]\s*)?#?(?P<cline>\d{1,7})(?::(?P<ccolumn>\d{1,5}))?(?:\t|: |\s{2,}|\s?[|┆]\s)(?=\S))"
 )
 #: A row that starts with its place (phpmd's ``/path/src/cart.php:5  UnusedLocalVariable  Avoid ...``).
 _PLACE_FIRST = re.compile(r"^\s*(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}(?::|@|\()\d{1,7}\b")
 _NOT_FILES = re.compile(r"(?i)\.(?:com|org|net|io|dev|local|localhost)$|^\d+\.\d+")
+_VERSION = re.compile(r"^\d+\.\d+")
 _DIAGNOSTIC = re.compile(
     r":\d{1,7}(?::\d{1,5}|\.\d{1,5}(?:-\d{1,7}(?:\.\d{1,5})?)?)?:\s"  # GNU's ``a.vala:6.12-6.15: error``
     r"|:\[\d+,\d+\]|\(\d+,\d+\): |^\s*\d+:\d+\s+(?:\[?error|✖|✘)"
@@ -163,7 +172,7 @@ _DIFF_NEW = re.compile(r"^\+\+\+(?: (?P<path>[^\s]{1,300})(?:\t.*)?)?$")  # flyn
 _DIFF_HUNK = re.compile(r"^@@ -(?P<old>\d{1,7})(?:,\d+)? \+(?P<new>\d{1,7})(?:,\d+)? @@")
 #: The label a diff tool puts before each side's path (``a/x.py``), or after it (ssort's ``x.py:before``).
 _DIFF_LABEL = re.compile(r"^(?:a|b|old|new|original|fixed|orig|before|after)/")
-_DIFF_SUFFIX = re.compile(r"(?P<extension>\.\w{1,10}):[a-z]+$")
+_DIFF_SUFFIX = re.compile(r"(?P<extension>\.\w{1,10})(?::[a-z]+|\.orig)$")  # ``x.py:before``, shfmt's ``x.sh.orig``
 #: A summary that counts what the report above it holds (``Exiting due to 1 warning(s)``, ``3 problems``).
 _COUNTED = re.compile(r"(?i)\b\d{1,6} (?:warnings?|errors?|problems?|issues?|violations?)\b")
 #: A formatter's or upgrader's report that it changed, or would change, a file (pyupgrade's ``Rewriting a.py``,
@@ -291,6 +300,8 @@ def block_kind(
     # unless a tool nothing names listed the project's files, one a line: a checker flagging them (knip's
     # ``Unused files (1)`` over ``src/legacy.js``).
     if not any(_FAILED.search(text) for text in lines):
+        if by_step in _CHECKERS:
+            return by_step  # a checker's findings in its own words (commitlint's ``subject may not be empty``)
         listed = placed and any(_HEADER.match(text) or _PLACE_FIRST.match(text) for text in lines)
         return "lint" if by_step is None and listed and not _runs_script(step) else None
     if by_step is None and placed and any(_ERROR.search(text) for text in lines):
@@ -363,10 +374,13 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], co
 
 def _same_place(place: Place, draft: Draft) -> bool:
     """``place`` is where ``draft`` is, however each names the file (``/home/runner/.../a.py``, ``a.py``)."""
-    if draft.path is None or place[1] != draft.line:
-        return False
-    named, found = repo_path(place[0]) or "", repo_path(draft.path) or ""
-    return named == found or named.endswith(f"/{found}") or found.endswith(f"/{named}")
+    return draft.path is not None and place[1] == draft.line and same_file(place[0], draft.path)
+
+
+def same_file(first: str, second: str) -> bool:
+    """Two names of one file, however each names it (``/home/runner/work/x/x/src/a.py``, ``src/a.py``, ``a.py``)."""
+    one, other = repo_path(first) or "", repo_path(second) or ""
+    return one == other or one.endswith(f"/{other}") or other.endswith(f"/{one}")
 
 
 def lint_rows(
@@ -457,7 +471,9 @@ def _best_place(lines: Sequence[str], checkout: Checkout | None) -> Place | None
     return next((place for place in places if not _LIBRARY.search(place[0].replace("\\", "/"))), places[0])
 
 
-def project_place(texts: Sequence[str], checkout: Checkout | None, command: str = "") -> Place | None:
+def project_place(
+    texts: Sequence[str], checkout: Checkout | None, command: str = "", *, file: str | None = None
+) -> Place | None:
     """The first place in the project that a parser's block names, when the parser found none where it looked.
 
     An error thrown inside a library (a template compiler's ``Error: views/cart.pug:7:24`` above frames all in
@@ -465,10 +481,14 @@ def project_place(texts: Sequence[str], checkout: Checkout | None, command: str 
     under an RSpec-like verdict) still names the project's file: the first ``path:line`` outside any library
     (in the ``checkout`` when known), else a line named in words (``Parse error on line 3``) in the file the
     step's ``command`` names.
+
+    :param file: the file the block names alone, when it does: only a place in that file counts.
     """
     for text in texts:
         for place in _places(text):
             if _LIBRARY.search(place[0].replace("\\", "/")) or place[1] is None:
+                continue
+            if file is not None and not same_file(place[0], file):
                 continue
             if checkout is None or in_checkout(place[0], checkout):
                 return place
@@ -476,8 +496,8 @@ def project_place(texts: Sequence[str], checkout: Checkout | None, command: str 
 
 
 def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "") -> Place | None:
-    """A file the block names without a line: in the checkout, else under the workspace or with a folder
-    (a base name: the path the step's command gives it), and never a library's."""
+    """A file the block names without a line: in the checkout, else under the workspace, with a folder or as the
+    step's command names it (a base name: the path the command gives it), and never a library's."""
     for text in lines:
         if _MISSING.search(text):
             continue  # ``./install.sh: No such file or directory``: the file named is the one that is not there
@@ -486,10 +506,11 @@ def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = 
             if _LIBRARY.search(path) or _NOT_FILES.search(path) or _NOT_ALONE.search(path):
                 continue
             path = named_by_command(path, command)
+            named = path in command.split()  # ``amtool check-config alertmanager.yml``: the file it checks
             if checkout is not None:
                 if in_checkout(path, checkout):
                     return path, None, None
-            elif repo_relative(repo_path(path)) is not None and ("/" in path or "\\" in path):
+            elif repo_relative(repo_path(path)) is not None and ("/" in path or "\\" in path or named):
                 return path, None, None
     return None
 
@@ -593,7 +614,7 @@ def _places(text: str) -> Iterator[Place]:
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
         scheme = text[max(0, match.start() - 7) : match.start()]
-        if _NOT_FILES.search(path) or ("://" in scheme[-3:] and scheme != "file://"):
+        if _not_a_file(path) or ("://" in scheme[-3:] and scheme != "file://"):
             continue  # a URL's host, but a ``file://`` URL's path is a file
         lines = match.group("line", "bline", "pline", "wline", "sline", "aline", "nline")
         number = next((n for n in lines if n), None)
@@ -602,3 +623,11 @@ def _places(text: str) -> Iterator[Place]:
         if line == 0:
             continue
         yield path, line, int(col) if col else None
+    if (bare := _BARE_PLACE.search(text)) is not None and not _LIBRARY.search(bare.group("path")):
+        yield bare.group("path"), int(bare.group("line")), int(bare.group("column"))
+
+
+def _not_a_file(path: str) -> bool:
+    """A host (``example.org``) or a version (``1.2.3``), not a file; a host has no folder (``zones/db.example.org``
+    is a zone file)."""
+    return bool(_NOT_FILES.search(path)) and ("/" not in path or _VERSION.match(path) is not None)

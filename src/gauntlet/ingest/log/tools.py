@@ -42,7 +42,7 @@ __all__ = [
 #: Linters and style checkers by the command a step runs (a table of names, not of output shapes: a step that
 #: ran one reports lint, whatever its rows look like). Any command with ``lint`` in its name counts too.
 LINTERS = (
-    "actionlint", "alex", "ansible-lint", "biome", "black --check", "buf lint", "cfn-lint", "checkov", "checkstyle",
+    "actionlint", "alex", "ansible-lint", "biome", "black --check", "buf lint", "cfn-lint", "checkstyle",
     "clang-format", "clang-tidy", "codespell", "commitlint", "cppcheck", "cpplint", "credo", "cspell", "detekt",
     "doc8", "dotnet format", "editorconfig-checker", "eslint", "flake8", "gofmt", "golangci-lint", "hadolint",
     "hlint", "htmlhint", "isort --check", "jscpd", "ktlint", "luacheck", "markdownlint", "perlcritic",
@@ -63,7 +63,7 @@ LINTERS = (
 #: A scanner's report of a secret in the sources (secretlint's ``found GitHub Token``, ``hardcoded password``)
 #: or of a catalogued weakness: whatever checker printed it, the finding is a ``security`` one.
 SECRET = re.compile(
-    r"(?i)\b(?:found|detected|leaked|exposed|hard-?coded)\b.{0,40}?\b(?:secret|token|password|credential"
+    r"(?i)\b(?:found|detected|leaked|exposed|hard-?coded|potential)\b.{0,40}?\b(?:secret|token|password|credential"
     r"|private key|api key|access key)s?\b"
     # A weakness or a vulnerability by its catalogue id: ``CWE-120``, ``CVE-2021-44228``, ``GHSA-jfh8-c2jp-5v3q``.
     r"|\bCWE-\d{1,5}\b|\bCVE-\d{4}-\d{4,7}\b|\bGHSA(?:-[\da-z]{4}){3}\b"
@@ -118,7 +118,8 @@ TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
         "npm run typecheck", "npm run type-check", "yarn typecheck", "pnpm typecheck",
     )),
     ("security", (
-        "bandit", "gosec", "brakeman", "safety check", "pip-audit", "npm audit", "cargo audit", "trivy", "gitleaks",
+        "bandit", "gosec", "brakeman", "checkov", "safety check", "pip-audit", "npm audit", "cargo audit", "trivy",
+        "gitleaks",
         "trufflehog", "grype", "osv-scanner", "snyk test", "tfsec", "kics", "dependency-check", "govulncheck",
         "detect-secrets", "njsscan",
         # Scanners of code, containers and dependencies that CI runs with no parser of their own.
@@ -253,6 +254,9 @@ _STEP = re.compile(
 _ANY_LINT = re.compile(
     r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check\b(?!\.\w)|(?<![\w-])check[a-z]{2,30}\b(?!\.\w)"
     r"|(?:^|(?<=[\s/]))check-\w|(?<!\S)--(?:check|fail-on-change)(?=$|[\s=])"
+    # a program named for validating (openapi-spec-validator, validate-pyproject), not a subcommand (``terraform
+    # validate`` compiles the configuration)
+    r"|(?<![\w-])(?:[\w]{1,30}-){1,4}validat(?:e|or)(?![\w-])|(?<![\w-])validat(?:e|or)(?:-\w{1,30}){1,4}(?![\w-])"
 )
 #: A test program run by itself, or a program run on a test file: a word of the step whose name says test
 #: (``./build/calc_test``, ``check_add``, ``run-tests.sh``, ``testslide``, ``zope-testrunner``, ``tinytest::``,

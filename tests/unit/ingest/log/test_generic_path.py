@@ -423,3 +423,55 @@ def test_a_test_method_a_runner_names_by_a_failure_or_alone_is_the_failures_test
     )
     # code a frame quotes names no test: testthat's runner call, unittest's own frames
     assert failed_test_name(['  > test_check("AnomalyDetection")', "    self._callTestMethod(testMethod)"]) is None
+
+
+# -- fresh10 (infrastructure, config checkers, scanners), measured untuned first: 0.543 / 0.657 ----------------
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # a checker the step ran in the compiler's shape: ``src/cart.c:4:14: error: code should be clang-formatted``
+        ("infratools/clang_format_violation", [("lint", "src/cart.c", 4)]),
+        # ``FILE: /home/runner/.../src/cart.php`` over `` 12 | ERROR | [x] Opening brace ...``
+        ("infratools/phpcs_brace_position", [("lint", "src/cart.php", 12)]),
+        # ``rules/alerts.yml: 5:15: group "cart", rule 1, ...``
+        ("infratools/promtool_rule_expression", [("lint", "rules/alerts.yml", 5)]),
+        # ``--- scripts/deploy.sh.orig`` / ``+++ scripts/deploy.sh``: the file, not its backup
+        ("infratools/shfmt_indent_diff", [("lint", "scripts/deploy.sh", 6)]),
+        # ``Checking 'alertmanager.yml'  FAILED: ...`` of ``amtool check-config alertmanager.yml``
+        ("infratools/amtool_undefined_receiver", [("lint", "alertmanager.yml", None)]),
+        # a checker's findings in its own words: ``✖   subject may not be empty [subject-empty]``
+        ("jstools/commitlint_conventional", [("lint", None, None)]),
+        # ``Validation Error`` of a validator: not a test step for the ``spec`` in its name
+        ("pytools/openapi_spec_validator_path_parameter", [("lint", "api/openapi.yaml", None)]),
+        # ``Potential secrets about to be committed``, ``Location:    shop/settings.py:3``
+        ("pytools/detect_secrets_aws_key", [("security", "shop/settings.py", 3)]),
+        # the summary names the file alone; ``[1] api/openapi.yaml:27:17`` above it names its line
+        ("jstools/redocly_unresolved_ref", [("lint", "api/openapi.yaml", 27)]),
+    ],
+)
+def test_a_fresh10_case_is_read_at_its_kind_and_place(
+    case: str, expected: list[tuple[str, str | None, int | None]]
+) -> None:
+    assert logged(f"fresh10/{case}") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("sudoers.d/deploy:3:59: syntax error", ("sudoers.d/deploy", 3, 59)),  # a file without an extension
+        ("dns_rdata_fromtext: zones/db.example.org:10: near", ("zones/db.example.org", 10, None)),  # a zone file
+        ("\tFile: /infra/main.tf:5-14", ("/infra/main.tf", 5, None)),  # a range of lines
+        ("proxy to example.org:443 refused", None),  # a host
+        ("pulled golang:1.22 in 3:20", None),
+    ],
+)
+def test_a_place_in_a_folder_may_lack_an_extension_but_a_host_is_none(
+    text: str, place: tuple[str, int, int | None] | None
+) -> None:
+    assert first_place(text) == place
+
+
+def test_an_infrastructure_scanner_is_a_security_step() -> None:
+    assert step_kind("checkov -d . --framework terraform") == "security"

@@ -107,6 +107,8 @@ class Analyser:
         self._command = ""
         self._github = False
         self._runner_error = False
+        #: The current step reported an error (an ``##[error]`` line since its ``##[group]Run``).
+        self._step_error = False
         self._held: list[Finding] = []
         #: Inside a ``##[group]`` the runner has not closed yet (at the end of input: a cut-short log).
         self._open_group = False
@@ -133,7 +135,18 @@ class Analyser:
         return self._step
 
     def set_step(self, command: str) -> None:
-        """Remember the command of the step that starts here (tool hints for ambiguous formats)."""
+        """Remember the command of the step that starts here (tool hints for ambiguous formats).
+
+        In a GitHub job log a step that failed says so (``##[error]``) before the next one starts: what a step
+        that passed printed is no failure, even when a later step fails (a passing runner's ``✓ adds ›
+        0.07ms`` a parser took for a verdict), and explains nothing of it.
+        """
+        if self._github and not self._step_error:
+            self._held.clear()
+            self._explained = False
+            self._fallbacks.clear()
+            self._crash, self._crash_reported = None, False
+        self._step_error = False
         self._step = command.lower()[:200]
         self._command = command[:500]
 
@@ -148,8 +161,8 @@ class Analyser:
         self._github = True
         if grouped is not None:
             self._open_group = grouped
-        if error and not self._runner_error:
-            self._runner_error = True
+        if error and not self._step_error:
+            self._runner_error = self._step_error = True
             self.found.extend(self._held)
             self._held.clear()
 
@@ -411,7 +424,7 @@ class Analyser:
         if end - start + 1 > limits.max_span_lines:
             start = end - limits.max_span_lines + 1
         self.count += 1
-        sink = self._held if self._github and not self._runner_error else self.found
+        sink = self._held if self._github and not self._step_error else self.found
         sink.append(
             Finding(
                 fingerprint=identity,

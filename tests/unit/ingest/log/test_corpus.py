@@ -14,6 +14,8 @@ from types import ModuleType
 
 import pytest
 
+from gauntlet.ingest.log import scan
+
 ROOT = Path(__file__).parents[4]
 
 
@@ -154,3 +156,29 @@ def test_each_tool_without_its_own_parser_leave_one_out() -> None:
     assert total.recall >= 0.80, BENCH.report(results, verbose=False)
     assert total.precision >= 0.93, BENCH.report(results, verbose=False)
     assert total.passing_findings == 0, BENCH.report(results, verbose=False)
+
+
+def _steps(log: Path) -> list[bytes]:
+    """A GitHub log's own steps (after the checkout, before the runner's post-job cleanup)."""
+    lines = log.read_bytes().splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if b"##[group]Run " in line and b"actions/checkout" not in line)
+    end = next((i for i, line in enumerate(lines) if b"Post job cleanup" in line), len(lines))
+    return lines[start:end]
+
+
+@pytest.mark.parametrize("folder", [row[0] for row in HELD_OUT])
+def test_a_failed_step_reads_the_same_after_steps_that_passed(folder: str) -> None:
+    """Each failing log of a round, its steps put after the steps of the round's passing logs (real output of
+    the same tools, passing): the same findings. What a passing step printed is no failure and explains none
+    (fresh8's passing poku run read as a failed test, and took the place of 32 logs' findings)."""
+    passing = sorted((UNPARSED / folder).glob("*/*passing*/input.log"))
+    before = [line for log in passing for line in _steps(log)]
+    assert before
+    for log in sorted((UNPARSED / folder).glob("*/*/input.log")):
+        if "passing" in log.parent.name:
+            continue
+        lines = log.read_bytes().splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if b"##[group]Run " in line and b"actions/checkout" not in line)
+        alone = [(f.kind, f.path, f.line, f.test_id) for f in scan(lines)]
+        after = [(f.kind, f.path, f.line, f.test_id) for f in scan([*lines[:at], *before, *lines[at:]])]
+        assert after == alone, log

@@ -30,7 +30,8 @@ __all__ = ["Diagnostics", "step_tool"]
 #: (``man/demo.1``, mandoc), and a function may stand between the path and its row (darglint's
 #: ``shop/cart.py:total:7: DAR101: ...``).
 _PLACE = re.compile(
-    r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?(?P<path>[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9}|[1-9])):"
+    r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?"
+    r"(?P<path>(?:[A-Za-z]:(?=\\))?[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9}|[1-9])):"  # D:\a\x\x\ too
     r"(?:[A-Za-z_]\w{0,100}:)?(?P<row>\d+)(?:\.(?P<dotted>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?)?:"
     r"(?:(?P<column>\d+)(?::| (?=\[?[A-Z]{1,6}\d{2,5}\b)))?(?P<rest>.*)$"
 )

@@ -17,12 +17,15 @@ _DIAGNOSTIC = re.compile(r"^(\S+?\.go):(\d+):(?:(\d+):)? (.*)$")
 _LINTER = re.compile(r" \(([a-z][a-z0-9]+|[A-Z]{1,3}\d{4})\)$")
 _TEST_FAIL = re.compile(r"^\s*--- FAIL: (\S+) \(([\d.]+)s\)$")
 _SUBTEST_RESULT = re.compile(r"^\s+--- (?:PASS|FAIL|SKIP): (\S+) ")
-_RACE_FRAME = re.compile(r"^\s+(/\S+?\.go):(\d+) \+0x")
+_RACE_FRAME = re.compile(r"^\s+((?:/|[A-Za-z]:\\)\S+?\.go):(\d+) \+0x")  # D:\a\x\x\ on Windows
 _TEST_LOG = re.compile(r"^\s+(\S+?\.go):(\d+): (.*)$")
 _PKG_FAIL = re.compile(r"^FAIL\s+(\S+)\s+(?:\[(.*?)\]|[\d.]+s)$|^FAIL$")
 _PANIC = re.compile(r"^panic: (.*?)(?: \[recovered\])?$")
 _GO_FRAME = re.compile(r"^\s+(/\S+?\.go|\S+?\.go):(\d+)")
-_GOROOT = re.compile(r"/usr/local/go/|/opt/hostedtoolcache/go/|/go/pkg/mod/|/src/runtime/|/src/testing/|^\s*_testmain")
+_GOROOT = re.compile(
+    r"/usr/local/go/|[/\\]hostedtoolcache[/\\]|[/\\]go[/\\]pkg[/\\]mod[/\\]|[/\\]src[/\\](?:runtime|testing)[/\\]"
+    r"|^\s*_testmain"
+)
 
 
 class Go:

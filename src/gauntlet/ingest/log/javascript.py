@@ -73,7 +73,9 @@ class Eslint(LineParser):
 # -- uncaught errors in node ---------------------------------------------------------------------
 
 #: A node stack frame with a file location: ``    at fn (src/x.js:3:5)``.
-NODE_FRAME = re.compile(r"^\s+at .*?\(?((?:file://)?(?:/|\w)[^\s():]*?\.[cm]?[jt]sx?):(\d+):(\d+)\)?$")
+NODE_FRAME = re.compile(
+    r"^\s+at .*?\(?((?:file://)?(?:[A-Za-z]:\\|/|\w)[^\s():]*?\.[cm]?[jt]sx?):(\d+):(\d+)\)?$"  # D:\a\x\x\ too
+)
 
 #: The line node prints above a SyntaxError (and an error thrown at load time): ``/w/broken.js:2``.
 NODE_LOCATION = re.compile(r"^((?:file://)?\S+?\.[cm]?[jt]sx?):(\d+)$")

@@ -131,7 +131,7 @@ _HINT_ANYWHERE = re.compile(
     re.VERBOSE,
 )
 _HINT_AT_START = re.compile(
-    r"""\[warn\][ ]|(?:[\w.+-]+:\ )?[^\s:]+\.[A-Za-z][\w+-]*:(?:[A-Za-z_]\w{0,100}:)?\d+:
+    r"""\[warn\][ ]|(?:[\w.+-]+:\ )?(?:[A-Za-z]:\\)?[^\s:]+\.[A-Za-z][\w+-]*:(?:[A-Za-z_]\w{0,100}:)?\d+:
       |==\d+==\ |>>\ Issue:|\s+Location:[ ]
       |\s+\d+:\d+\s+(?:✖|⚠|error|warning)\s""",
     re.VERBOSE,

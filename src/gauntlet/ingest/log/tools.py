@@ -218,7 +218,7 @@ VERDICTS: tuple[re.Pattern[str], ...] = tuple(
         r"^--- FAIL: (?P<name>\S+)",  # go test
         r"^\[\s+FAILED\s+\] (?P<name>[\w./:<>-]+)",  # GoogleTest
         r"^not ok \d+(?: -)? (?P<name>.+?)(?: # .*)?$",  # TAP (bats, prove, node --test)
-        r"^(?:FAIL|ERROR): (?P<name>\w\S*)",  # unittest, nose2
+        r"^(?:FAIL|ERROR): (?P<name>(?![A-Za-z]:\\)\w\S*)",  # unittest, nose2 (not a Windows path)
         r"^test (?P<name>\S+) \.\.\. FAILED$",  # cargo test
         r"^(?P<name>\S.*?) \.\.\. (?:FAILED|FAIL|ERROR)$",  # unittest -v, nose2
         r"^(?P<name>\S.*?)\s+\| FAIL \|$",  # Robot Framework

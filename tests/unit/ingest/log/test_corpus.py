@@ -7,7 +7,9 @@ Each log there is a real tool's output on a project broken in a known way; its l
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -95,6 +97,7 @@ def test_a_finding_elsewhere_is_no_match() -> None:
 
 
 UNPARSED = ROOT / "tests" / "fixtures" / "corpus-unparsed"
+CORPUS_DIR = ROOT / "tests" / "fixtures" / "corpus"
 
 
 def test_tools_nobody_wrote_a_parser_for_are_read_by_the_generic_path() -> None:
@@ -182,3 +185,26 @@ def test_a_failed_step_reads_the_same_after_steps_that_passed(folder: str) -> No
         alone = [(f.kind, f.path, f.line, f.test_id) for f in scan(lines)]
         after = [(f.kind, f.path, f.line, f.test_id) for f in scan([*lines[:at], *before, *lines[at:]])]
         assert after == alone, log
+
+
+_WORKSPACE = "/home/runner/work/demo/demo"
+_UNDER_WORKSPACE = re.compile(re.escape(_WORKSPACE) + r"[^\s:'\"()\[\],]*")
+
+
+def _on_windows(raw: bytes) -> bytes:
+    """A log as a Windows runner writes it (frame.py's ``--windows``): CRLF, ``D:\\a\\demo\\demo\\`` paths."""
+    text = raw.decode("utf-8", "surrogateescape")
+    moved = _UNDER_WORKSPACE.sub(lambda m: "D:\\a\\demo\\demo" + m.group(0)[len(_WORKSPACE) :].replace("/", "\\"), text)
+    return moved.replace("\n", "\r\n").encode("utf-8", "surrogateescape")
+
+
+@pytest.mark.parametrize("folder", [CORPUS_DIR, *(UNPARSED / row[0] for row in HELD_OUT)], ids=lambda p: p.name)
+def test_a_log_reads_the_same_from_a_windows_runner(folder: Path) -> None:
+    """Every log of the corpus and of the held-out rounds with a Windows runner's line ends and workspace: the
+    same findings (a node frame, a diagnostic at ``D:\\...``, the prefilter's shapes and unittest's verdict took
+    the drive for a name, and a Go race's frames were read only from ``/``)."""
+    for log in sorted(folder.glob("**/input.log")):
+        raw = log.read_bytes()
+        posix = [(f.kind, f.path, f.line, f.test_id) for f in scan(io.BytesIO(raw))]
+        windows = [(f.kind, f.path, f.line, f.test_id) for f in scan(io.BytesIO(_on_windows(raw)))]
+        assert windows == posix, log

@@ -109,6 +109,8 @@ class Analyser:
         self._runner_error = False
         #: The current step reported an error (an ``##[error]`` line since its ``##[group]Run``).
         self._step_error = False
+        #: The line that started the current step (its ``##[group]Run``); 0 where the log names no steps.
+        self._step_first = 0
         self._held: list[Finding] = []
         #: Inside a ``##[group]`` the runner has not closed yet (at the end of input: a cut-short log).
         self._open_group = False
@@ -147,6 +149,7 @@ class Analyser:
             self._fallbacks.clear()
             self._crash, self._crash_reported = None, False
         self._step_error = False
+        self._step_first = self.ring[-1][0] if self.ring else 0
         self._step = command.lower()[:200]
         self._command = command[:500]
 
@@ -341,6 +344,8 @@ class Analyser:
         lines: list[str] = []
         above = ""
         for number, text in self.ring:
+            if number <= self._step_first:
+                continue
             if number > draft.end and text[:1].strip():
                 break  # the block's indented tail ends at the next line at column 0
             if number >= draft.start:
@@ -361,7 +366,8 @@ class Analyser:
 
     def _numbered(self, start: int, stop: int) -> list[Line]:
         """Lines ``start`` to ``stop - 1`` of the step just located (every line, not only those parsed), else
-        of the ring."""
+        of the ring; never a line of an earlier step (its output says nothing of this step's failure)."""
+        start = max(start, self._step_first + 1)
         step = self._step_lines
         if step and step[0][0] <= start and stop - 1 <= step[-1][0]:
             return [(number, text) for number, text in step if start <= number < stop]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import itertools
 import json
 import re
 import sys
@@ -208,3 +209,21 @@ def test_a_log_reads_the_same_from_a_windows_runner(folder: Path) -> None:
         posix = [(f.kind, f.path, f.line, f.test_id) for f in scan(io.BytesIO(raw))]
         windows = [(f.kind, f.path, f.line, f.test_id) for f in scan(io.BytesIO(_on_windows(raw)))]
         assert windows == posix, log
+
+
+@pytest.mark.parametrize("folder", [row[0] for row in HELD_OUT])
+def test_two_failed_steps_of_one_job_read_as_each_alone(folder: str) -> None:
+    """Each failing log's step put before the next log's (a first step with ``continue-on-error``): each step's
+    findings, as alone. A step's place, rows and diff were read from the step above it too (a Robot test placed
+    at the line pyflakes flagged before it: 22 of 311 pairs)."""
+    logs = [log for log in sorted((UNPARSED / folder).glob("*/*/input.log")) if "passing" not in log.parent.name]
+    for first, second in itertools.pairwise(logs):
+        alone = [
+            (f.kind, f.path, f.line, f.test_id)
+            for log in (first, second)
+            for f in scan(log.read_bytes().splitlines(True))
+        ]
+        lines = second.read_bytes().splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if b"##[group]Run " in line and b"actions/checkout" not in line)
+        both = [(f.kind, f.path, f.line, f.test_id) for f in scan([*lines[:at], *_steps(first), *lines[at:]])]
+        assert sorted(map(repr, both)) == sorted(map(repr, alone)), (first, second)

@@ -120,9 +120,9 @@ def test_tools_nobody_wrote_a_parser_for_are_read_by_the_generic_path() -> None:
 #: fresh3 0.148 / 0.407, fresh5 0.517 / 0.621 (after fresh3's rules), fresh6 0.367 / 0.500 (after fresh5's),
 #: fresh7 0.531 / 0.727 and fresh4, kept unseen until then, 0.419 / 0.576 with 1 duplicate (after fresh6's;
 #: 0.323 / 0.500 before fresh3's), fresh8 0.600 / 0.839 (after fresh4's and fresh7's), fresh10 0.543 / 0.657
-#: (0.571 / 0.667 after fresh8's rules, which were written without seeing it). Floors under today's
-#: figures: (folder, logs, passing logs, recall, precision, most duplicates). Issue 31 asks for 0.70 / 0.92 and no
-#: duplicate.
+#: (0.571 / 0.667 after fresh8's rules, which were written without seeing it), fresh9 0.657 / 0.694 (after
+#: fresh10's rules). Floors under today's figures: (folder, logs, passing logs, recall, precision, most
+#: duplicates). Issue 31 asks for 0.70 / 0.92 and no duplicate.
 HELD_OUT = [
     ("fresh", 34, 3, 0.92, 0.97, 0),
     ("fresh2", 33, 3, 0.74, 0.83, 0),
@@ -132,6 +132,7 @@ HELD_OUT = [
     ("fresh6", 33, 3, 0.83, 0.90, 0),
     ("fresh7", 39, 3, 0.81, 0.87, 0),
     ("fresh8", 32, 3, 0.86, 0.90, 0),
+    ("fresh9", 35, 3, 0.65, 0.69, 0),
     ("fresh10", 35, 3, 0.80, 0.91, 0),
 ]
 

@@ -28,7 +28,14 @@ from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
-from gauntlet.ingest.log.place import lone_place, named_by_command, place_block, project_place, report_rows
+from gauntlet.ingest.log.place import (
+    file_alone,
+    lone_place,
+    named_by_command,
+    place_block,
+    project_place,
+    report_rows,
+)
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import clean_line, repo_path
 from gauntlet.ingest.log.tools import failed_test_name
@@ -355,7 +362,10 @@ class Analyser:
         # A runner may print the place on a line of its own just above the verdict (hspec's ``test/a.hs:9:25:``).
         if lone_place(above) is not None:
             lines.append(above)
-        found = project_place(lines[:_AFTER_LINES], self.checkout, self._command)
+        # Else the project's file it names alone (vite's ``file: /home/runner/work/x/x/src/main.js``).
+        found = project_place(lines[:_AFTER_LINES], self.checkout, self._command) or file_alone(
+            lines[:_AFTER_LINES], self.checkout, self._command
+        )
         if found is not None:
             draft.path, draft.line, draft.column = found
 

@@ -235,6 +235,9 @@ class Tap(BlockParser):
             field, value = match.group(1), match.group(2).strip("'\" ")
             if field == "failureType" and value == "subtestsFailed":
                 draft.kind = "unknown"  # marks a parent: dropped on close
+            elif field in ("location", "at") and draft.path is None and (frame := _TAP_FRAME.search(value)):
+                # tape's ``at: Test.<anonymous> (/w/test/cart.js:5:5)``: a frame, not a bare place
+                draft.path, draft.line, draft.column = frame.group(1), int(frame.group(2)), int(frame.group(3))
             elif field in ("location", "at") and draft.path is None:
                 path, _, rest = value.removeprefix("file://").rpartition(":")
                 path, _, row = path.rpartition(":")
@@ -268,6 +271,11 @@ _PLAYWRIGHT_ITEM = re.compile(r"^\s+\d+\) (?:\[([\w-]+)\] › )?(\S+?):(\d+):(\d
 class Playwright(BlockParser):
     """Playwright's ``1) [chromium] › tests/a.spec.ts:3:5 › title`` blocks (the summary repeats them)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: The block's failing line was read from its stack (only its first frame in the test's file counts).
+        self._placed = False
+
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
@@ -275,6 +283,7 @@ class Playwright(BlockParser):
             self.close(sink)
             project, path, row, column, title = match.groups()
             test_id = f"{path} › {title}"
+            self._placed = False
             self._draft = Draft(
                 "playwright",
                 "test_failure",
@@ -294,8 +303,18 @@ class Playwright(BlockParser):
         stripped = text.strip()
         if stripped and not draft.message and not stripped.startswith("─"):
             draft.message, draft.end = stripped, number
+        elif not self._placed and (frame := NODE_FRAME.match(text)) and _in_file(frame.group(1), draft.path):
+            # The header names where the test is declared; its first frame in that file is the failing line.
+            draft.line, draft.column, draft.end = int(frame.group(2)), int(frame.group(3)), number
+            self._placed = True
         return True
 
     def _finish(self, draft: Draft) -> bool:
         headline(draft, draft.test_id)
         return True
+
+
+def _in_file(frame_path: str, path: str | None) -> bool:
+    """The frame is in the test's file (``/home/runner/work/x/x/tests/a.spec.js`` for ``tests/a.spec.js``)."""
+    frame_path = frame_path.replace("\\", "/")  # ``D:\a\x\x\tests\a.spec.js`` on Windows
+    return path is not None and (frame_path == path or frame_path.endswith(f"/{path}"))

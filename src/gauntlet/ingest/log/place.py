@@ -33,6 +33,7 @@ Place = tuple[str, int | None, int | None]
 __all__ = [
     "LINTERS",
     "block_kind",
+    "file_alone",
     "first_place",
     "in_checkout",
     "lint_rows",
@@ -66,8 +67,8 @@ _PLACE = re.compile(
     r"|@(?P<aline>\d{1,7}):(?P<acolumn>\d{1,5})(?=[:\s]|$)"  # fixit's ``shop/cart.py@4:11 Rule: ...``
     r"|:line (?P<nline>\d{1,7})\b"  # .NET's stack frames: ``at Cart.Sums() in /src/CartTests.cs:line 12``
     # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``, promtool's
-    # ``rules/alerts.yml: 5:15: group "cart" ...``
-    r"|:? (?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?(?=\s|:\s|$))"
+    # ``rules/alerts.yml: 5:15: group "cart" ...``, rollup's ``src/main.js (1:9)``
+    r"|:? \(?(?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?\)?(?=\s|:\s|:?$))"
 )
 #: A file without an extension in a folder, in a diagnostic's ``path:line:col: message`` (visudo's
 #: ``sudoers.d/deploy:3:59: syntax error``).
@@ -144,7 +145,11 @@ _DIAGNOSTIC = re.compile(
     r"|\.[A-Za-z]\w{0,9} \d{1,7}:\d{1,5}(?:\s|$)"  # dart-sass: ``styles/a.scss 4:10  root stylesheet``
 )
 #: A compiler's error at a place (``a.c:3:5: error:``, ``cart.pas(9,11) Error:``): what a crash's block may really be.
-_COMPILER_ERROR = re.compile(r"(?:\.\w+:\d+(?::\d+)?:|\.\w+\(\d+(?:,\s?\d+)?\):?) (?:fatal )?[Ee]rror\b")
+_COMPILER_ERROR = re.compile(
+    r"(?:\.\w+:\d+(?::\d+)?:|\.\w+\(\d+(?:,\s?\d+)?\):?) (?:fatal )?[Ee]rror\b"
+    # a build tool's own error naming the source it rejected: rollup's ``[!] RollupError: src/main.js (1:9): ...``
+    r"|\b[A-Z]\w*Error: (?:[\w.-]+/)*[\w.-]+\.[A-Za-z]\w{0,9}[ :(]"
+)
 #: A line named in words after the file, or with no file at all: ``syntax error in line 3``, ``Parse error on
 #: line 4, column 1``, ``line 6 column 1 - Warning``, ``at line 4, column 9`` (dot, jsonlint, tidy, jq, sqlite3),
 #: or a report's ``Line:   3`` under its ``File:   config.py`` (gitleaks, trufflehog).
@@ -220,7 +225,7 @@ def place_block(
             (row[0] if row is not None else None)
             or _diff_place([*before, *lines[1:]])
             or _best_place(lines, checkout)
-            or _file_alone(lines, checkout, command)
+            or file_alone(lines, checkout, command)
         )
         if found is None or found[1] is None:
             found = _worded_line(lines, found, command) or found
@@ -233,15 +238,24 @@ def place_block(
     if draft.kind in _REDECIDED:
         kind = block_kind(lines, step, placed=draft.path is not None, above=before, command=command)
         # The locator's crash (a segfault, a panic) stays one, unless a test's (a test that crashed failed) or a
-        # compiler's diagnostic (fpc's ``cart.pas(9,11) Error: ...`` above its ``Fatal: Compilation aborted``).
-        compiled = kind == "build_error" and draft.path is not None and any(_COMPILER_ERROR.search(t) for t in lines)
-        if kind is not None and (draft.kind != "crash" or kind == "test_failure" or compiled):
+        # compiler's diagnostic (fpc's ``cart.pas(9,11) Error: ...`` above its ``Fatal: Compilation aborted``, a
+        # bundler's error about a source above the frames of its own throw).
+        built = kind == "build_error" or (kind == "crash" and step_kind(step) == "build_error")
+        compiled = built and draft.path is not None and any(_COMPILER_ERROR.search(t) for t in lines)
+        if compiled:
+            draft.kind = "build_error"
+        elif kind is not None and (draft.kind != "crash" or kind == "test_failure"):
             draft.kind = kind
         # ``jq . config/app.json``, ``config/app.json invalid``: a data file is checked, not built.
         if draft.kind in ("build_error", "unknown") and step_kind(step) is None and DATA_FILE.search(draft.path or ""):
             draft.kind = "lint"
     if draft.kind == "dependency" and draft.path is None:
         draft.path = _manifest(lines)  # ``loosen the dependency version constraints in pyproject.toml``
+    if draft.path is not None and _THROWN.match(draft.message):
+        # A frame of the tool's own throw says nothing: the line that named the place does (rollup's
+        # ``RollupError: src/main.js (1:9): "totl" is not exported`` above its stack).
+        named = (text for text in lines if (first_place(text) or ("", None))[:2] == (draft.path, draft.line))
+        draft.message = next(named, draft.message).strip()
 
 
 def block_kind(
@@ -495,7 +509,7 @@ def project_place(
     return _worded_line(texts, None, command)
 
 
-def _file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "") -> Place | None:
+def file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "") -> Place | None:
     """A file the block names without a line: in the checkout, else under the workspace, with a folder or as the
     step's command names it (a base name: the path the command gives it), and never a library's."""
     for text in lines:

@@ -19,10 +19,11 @@ _NOT_FOUND = re.compile(
 )
 #: A script named in the message is the repository's unless it is the runner's temporary step script.
 _SCRIPT = re.compile(r"^(?!.*/_temp/)(?!(?:/\S*/)?(?:ba|da|z|k)?sh$)\S*[./]\S*$")
-# bash reports a child killed by a signal as ``line 3: 1234 Segmentation fault      (core dumped) ./a.out``.
+# bash reports a child killed by a signal as ``line 3: 1234 Segmentation fault      (core dumped) ./a.out``: the
+# command after padding or a path, not words (mkdocs' ``Aborted with 1 warnings in strict mode!`` is no signal).
 _SIGNAL = re.compile(
     r"^(?:.*?: line \d+: +\d+ )?(Segmentation fault|Aborted|Killed|Bus error|Illegal instruction|"
-    r"Floating point exception|Trace/breakpoint trap)(?: +\(core dumped\))?(?:\s+(.*))?$"
+    r"Floating point exception|Trace/breakpoint trap)(?: +\(core dumped\))?(?:(?: {2,}|\s+(?=[./~]))(.*))?$"
 )
 _OOM = re.compile(
     r"Out of memory: Killed process|oom-kill|OOMKilled|JavaScript heap out of memory|"

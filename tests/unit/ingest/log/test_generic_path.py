@@ -475,3 +475,42 @@ def test_a_place_in_a_folder_may_lack_an_extension_but_a_host_is_none(
 
 def test_an_infrastructure_scanner_is_a_security_step() -> None:
     assert step_kind("checkov -d . --framework terraform") == "security"
+
+
+# -- fresh9 (test runners, compilers, build tools), measured untuned first: 0.657 / 0.694 -----------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # ``[!] RollupError: src/main.js (1:9): "totl" is not exported`` above the frames of rollup's own throw: a
+        # build error at the source it names, not a crash
+        ("jstools/rollup_missing_export", [("build_error", "src/main.js", 1)]),
+        # tape's ``at: Test.<anonymous> (/home/runner/work/demo/demo/test/cart.js:5:5)``
+        ("jstools/tape_failure", [("test_failure", "test/cart.js", 5)]),
+        # the header names where the test is declared (``tests/cart.spec.js:4:1``), its frame the failing line
+        ("jstools/playwright_test_failure", [("test_failure", "tests/cart.spec.js", 5)]),
+    ],
+)
+def test_a_fresh9_case_is_read_at_its_kind_and_place(
+    case: str, expected: list[tuple[str, str | None, int | None]]
+) -> None:
+    assert logged(f"fresh9/{case}") == expected
+
+
+def test_a_finding_placed_above_a_throws_frames_says_what_the_placing_line_says() -> None:
+    with (HELD_OUT / "fresh9/jstools/rollup_missing_export/input.log").open("rb") as stream:
+        (found,) = scan(stream)
+    assert found.message.startswith('[!] RollupError: src/main.js (1:9): "totl" is not exported')
+
+
+def test_a_parsers_unplaced_finding_takes_the_project_file_its_block_names_alone() -> None:
+    # poku: the Jest-like parser's finding, and ``File test/cart.test.js:9:10`` under it in the block
+    assert ("test_failure", "test/cart.test.js", None) in logged("fresh8/jstools/poku_assertion")
+
+
+def test_aborted_in_words_is_no_signal() -> None:
+    mkdocs = "WARNING -  Doc file 'index.md' contains a link 'cart.md', but the target is not found.\n\n"
+    mkdocs += "Aborted with 1 warnings in strict mode!"
+    assert not any(f.tool == "shell" for f in job("mkdocs build --strict", mkdocs))  # no SIGABRT
+    assert [f.tool for f in job("./build/cart_tests", "Aborted (core dumped)")] == ["shell"]

@@ -75,6 +75,8 @@ class CiRunner:
     def __init__(self) -> None:
         self._header = False
         self._start = 0  # line number of the header's ##[group]Run line
+        #: A GitHub log: its steps end at ``##[error]Process completed``, and a tool's ``BUILD FAILED`` ends none.
+        self._github = False
         #: The file a group is titled with, until its ``##[endgroup]`` (see :data:`_FILE_GROUP`).
         self._file_group: str | None = None
 
@@ -99,6 +101,7 @@ class CiRunner:
                 sink.saw_runner(error=False, grouped=False)
             return True
         if text.startswith("##["):
+            self._github = True
             grouped = True if text.startswith("##[group]") else False if text.startswith("##[endgroup]") else None
             sink.saw_runner(error=text.startswith("##[error]"), grouped=grouped)
             if grouped is not None:
@@ -127,7 +130,7 @@ class CiRunner:
         if ("lost" in text or "signal" in text or "ailure" in text or "space" in text) and _RUNNER_LOST.search(text):
             sink.emit(Draft(None, "infra", _strip_marker(text), number, number))
             return True
-        if _FINISHED_FAILURE.match(text):  # Jenkins, Ant: the verdict without a status
+        if self._github is False and _FINISHED_FAILURE.match(text):  # Jenkins, Ant: the verdict without a status
             tail = sink.tail(_STEP_TAIL, number)
             start = tail[0][0] if tail else number
             sink.emit(Draft(None, "unknown", "the build failed", start, number, role="terminal", rank=-1))

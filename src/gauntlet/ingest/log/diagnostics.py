@@ -42,6 +42,9 @@ _SEVERITY = re.compile(
 # Where a line names a place but reports nothing: traceback frames (``x.rb:2:in 'f'``, ``x.lua:2: in``),
 # source snippets, a file listing with a count.
 _NOT_A_FAILURE = re.compile(r"^\s*(?:in\b|\(|\d+\s*$|$|\w*Warning\b)")  # or Python's ``x.py:3: UserWarning: ...``
+#: A build driver's verdict that points at the output above it (Ant's ``build.xml:4: Compile failed; see the
+#: compiler error output for details.``): the compiler's errors are the findings.
+_SEE_ABOVE = re.compile(r"(?i)\bfail(?:ed|ure)\b[^.;]{0,60}[;,.] see\b")
 #: glibc's ``prog: file.c:2: main: Assertion `x' failed.``: the abort that follows is the failure (a crash).
 _ASSERT = re.compile(r"^\S+: Assertion `.*' failed\.$")
 _LIBRARY = re.compile(r"^(?:/usr/|/opt/|/lib/|<)|/node_modules/|/site-packages/|/vendor/bundle/|/_temp/")
@@ -155,7 +158,7 @@ class Diagnostics(BlockParser):
             return False
         severity = _SEVERITY.match(rest)
         message = rest[severity.end() :] if severity else rest.strip()
-        if _NOT_A_FAILURE.match(message) or _ASSERT.match(message):
+        if _NOT_A_FAILURE.match(message) or _ASSERT.match(message) or _SEE_ABOVE.search(message):
             return False
         tool = match.group("tool")
         tool = re.sub(r"[-.]?\d+(?:\.\d+)*$", "", tool) if tool else step_tool(sink.step)

@@ -10,7 +10,11 @@ from gauntlet.models import Kind
 
 __all__ = ["Gradle", "Java", "Maven", "Sbt"]
 
-_JAVAC = re.compile(r"^(?:\[ERROR\] )?(\S+?\.(?:java|kt|scala|groovy)):(?:\[(\d+),(\d+)\]|(\d+):) (?:error: )?(.*)$")
+#: Under Maven ``[ERROR] ``, under Ant its task's ``    [javac] `` (the task names the compiler).
+_JAVAC = re.compile(
+    r"^(?:\[ERROR\] |\s*\[(?:javac|kotlinc|scalac|groovyc)\] )?(\S+?\.(?:java|kt|scala|groovy)):"
+    r"(?:\[(\d+),(\d+)\]|(\d+):) (?:error: )?(.*)$"
+)
 _KOTLIN = re.compile(r"^e: (?:file://)?(\S+?\.kts?):(?:(\d+):(\d+)|\s*\((\d+), (\d+)\):) (.*)$")
 _UNCAUGHT = re.compile(r"^Exception in thread \"(.+?)\" ([\w.$]+(?:Error|Exception))(?:: (.*))?$")
 _JAVA_FRAME = re.compile(r"^\s+at ([\w.$<>/]+)\((\w+\.(?:java|kt|scala)):(\d+)\)$")

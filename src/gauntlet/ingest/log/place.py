@@ -61,7 +61,7 @@ _PLACE = re.compile(
     r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?(?:[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}"
     r"|(?<![\w.-])" + _NAMED_FILES + r"))"
     r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?|-\d{1,7})?"
-    r"(?=[:\s,)\]]|$)"  # ``path:5-14``: a range of lines (checkov's ``File: /infra/main.tf:5-14``)
+    r"(?=[:\s,)\]'\"]|$)"  # ``path:5-14``: a range of lines (checkov's ``File: /infra/main.tf:5-14``); quoted
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7})(?:, ?(?P<pcolumn>\d{1,5})\)|\)(?=:\s))"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     r"|@(?P<aline>\d{1,7}):(?P<acolumn>\d{1,5})(?=[:\s]|$)"  # fixit's ``shop/cart.py@4:11 Rule: ...``
@@ -111,7 +111,10 @@ _LIBRARY = re.compile(
     r"|/_temp/|/\.cargo/registry/|/go/pkg/mod/|/\.rustup/|/\.m2/|/\.pyenv/|/lib/python\d[\d.]{0,5}/"
 )
 #: A JavaScript stack frame: ``at f (/path/a.js:9:10)``, ``at /path/a.js:9:10``.
-_THROWN = re.compile(r"^\s*at (?:\S.{0,300} \()?\S{1,300}:\d{1,7}:\d{1,5}\)?$")
+_THROWN = re.compile(
+    r"^\s*at (?:\S.{0,300} \()?\S{1,300}:\d{1,7}:\d{1,5}\)?$"
+    r"|^\s*(?:from )?\S{1,300}\.\w{1,10}:\d{1,7}:in [`'\w<]"  # Ruby's ``./steps/cart_steps.rb:12:in `block'``
+)
 #: A Python frame (``File "x.py", line 3, in f``): its traceback lists the innermost frame last, with or without
 #: the ``Traceback (most recent call last):`` header (green, nose and custom runners leave it out).
 _PYTHON_FRAME = re.compile(r'^\s*File "[^"]{1,300}", line \d{1,7}, in ')

@@ -490,6 +490,12 @@ def test_an_infrastructure_scanner_is_a_security_step() -> None:
         ("jstools/tape_failure", [("test_failure", "test/cart.js", 5)]),
         # the header names where the test is declared (``tests/cart.spec.js:4:1``), its frame the failing line
         ("jstools/playwright_test_failure", [("test_failure", "tests/cart.spec.js", 5)]),
+        # testthat's ``Failure ('test-cart.R:4'): total sums the prices``: a quoted place
+        ("systools/testthat_failure", [("test_failure", "test-cart.R", 4)]),
+        # Ruby's raise site (``./features/step_definitions/cart_steps.rb:12:in `...'``) over the scenario's line
+        ("systools/cucumber_ruby_failure", [("test_failure", "features/step_definitions/cart_steps.rb", 12)]),
+        # Ant's ``[javac] /w/src/a.java:7: error: ...``; its ``BUILD FAILED`` and ``Compile failed; see`` repeat it
+        ("systools/ant_javac_error", [("build_error", "src/shop/Cart.java", 7)]),
     ],
 )
 def test_a_fresh9_case_is_read_at_its_kind_and_place(

@@ -58,6 +58,12 @@ LINTERS = (
     "php-cs-fixer", "stylua", "selene", "taplo", "dprint check", "buildifier", "ktfmt", "google-java-format",
     "spotless:check", "gofumpt", "goimports", "eclint", "lychee", "markdown-link-check", "elm-review", "mdl",
     "reek", "kubeconform", "kubeval", "conftest", "cmake-format",
+    "standardrb", "errcheck", "ineffassign", "scalafix", "ormolu", "fourmolu", "ocamlformat", "elm-format",
+    "dart format", "dart analyze", "flutter analyze", "perltidy", "phpmd", "terraform fmt", "helm lint",
+    "buf format", "squawk", "spectral lint", "include-what-you-use", "iwyu", "sparse", "scan-build", "vera++",
+    # Configuration checkers: a server's or a system's own test of its files.
+    "nginx -t", "apachectl configtest", "apache2ctl configtest", "haproxy -c", "named-checkconf",
+    "named-checkzone", "visudo -c", "promtool check", "amtool check-config", "systemd-analyze verify",
 )  # fmt: skip
 
 #: A scanner's report of a secret in the sources (secretlint's ``found GitHub Token``, ``hardcoded password``)
@@ -108,13 +114,16 @@ TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
         "flutter test", "dart test", "zig build test", "testthat", "r cmd check", "tcltest",
         "shellspec", "phpspec", "behat", "codecept run", "lein test", "kaocha", "rebar3 eunit", "rebar3 ct",
         "dune test", "dune runtest", "nimble test", "crystal spec", "raco test", "ginkgo", "invoke-pester", "qunit",
+        "tape", "tap", "yath", "vedro", "cucumber", "cucumber-js", "nunit-console", "nunit3-console",
+        "xunit.console", "bazel test", "pants test", "mill test", "sbt testonly", "xctest", "kotest", "ant test",
         # A coverage gate fails the test step: ``coverage report --fail-under=90``.
         "coverage report", "coverage run", "nyc check-coverage", "c8 check-coverage",
     )),
     ("lint", LINTERS),
     ("type_error", (
         "mypy", "dmypy", "pyright", "basedpyright", "pytype", "pyre", "tsc", "vue-tsc", "flow", "srb tc", "steep",
-        "pyrefly", "ty check", "zuban", "phan", "svelte-check",
+        "pyrefly", "ty check", "zuban", "phan", "svelte-check", "dialyzer", "mix dialyzer", "gradualizer",
+        "tstyche",
         "npm run typecheck", "npm run type-check", "yarn typecheck", "pnpm typecheck",
     )),
     ("security", (
@@ -135,6 +144,8 @@ TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
         "cargo fetch", "go mod download", "go mod tidy", "go get", "apt-get install", "apt install",
         "brew install", "dotnet restore", "nuget restore", "mvn dependency:resolve", "mix deps.get", "cpanm",
         "luarocks install", "vcpkg install", "conan install", "pub get", "flutter pub get", "swift package resolve",
+        "pip-compile", "uv lock", "pdm install", "pdm lock", "conda env create", "micromamba install",
+        "choco install", "opam install", "pod install", "carthage bootstrap", "sbt update", "bundle lock",
     )),
     ("build_error", (
         "make", "gmake", "cmake", "ninja", "meson compile", "bazel build", "gcc", "g++", "clang", "clang++", "cc",
@@ -145,6 +156,11 @@ TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
         "mix compile", "elixirc", "erlc", "rebar3 compile", "ghc", "stack build", "cabal build", "zig build",
         "nim c", "crystal build", "dune build", "sphinx-build", "mkdocs build", "hugo", "jekyll build",
         "docker build", "latexmk", "pdflatex", "python setup.py build", "python -m build", "pip wheel",
+        "ant", "mill", "lein compile", "scons", "premake5", "xmake", "autoreconf", "./configure", "meson setup",
+        "docker buildx build", "podman build", "buildah bud", "packer build", "kotlinc", "scalac", "swiftc", "tcc",
+        "gccgo", "dmd", "ldc2", "gdc", "fpc", "gnatmake", "gprbuild", "valac", "emcc", "tinygo build", "elm make",
+        "dart compile", "flutter build", "gulp", "grunt", "tsup", "asc", "solc", "solcjs", "hardhat compile",
+        "forge build", "nix build", "zola build",
     )),
 )  # fmt: skip
 

@@ -384,7 +384,7 @@ def test_a_build_that_failed_on_warnings_alone_was_checked_unless_it_was_told_wa
 
 
 def test_a_file_named_by_its_base_name_is_the_one_the_command_names_with_its_folder() -> None:
-    assert logged("fresh8/systools/dialyzer_call_never_returns") == [("build_error", "src/cart.erl", 8)]
+    assert logged("fresh8/systools/dialyzer_call_never_returns") == [("type_error", "src/cart.erl", 8)]
     lesshint = [("lint", "styles/cart.less", 6), ("lint", "styles/cart.less", 2)]
     assert logged("fresh7/jstools/lesshint_errors") == lesshint
 

@@ -108,4 +108,4 @@ def test_a_tool_run_with_check_is_a_checker() -> None:
     assert step_kind("mdformat --check readme.md") == "lint"
     assert step_kind("docformatter --check shop/cart.py") == "lint"
     assert step_kind("mypy --check-untyped-defs src") == "type_error"
-    assert step_kind("./configure --checkout") is None
+    assert step_kind("./bootstrap --checkout") is None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ import pytest
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log import prefetch as prefetch_module
 from gauntlet.ingest.log import scan
-from gauntlet.ingest.log.prefetch import Blocks, read_ahead
+from gauntlet.ingest.log.prefetch import Blocks, read_ahead, read_ahead_paths
 from gauntlet.ingest.log.scanner import BLOCK_BYTES, CONTEXT_BEFORE, iter_blocks
 from gauntlet.untrusted import Masks
 
@@ -133,7 +135,7 @@ def test_a_child_that_stops_early_is_made_up_for(log_file: Path, monkeypatch: py
         yield next(ahead)
         ahead.close()
 
-    monkeypatch.setattr("gauntlet.ingest.log.read_ahead", first_block_only)
+    monkeypatch.setattr("gauntlet.ingest.log.reading.read_ahead", first_block_only)
     with log_file.open("rb") as stream:
         assert _dumps(stream) == alone
 
@@ -159,3 +161,45 @@ def test_closing_early_reaps_the_child(log_file: Path) -> None:
         ahead.close()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped: no child left behind
+
+
+def test_read_ahead_paths_starts_one_child_for_the_first_big_log(
+    log_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``gauntlet ingest`` starts the child before the parsers load: for the first log only, by content."""
+    report = tmp_path / "report.json"
+    report.write_text('{"runs": []}')  # SARIF, however big: no child
+    second = tmp_path / "second.log"
+    second.write_bytes(LOG)
+    started = read_ahead_paths([report, tmp_path / "missing.log", log_file, second], "auto")
+    assert list(started) == [log_file]
+    started[log_file].close()
+    assert read_ahead_paths([log_file], "sarif") == {}
+    forced = read_ahead_paths([report], "log")  # forced: any file is a log
+    assert list(forced) == [report]
+    forced[report].close()
+
+
+def test_ingest_paths_takes_the_child_started_early(log_file: Path, tmp_path: Path) -> None:
+    """The findings of a log read with the child started before the parsers loaded are the scanner's alone."""
+    from gauntlet.ingest import ingest_paths
+
+    report = tmp_path / "report.json"
+    report.write_text('{"runs": []}')
+    alone = ingest_paths([log_file, report, log_file])
+    ahead = read_ahead_paths([log_file], "auto")
+    child = ahead[log_file]
+    early = ingest_paths([log_file, report, log_file], ahead=ahead)
+    assert child.pid == 0  # taken by the first reading and ended with it; the second reads alone
+    assert early == alone
+    assert len(early.findings) >= 2
+
+
+def test_the_child_starts_before_pydantic_and_the_parsers_load() -> None:
+    """What ``gauntlet ingest`` imports before it starts the child: no pydantic, no parser (docs/ci-logs.md)."""
+    code = (
+        "import sys, gauntlet.cli, gauntlet.ingest.log.prefetch; gauntlet.cli._parser(); "
+        "print(sorted(m for m in ('pydantic', 'gauntlet.models', 'gauntlet.ingest.log.analyser') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -13,11 +13,14 @@ from typing import BinaryIO, cast
 
 from gauntlet.ingest.limits import Limits
 
-__all__ = ["BLOCK_BYTES", "CONTEXT_BEFORE", "iter_blocks"]
+__all__ = ["BLOCK_BYTES", "CONTEXT_BEFORE", "HEADER_LINES", "iter_blocks"]
 
 BLOCK_BYTES = 1 << 20
 #: Lines before a confirmed hit fed to the analyser with it (some tools put the cause above the keyword).
 CONTEXT_BEFORE = 30
+#: A step's header (the script GitHub echoes after ``##[group]Run``) ends at ``##[endgroup]`` or this many lines on:
+#: the runner parser's rule (:class:`~gauntlet.ingest.log.ci.CiRunner`), which the read-ahead child follows too.
+HEADER_LINES = 200
 
 
 def iter_blocks(source: BinaryIO | Iterable[bytes], limits: Limits) -> Iterator[tuple[bytes, int]]:

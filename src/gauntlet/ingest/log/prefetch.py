@@ -33,7 +33,7 @@ from typing import BinaryIO, cast
 
 from gauntlet.ingest.formats import HEAD_BYTES, detect_format
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
-from gauntlet.ingest.log.blocks import CONTEXT_BEFORE, iter_blocks
+from gauntlet.ingest.log.blocks import CONTEXT_BEFORE, HEADER_LINES, iter_blocks
 from gauntlet.ingest.log.prefilter import is_trigger, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
 
@@ -198,16 +198,50 @@ def _child(reader: _Reader, limits: Limits, backend: str, blocks: Blocks, contex
     """Describe every block ``reader`` gives into the pipe (see :data:`_HEADER`)."""
     search = searcher(backend)
     cap = limits.max_line_bytes
+    header = _Header()
     with open(write_end, "wb") as out:
         try:
             for block, limit in blocks(cast(BinaryIO, reader), limits):
-                out.write(_describe(block, limit, search(block), cap, context))
+                out.write(_describe(block, limit, search(block), cap, context, header))
         except BrokenPipeError:  # the parent stopped reading (a hostile log's cap, an error): nothing to do
             pass
 
 
-def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context: int) -> bytes:
-    """One block's description: its candidates' numbers and kinds, and the lines the scanner will clean."""
+class _Header:
+    """The step header the runner parser holds open, as the child follows it from block to block.
+
+    The scanner jumps over a step's header (``##[group]Run ...`` up to its ``##[endgroup]`` or
+    :data:`~.blocks.HEADER_LINES` lines on: the runner claims them all), so the child leaves the candidates
+    inside one undescribed (:data:`UNKNOWN`) and cleans no lines before them: on a log with long headers that
+    is a third of its work. Where the scanner reads such a line after all (another parser was inside a block
+    when the header opened), it cleans and confirms it itself, as past :data:`MAX_DESCRIBED`.
+    """
+
+    def __init__(self) -> None:
+        #: Lines in the blocks before (the index of the current block's first line).
+        self.first = 0
+        #: The index of the last line inside the open header, or -1.
+        self.last = -1
+
+    def holds(self, line: int) -> bool:
+        """Whether line ``line`` (its index in the input) lies inside the open header."""
+        return line <= self.last
+
+    def see(self, line: int, text: str) -> None:
+        """Follow a confirmed candidate line as the runner parser does: open a header at ``##[group]Run``
+        outside one (its lines up to ``HEADER_LINES + 1`` on), close it at an ``##[endgroup]`` inside."""
+        if self.holds(line):
+            if text.startswith("##[endgroup]"):
+                self.last = -1
+        elif text.startswith("##[group]Run "):
+            self.last = line + HEADER_LINES + 1
+
+
+def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context: int, header: _Header) -> bytes:
+    """One block's description: its candidates' numbers and kinds, and the lines the scanner will clean.
+
+    :param header: the step header open where the block starts; moved on to where it ends.
+    """
     numbers = array("q")
     kinds = bytearray()
     texts: dict[int, str] = {}  # line start: its cleaned text
@@ -227,13 +261,22 @@ def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context
             kinds.append(UNKNOWN)
             continue
         end = find(b"\n", offset)
-        text = clean_line(block[offset : end if end != -1 else len(block)][:cap])
+        stop = end if end != -1 else len(block)
+        inside = header.holds(header.first + seen)
+        # Inside a header only a line that may close it is read (the scanner's jump lands on it: fed next).
+        if inside and find(b"##[endgroup]", offset, stop) == -1:
+            kinds.append(UNKNOWN)
+            continue
+        text = clean_line(block[offset:stop][:cap])
         kind = MASK if "::add-mask::" in text else HIT if is_trigger(text) else SKIP
         kinds.append(kind)
         texts[offset] = text
-        if kind == HIT and (not text.startswith("##[") or text.startswith("##[error]")):
+        if kind == HIT:
+            header.see(header.first + seen, text)
+        if kind == HIT and not inside and (not text.startswith("##[") or text.startswith("##[error]")):
             _before(block, offset, context, before, cap)
     total = seen + count(b"\n", previous, limit) if previous <= limit else count(b"\n", 0, limit)
+    header.first += total
     for start, raw in before.items():
         if start not in texts:
             texts[start] = clean_line(raw)
@@ -243,9 +286,9 @@ def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context
     flags = bytes(start in before for start in starts)  # the context lines: their wordy flags follow
     wordy_flags = bytes(start in wordy for start in starts if start in before)  # in the order of ``starts``
     joined = "\n".join(texts.values()).encode()
-    header = _HEADER.pack(len(block), limit, len(candidates), total, len(starts), len(before), len(joined))
+    sizes = _HEADER.pack(len(block), limit, len(candidates), total, len(starts), len(before), len(joined))
     body = (array("q", candidates), numbers, kinds, array("q", starts), flags, wordy_flags, joined)
-    return header + b"".join(body)
+    return sizes + b"".join(body)
 
 
 def _before(block: bytes, offset: int, context: int, lines: dict[int, bytes], cap: int) -> None:

@@ -7,13 +7,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log import prefetch as prefetch_module
 from gauntlet.ingest.log import scan
-from gauntlet.ingest.log.prefetch import Blocks, read_ahead, read_ahead_paths
+from gauntlet.ingest.log.prefetch import HIT, UNKNOWN, Ahead, Blocks, _Header, read_ahead, read_ahead_paths
+from gauntlet.ingest.log.prefilter import searcher
 from gauntlet.ingest.log.scanner import BLOCK_BYTES, CONTEXT_BEFORE, iter_blocks
 from gauntlet.untrusted import Masks
 
@@ -203,3 +205,57 @@ def test_the_child_starts_before_pydantic_and_the_parsers_load() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def _step_headers_log() -> bytes:
+    """Step headers of every shape, with failures inside and after them, over several blocks."""
+    stamp = b"2026-11-29T12:00:00.0000000Z "
+    noise = [stamp + b"Collecting numpy==1.26.%d (from -r requirements.txt)\n" % n for n in range(40)]
+    parts: list[bytes] = []
+    for step in range(400):
+        parts.append(stamp + b"##[group]Run make test-%d\n" % step)
+        parts.extend(noise[: step % 40])
+        if step % 3 == 0:  # a failure inside the header (the runner claims it) or after it
+            parts.append(stamp + b"src/app_%d.c:7:20: error: too many arguments to function 'add'\n" % step)
+        if step % 5 == 0:
+            parts.append(stamp + b"echo ##[endgroup] is not the header's end\n")
+        if step % 7 != 0:  # else the header runs to its limit
+            parts.append(stamp + b"##[endgroup]\n")
+        parts.extend(noise * (step % 11))
+        if step % 13 == 0:  # a block a parser is inside when the next step starts
+            parts.append(stamp + b"=================================== FAILURES ===================================\n")
+            parts.append(stamp + b"____ test_divide_%d ____\n" % step)
+        if step % 17 == 0:
+            parts.append(stamp + b"##[error]Process completed with exit code 1.\n")
+    return b"".join(parts)
+
+
+def test_same_findings_whatever_the_step_headers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child follows the runner's step headers to leave their lines undescribed: the findings stay the
+    scanner's alone, also where the scanner reads inside a header after all (a parser inside a block)."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    log = _step_headers_log()
+    assert len(log) > 2 * BLOCK_BYTES
+    path = tmp_path / "steps.log"
+    path.write_bytes(log)
+    alone = _dumps(io.BytesIO(log))
+    assert len(alone) > 20
+    with path.open("rb") as stream:
+        assert _dumps(stream) == alone
+
+
+def test_the_child_leaves_a_step_headers_lines_undescribed() -> None:
+    stamp = b"2026-11-29T12:00:00.0000000Z "
+    failure = stamp + b"src/app.c:7:20: error: too many arguments to function 'add'\n"
+    header = [stamp + b"##[group]Run make\n", *[stamp + b"make -j%d\n" % n for n in range(250)]]
+    header[100:100] = [failure]  # inside the header: the runner claims it, the scanner jumps over it
+    block = b"".join([*header, failure])  # past the header's limit: read
+    candidates = searcher("stdlib")(block)
+    assert len(candidates) == 3
+    description = prefetch_module._describe(block, len(block), candidates, 4096, CONTEXT_BEFORE, _Header())
+    found = Ahead._read(SimpleNamespace(_pipe=io.BytesIO(description)))  # type: ignore[arg-type]
+    assert found is not None
+    assert list(found.kinds) == [HIT, UNKNOWN, HIT]
+    assert set(found.cleaned) == {candidates[0], candidates[2], *found.wordy}  # context of the last hit only
+    assert all(start > candidates[1] for start in found.wordy)

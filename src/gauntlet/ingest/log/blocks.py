@@ -7,13 +7,15 @@ before the parsers load.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
+from functools import cache
 from io import SEEK_CUR
 from typing import BinaryIO, cast
 
 from gauntlet.ingest.limits import Limits
 
-__all__ = ["BLOCK_BYTES", "CONTEXT_BEFORE", "HEADER_LINES", "iter_blocks"]
+__all__ = ["BLOCK_BYTES", "CONTEXT_BEFORE", "HEADER_LINES", "iter_blocks", "whole_lines"]
 
 BLOCK_BYTES = 1 << 20
 #: Lines before a confirmed hit fed to the analyser with it (some tools put the cause above the keyword).
@@ -78,3 +80,9 @@ def _pieces(source: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
             size = 0
     if batch:
         yield b"".join(batch)
+
+
+@cache
+def whole_lines(count: int) -> re.Pattern[bytes]:
+    """A pattern over ``count`` whole lines (at most :data:`HEADER_LINES` + 1 of them)."""
+    return re.compile(rb"(?:[^\n]*+\n){%d}" % count)

@@ -257,5 +257,5 @@ def test_the_child_leaves_a_step_headers_lines_undescribed() -> None:
     found = Ahead._read(SimpleNamespace(_pipe=io.BytesIO(description)))  # type: ignore[arg-type]
     assert found is not None
     assert list(found.kinds) == [HIT, UNKNOWN, HIT]
-    assert set(found.cleaned) == {candidates[0], candidates[2], *found.wordy}  # context of the last hit only
-    assert all(start > candidates[1] for start in found.wordy)
+    assert set(found.cleaned) == {candidates[0], candidates[2], *found.starts}  # context of the last hit only
+    assert all(start > candidates[1] for start in found.starts)

@@ -138,6 +138,10 @@ def read_ahead_paths(paths: Iterable[Path], fmt: str, limits: Limits = DEFAULT_L
         return {}
     for path in paths:
         try:
+            # Nothing is opened but a big regular file: opening a named pipe would wait for its writer.
+            info = path.stat()
+            if not stat.S_ISREG(info.st_mode) or info.st_size < MIN_BYTES:
+                continue
             with path.open("rb") as stream:
                 if fmt == "auto" and detect_format(stream.read(HEAD_BYTES)).format != "log":
                     continue

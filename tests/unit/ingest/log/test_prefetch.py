@@ -259,3 +259,12 @@ def test_the_child_leaves_a_step_headers_lines_undescribed() -> None:
     assert list(found.kinds) == [HIT, UNKNOWN, HIT]
     assert set(found.cleaned) == {candidates[0], candidates[2], *found.starts}  # context of the last hit only
     assert all(start > candidates[1] for start in found.starts)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_read_ahead_paths_opens_no_named_pipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a named pipe waits for a writer (and reading it takes what the reader proper needs)."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    fifo = tmp_path / "job.log"
+    os.mkfifo(fifo)
+    assert read_ahead_paths([fifo], "log") == {}

@@ -20,7 +20,7 @@ import statistics
 from collections.abc import Iterator
 from pathlib import Path
 
-import gauntlet.ingest.log as log_scan
+import gauntlet.ingest.log.reading as log_scan
 from gauntlet.ingest.log import locator
 from gauntlet.ingest.log.ci import CiRunner
 

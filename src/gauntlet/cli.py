@@ -354,13 +354,19 @@ def _ingest(args: argparse.Namespace) -> int:
     A file that cannot be read is reported on stderr and the others are still printed;
     the exit is 2 only when no file could be read.
     """
+    # First, before pydantic and the parsers load: a big log's read-ahead child starts its pass over the log
+    # now and runs while they load (docs/ci-logs.md, throughput).
+    from gauntlet.ingest.log.prefetch import read_ahead_paths
+
+    ahead = read_ahead_paths(args.paths, args.format)
+
     from gauntlet.config import load_config
     from gauntlet.ingest import ingest_paths
     from gauntlet.observe.files import as_run_sees_them
 
     config = None if args.raw else load_config(args.config)
     checkout = _checkout(args.repo_root) if args.repo_root is not None else None
-    result = ingest_paths(args.paths, args.format, root=args.repo_root or Path(), checkout=checkout)
+    result = ingest_paths(args.paths, args.format, root=args.repo_root or Path(), checkout=checkout, ahead=ahead)
     for problem in result.problems:
         print(f"gauntlet: {problem.level}: {problem.message}", file=sys.stderr)
     if config is not None:

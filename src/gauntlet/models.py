@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gauntlet.kinds import Kind
+from gauntlet.kinds import Kind, Source
 from gauntlet.known import KnownFailures
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -64,25 +64,6 @@ __all__ = [
     "evolve",
 ]
 
-#: The input format a finding came from; the test-report formats after ``comment`` were added for issue 17.
-Source = Literal[
-    "log",
-    "sarif",
-    "junit",
-    "review",
-    "rdjson",
-    "checkstyle",
-    "comment",
-    "nunit",
-    "xunit",
-    "trx",
-    "ctrf",
-    "tap",
-    "go-json",
-    "mocha-json",
-    "jest-json",
-    "dart-json",
-]
 Severity = Literal["critical", "major", "minor", "nitpick"]
 Priority = Literal["P0", "P1", "P2"]
 

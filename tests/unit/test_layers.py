@@ -28,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "config": {"errors", "models", "vocabulary"},
     "state": {"errors", "models", "untrusted", "vocabulary"},
     "classify": {"config", "models"},
-    "ingest": {"classify", "errors", "models", "untrusted", "vocabulary"},
+    "ingest": {"classify", "errors", "kinds", "models", "untrusted", "vocabulary"},
     "effects": {"config", "errors", "models", "state", "untrusted", "vocabulary"},
     "report": {"effects", "models", "vocabulary"},
     "engine": {

@@ -31,12 +31,15 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Literal, get_args
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, get_args
 
 from gauntlet.ingest.limits import Limits
-from gauntlet.models import Finding, Source
+from gauntlet.kinds import Source
 
-__all__ = ["FORMATS", "FORMAT_NAMES", "Detection", "Format", "Reader", "detect_format", "reader_for"]
+if TYPE_CHECKING:  # loaded with the readers: detection alone needs no pydantic
+    from gauntlet.models import Finding
+
+__all__ = ["FORMATS", "FORMAT_NAMES", "HEAD_BYTES", "Detection", "Format", "Reader", "detect_format", "reader_for"]
 
 #: What ``--format`` accepts: every source a file can be read as, or ``auto`` (detect from content).
 Format = Literal["auto", Source]
@@ -63,9 +66,10 @@ FORMAT_NAMES: dict[Format, str] = {
     "dart-json": "Dart/Flutter JSON reporter output",
 }
 
-Reader = Callable[[BinaryIO, str, Limits], Iterator[Finding]]
+Reader = Callable[[BinaryIO, str, Limits], Iterator["Finding"]]
 
-_HEAD_BYTES = 64 * 1024
+#: What detection reads of a file: its first bytes.
+HEAD_BYTES = 64 * 1024
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _XML_ROOTS: dict[bytes, Format] = {
     b"testsuites": "junit",
@@ -119,8 +123,8 @@ def detect_format(head: bytes) -> Detection:
     Plain text is a log; JSON or XML that is no known findings format has ``format`` ``None``.
     """
     if head.startswith(_UTF16_BOMS):
-        head = head[:_HEAD_BYTES].decode("utf-16", "replace").encode("utf-8")
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:_HEAD_BYTES]
+        head = head[:HEAD_BYTES].decode("utf-16", "replace").encode("utf-8")
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:HEAD_BYTES]
     if text.startswith(b"<"):
         return _detect_xml(text)
     if text.startswith((b"{", b"[")):

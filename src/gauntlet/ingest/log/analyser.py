@@ -220,16 +220,17 @@ class Analyser:
 
     # -- feeding -----------------------------------------------------------------------------------
 
-    def feed(self, number: int, text: str, *, confirmed: bool = False, wordy: bool = True) -> None:
+    def feed(self, number: int, text: str, *, confirmed: bool = False, starts: bool | None = None) -> None:
         """Read one cleaned line; parsers see it only if one is inside a block or it may start one.
 
         :param confirmed: the prefilter already found it worth parsing (no need to check again).
-        :param wordy: see :func:`~gauntlet.ingest.log.prefilter.may_start`.
+        :param starts: whether it may start a block (:func:`~gauntlet.ingest.log.prefilter.may_start`), where the
+            caller knows already (the scanner's read-ahead child tells it of the lines before a hit).
         """
         self.fed += 1
         line = (number, text)
         self.ring.append(line)
-        if not (confirmed or self.active or may_start(text, wordy=wordy)):
+        if not (confirmed or self.active or (may_start(text) if starts is None else starts)):
             return
         if confirmed and self._crash is None and is_crash(text):
             self._crash = line

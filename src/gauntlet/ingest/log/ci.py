@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.ingest.log.blocks import HEADER_LINES
 from gauntlet.ingest.log.draft import Draft, Line, Sink
 from gauntlet.ingest.log.tools import checker_kind
 from gauntlet.models import Kind
@@ -60,8 +61,6 @@ _EXIT_MEANING: dict[int, tuple[Kind, str]] = {
     135: ("crash", "bus error (SIGBUS, exit 135)"),
 }
 _STEP_TAIL = 24
-#: A step's header (the script GitHub echoes after ``##[group]Run``) ends at ``##[endgroup]`` or this many lines on.
-HEADER_LINES = 200
 
 
 def exit_kind(code: int) -> tuple[Kind, str]:

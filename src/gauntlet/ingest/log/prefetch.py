@@ -8,6 +8,10 @@ pipe, its candidates with their line numbers and kinds and the cleaned text of t
 feed, while the parent feeds the lines of the block before. The pipe's buffer bounds how far ahead the child
 gets, so memory stays flat.
 
+``gauntlet ingest`` starts the child of the first big log it is given before the parsers and pydantic load
+(:func:`read_ahead_paths`; this module and what it imports need neither), so that the child's pass runs while
+they do: a fifth of a second, about as long as the child takes over 100 MB.
+
 The parent checks that every block it reads is the one the child describes (same size, same end of its whole
 lines); on any difference, a child that died, or a platform without ``fork``, the scanner does the work
 itself: the findings are the same either way, only the time differs.
@@ -21,16 +25,20 @@ import stat
 import struct
 import sys
 from array import array
-from collections.abc import Callable, Iterator
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from io import SEEK_CUR
+from pathlib import Path
 from typing import BinaryIO, cast
 
-from gauntlet.ingest.limits import Limits
-from gauntlet.ingest.log.prefilter import is_trigger, searcher, wordy_lines
+from gauntlet.ingest.formats import HEAD_BYTES, detect_format
+from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
+from gauntlet.ingest.log.blocks import CONTEXT_BEFORE, HEADER_LINES, iter_blocks, whole_lines
+from gauntlet.ingest.log.prefilter import is_trigger, may_start, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
 
-__all__ = ["HIT", "MASK", "MIN_BYTES", "UNKNOWN", "Ahead", "Blocks", "Prefetched", "read_ahead"]
+__all__ = ["HIT", "MASK", "MIN_BYTES", "UNKNOWN", "Ahead", "Blocks", "Prefetched", "read_ahead", "read_ahead_paths"]
 
 #: Below this the fork and the pipe cost more than they save (a fork is a millisecond or two; the scan of
 #: 16 MB about 50 ms, of which the child takes half).
@@ -45,11 +53,11 @@ Blocks = Callable[[BinaryIO, Limits], Iterator[tuple[bytes, int]]]
 #: not looked at (a block past :data:`MAX_DESCRIBED`: the scanner cleans and confirms it).
 SKIP, HIT, MASK, UNKNOWN = 0, 1, 2, 3
 # Per block: its size, the end of its whole lines, the number of candidates, its newlines up to that end,
-# the numbers of lines described and of context lines among them, and the size of their texts; then the
-# candidates' offsets, their line indexes in the block and their kinds; the described lines' starts and
-# whether each is a context line (one the scanner may feed before a hit), the context lines' wordy flags,
-# and the described lines' cleaned texts.
-_HEADER = struct.Struct("<7q")
+# the numbers of lines described and of context lines among them, the size of their texts and the number of
+# header jumps; then the candidates' offsets, their line indexes in the block and their kinds; the described
+# lines' starts and whether each is a context line (one the scanner may feed before a hit), the context lines'
+# ``may_start`` flags; the jumps' starts, where each lands and that line's index; the described lines' texts.
+_HEADER = struct.Struct("<8q")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +76,12 @@ class Prefetched:
     numbers: list[int]
     #: The cleaned text of each candidate line and of the lines the scanner may feed before a hit, by start.
     cleaned: dict[int, str]
-    #: By start, of each line cleaned to be fed before a hit: whether it may hold a word
-    #: :func:`~gauntlet.ingest.log.prefilter.may_start` seeks (a candidate line only cleaned has no entry).
-    wordy: dict[int, bool]
+    #: By start, of each line cleaned to be fed before a hit: whether it may start a parser's block
+    #: (:func:`~gauntlet.ingest.log.prefilter.may_start`; a line only cleaned has no entry).
+    starts: dict[int, bool]
+    #: By the start of the line after each step header's ``##[group]Run`` in the block: where the scanner's
+    #: jump over the header lands, and that line's index in the block (when it lies in the block).
+    jumps: dict[int, tuple[int, int]]
 
 
 def read_ahead(source: object, limits: Limits, backend: str, blocks: Blocks, context: int) -> Ahead | None:
@@ -112,6 +123,35 @@ def read_ahead(source: object, limits: Limits, backend: str, blocks: Blocks, con
             os._exit(status)
     os.close(write_end)
     return Ahead(read_end, pid)
+
+
+def read_ahead_paths(paths: Iterable[Path], fmt: str, limits: Limits = DEFAULT_LIMITS) -> dict[Path, Ahead]:
+    """Start the child of the first big log among ``paths`` now, before the parsers load; by path.
+
+    A log is what :func:`~gauntlet.ingest.formats.detect_format` tells from the file's head, as when the file
+    is read (``fmt`` ``auto``), or every file (``log``). One child at most: the next logs' children start when
+    their scans do, so that no more than one waits with a full pipe.
+
+    :param fmt: the format every path is read as (``ingest --format``).
+    """
+    if fmt not in ("auto", "log"):
+        return {}
+    for path in paths:
+        try:
+            # Nothing is opened but a big regular file: opening a named pipe would wait for its writer.
+            info = path.stat()
+            if not stat.S_ISREG(info.st_mode) or info.st_size < MIN_BYTES:
+                continue
+            with path.open("rb") as stream:
+                if fmt == "auto" and detect_format(stream.read(HEAD_BYTES)).format != "log":
+                    continue
+                stream.seek(0)
+                ahead = read_ahead(stream, limits, "auto", iter_blocks, CONTEXT_BEFORE)
+        except OSError:
+            continue  # reported when the file is read
+        if ahead is not None:
+            return {path: ahead}
+    return {}
 
 
 def _widen(pipe: int) -> None:
@@ -166,16 +206,56 @@ def _child(reader: _Reader, limits: Limits, backend: str, blocks: Blocks, contex
     """Describe every block ``reader`` gives into the pipe (see :data:`_HEADER`)."""
     search = searcher(backend)
     cap = limits.max_line_bytes
+    header = _Header()
     with open(write_end, "wb") as out:
         try:
             for block, limit in blocks(cast(BinaryIO, reader), limits):
-                out.write(_describe(block, limit, search(block), cap, context))
+                out.write(_describe(block, limit, search(block), cap, context, header))
         except BrokenPipeError:  # the parent stopped reading (a hostile log's cap, an error): nothing to do
             pass
 
 
-def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context: int) -> bytes:
-    """One block's description: its candidates' numbers and kinds, and the lines the scanner will clean."""
+class _Header:
+    """The step header the runner parser holds open, as the child follows it from block to block.
+
+    The scanner jumps over a step's header (``##[group]Run ...`` up to its ``##[endgroup]`` or
+    :data:`~.blocks.HEADER_LINES` lines on: the runner claims them all), so the child leaves the candidates
+    inside one undescribed (:data:`UNKNOWN`) and cleans no lines before them: on a log with long headers that
+    is a third of its work. Where the scanner reads such a line after all (another parser was inside a block
+    when the header opened), it cleans and confirms it itself, as past :data:`MAX_DESCRIBED`.
+    """
+
+    def __init__(self) -> None:
+        #: Lines in the blocks before (the index of the current block's first line).
+        self.first = 0
+        #: The index of the last line inside the open header, or -1.
+        self.last = -1
+
+    def holds(self, line: int) -> bool:
+        """Whether line ``line`` (its index in the input) lies inside the open header."""
+        return line <= self.last
+
+    def see(self, line: int, text: str) -> bool:
+        """Follow a confirmed candidate line as the runner parser does: open a header at ``##[group]Run``
+        outside one (its lines up to ``HEADER_LINES + 1`` on), close it at an ``##[endgroup]`` inside.
+
+        :returns: whether a header opened at the line.
+        """
+        if self.holds(line):
+            if text.startswith("##[endgroup]"):
+                self.last = -1
+            return False
+        if text.startswith("##[group]Run "):
+            self.last = line + HEADER_LINES + 1
+            return True
+        return False
+
+
+def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context: int, header: _Header) -> bytes:
+    """One block's description: its candidates' numbers and kinds, and the lines the scanner will clean.
+
+    :param header: the step header open where the block starts; moved on to where it ends.
+    """
     numbers = array("q")
     kinds = bytearray()
     texts: dict[int, str] = {}  # line start: its cleaned text
@@ -187,6 +267,7 @@ def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context
     # A flood of candidates (a hostile log, a cascade) is mostly cut short by the analyser's cap on lines fed:
     # its lines are left to the scanner, rather than held cleaned in both processes (memory) and mostly unread.
     flood = len(candidates) > MAX_DESCRIBED
+    jumps = _Jumps(block, limit, candidates, numbers)
     for offset in candidates:
         seen += count(b"\n", previous, offset)
         previous = offset
@@ -194,26 +275,102 @@ def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context
         if flood:
             kinds.append(UNKNOWN)
             continue
+        if seen > jumps.limit:
+            jumps.passing(seen)
         end = find(b"\n", offset)
-        text = clean_line(block[offset : end if end != -1 else len(block)][:cap])
+        stop = end if end != -1 else len(block)
+        inside = header.first + seen <= header.last
+        # Inside a header only a line that may close it is read (the scanner's jump lands on it: fed next).
+        if inside and find(b"##[endgroup]", offset, stop) == -1:
+            kinds.append(UNKNOWN)
+            continue
+        if inside:
+            jumps.closing(offset, seen)
+        text = clean_line(block[offset:stop][:cap])
         kind = MASK if "::add-mask::" in text else HIT if is_trigger(text) else SKIP
         kinds.append(kind)
         texts[offset] = text
-        if kind == HIT and (not text.startswith("##[") or text.startswith("##[error]")):
+        if kind == HIT and (inside or text.startswith("##[group]Run ")) and header.see(header.first + seen, text):
+            jumps.opening(end + 1, seen)
+        if kind == HIT and not inside and (not text.startswith("##[") or text.startswith("##[error]")):
             _before(block, offset, context, before, cap)
     total = seen + count(b"\n", previous, limit) if previous <= limit else count(b"\n", 0, limit)
+    header.first += total
+    jumps.passing(total)
     for start, raw in before.items():
         if start not in texts:
             texts[start] = clean_line(raw)
+    return _encode(block, limit, candidates, numbers, kinds, total, texts, before, jumps.found)
+
+
+def _encode(
+    block: bytes,
+    limit: int,
+    candidates: list[int],
+    numbers: array[int],
+    kinds: bytearray,
+    total: int,
+    texts: dict[int, str],
+    before: dict[int, bytes],
+    jumps: dict[int, tuple[int, int]],
+) -> bytes:
+    """A block's description as the pipe carries it (see :data:`_HEADER`)."""
     indexes = wordy_lines(list(before.values()))
-    wordy = {start for index, start in enumerate(before) if index in indexes}
     starts = list(texts)
-    flags = bytes(start in before for start in starts)  # the context lines: their wordy flags follow
-    wordy_flags = bytes(start in wordy for start in starts if start in before)  # in the order of ``starts``
+    flags = bytes(start in before for start in starts)  # the context lines: their ``may_start`` flags follow
+    # The analyser reads a line fed before a hit only if it may start a block: told here, not tried there.
+    opening = {start: may_start(texts[start], wordy=index in indexes) for index, start in enumerate(before)}
+    opens = bytes(opening[start] for start in starts if start in before)  # in the order of ``starts``
     joined = "\n".join(texts.values()).encode()
-    header = _HEADER.pack(len(block), limit, len(candidates), total, len(starts), len(before), len(joined))
-    body = (array("q", candidates), numbers, kinds, array("q", starts), flags, wordy_flags, joined)
-    return header + b"".join(body)
+    sizes = _HEADER.pack(len(block), limit, len(candidates), total, len(starts), len(before), len(joined), len(jumps))
+    lands = (array("q", (land for land, _ in jumps.values())), array("q", (line for _, line in jumps.values())))
+    body = (array("q", candidates), numbers, kinds, array("q", starts), flags, opens, array("q", jumps), *lands, joined)
+    return sizes + b"".join(body)
+
+
+class _Jumps:
+    """Where the scanner's jump over each step header opened in a block lands (see
+    :func:`~gauntlet.ingest.log.scanner._header_rest`): the first line after its ``##[group]Run`` that holds
+    ``##[endgroup]``, or else the line :data:`~.blocks.HEADER_LINES` + 1 past it, whichever comes first (when
+    that lies in the block's whole lines)."""
+
+    def __init__(self, block: bytes, limit: int, candidates: list[int], numbers: Sequence[int]) -> None:
+        self.block = block
+        self.limit = limit
+        self.candidates = candidates
+        self.numbers = numbers
+        #: By the start of the line after each header's ``##[group]Run``: where the jump lands, and its index.
+        self.found: dict[int, tuple[int, int]] = {}
+        self._open: tuple[int, int] | None = None  # the header being followed: its next line's start, its limit
+        #: The line index past which :meth:`passing` has a header to end (checked before calling it: it is
+        #: called for no other candidate).
+        self.limit = len(block)
+
+    def opening(self, after: int, line: int) -> None:
+        """A header opens at line index ``line``; ``after`` is where its next line starts (0: no next line)."""
+        if after:
+            self._open = (after, line + HEADER_LINES + 1)
+            self.limit = line + HEADER_LINES + 1
+
+    def closing(self, offset: int, line: int) -> None:
+        """The candidate at ``offset`` (line index ``line``, inside the header) holds ``##[endgroup]``."""
+        if self._open is not None:
+            self.found[self._open[0]] = (offset, line)
+            self._open = None
+            self.limit = len(self.block)
+
+    def passing(self, line: int) -> None:
+        """The candidates have reached line index ``line`` (or the block's end): a header whose limit lies
+        before ends there, at the line counted from the last candidate before it."""
+        if self._open is None or line <= self._open[1]:
+            return
+        after, target = self._open
+        self._open = None
+        self.limit = len(self.block)
+        index = bisect_right(self.numbers, target) - 1
+        reach = whole_lines(target - self.numbers[index]).match(self.block, self.candidates[index], self.limit)
+        if reach is not None:
+            self.found[after] = (reach.end(), target)
 
 
 def _before(block: bytes, offset: int, context: int, lines: dict[int, bytes], cap: int) -> None:
@@ -261,8 +418,8 @@ class Ahead:
         header = self._pipe.read(_HEADER.size)
         if len(header) != _HEADER.size:
             return None
-        size, limit, count, total, described, context_lines, text_size = _HEADER.unpack(header)
-        length = 17 * count + 9 * described + context_lines + text_size
+        size, limit, count, total, described, context_lines, text_size, jumped = _HEADER.unpack(header)
+        length = 17 * count + 9 * described + context_lines + 24 * jumped + text_size
         body = self._pipe.read(length)
         if len(body) != length:
             return None
@@ -277,8 +434,13 @@ class Ahead:
         at += 8 * described
         context = [start for start, flag in zip(starts, body[at : at + described], strict=True) if flag]
         at += described
-        wordy = {start: bool(flag) for start, flag in zip(context, body[at : at + len(context)], strict=True)}
-        at += len(context)
+        opens = dict(zip(context, map(bool, body[at : at + context_lines]), strict=True))
+        at += context_lines
+        froms, lands, indexes = (
+            view[at + 8 * jumped * part : at + 8 * jumped * (part + 1)].cast("q") for part in range(3)
+        )
+        jumps = dict(zip(froms.tolist(), zip(lands.tolist(), indexes.tolist(), strict=True), strict=True))
+        at += 24 * jumped
         texts = body[at:].decode().split("\n") if described else []
         cleaned = dict(zip(starts, texts, strict=True))
-        return Prefetched(size, limit, candidates, kinds, lines, numbers, cleaned, wordy)
+        return Prefetched(size, limit, candidates, kinds, lines, numbers, cleaned, opens, jumps)

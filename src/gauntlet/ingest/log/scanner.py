@@ -13,18 +13,14 @@ the log exactly as GitHub serves it.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
-from functools import cache
-from io import SEEK_CUR
-from typing import BinaryIO, cast
 
-from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.analyser import MAX_FED, Analyser
+from gauntlet.ingest.log.blocks import BLOCK_BYTES, CONTEXT_BEFORE, HEADER_LINES, iter_blocks, whole_lines
 from gauntlet.ingest.log.locator import Span, previous_lines
 from gauntlet.ingest.log.prefetch import HIT, MASK, UNKNOWN, Prefetched
-from gauntlet.ingest.log.prefilter import Search, is_trigger, searcher, wordy_lines
+from gauntlet.ingest.log.prefilter import Search, is_trigger, may_start, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
 from gauntlet.models import Finding
 from gauntlet.untrusted import masked_values
@@ -38,66 +34,7 @@ __all__ = [
     "scan_blocks",
 ]
 
-BLOCK_BYTES = 1 << 20
 _NEWLINE = ord("\n")
-CONTEXT_BEFORE = 30
-
-
-def iter_blocks(source: BinaryIO | Iterable[bytes], limits: Limits) -> Iterator[tuple[bytes, int]]:
-    """Yield ``(block, end)`` pairs: ``block[:end]`` is whole lines (the last block may end mid-line).
-
-    Bytes after ``end`` are repeated at the start of the next block, so no copy of the
-    block is made just to cut it at its last newline. ``source`` is a binary stream
-    (read in blocks) or an iterable of byte strings taken as lines: an item without a
-    trailing newline still ends its line. Of a line longer than ``limits.max_line_bytes``
-    only the head is kept; the rest is dropped as it streams past.
-    """
-    cap = limits.max_line_bytes
-    carry = b""
-    skipping = False  # inside the dropped tail of an over-long line
-    # A file that can seek reads its unfinished last line again with the next block instead of copying the
-    # block to put that line before it (a copy of every block costs a tenth of the scan).
-    seekable = getattr(source, "seekable", None)
-    rewind = cast(BinaryIO, source).seek if seekable is not None and seekable() else None
-    for piece in _pieces(source):
-        if skipping:
-            newline = piece.find(b"\n")
-            if newline == -1:
-                continue
-            skipping = False
-            piece = piece[newline:]  # noqa: PLW2901 - the dropped head is gone for good
-        data = carry + piece if carry else piece
-        end = data.rfind(b"\n") + 1
-        if end:
-            yield data, end
-        carry = data[end:]
-        if end and carry and rewind is not None and data is piece:
-            rewind(-len(carry), SEEK_CUR)
-            carry = b""
-        elif len(carry) > cap:
-            carry = carry[:cap]
-            skipping = True
-    if carry:
-        yield carry, len(carry)
-
-
-def _pieces(source: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
-    read = getattr(source, "read", None)
-    if read is not None:
-        while block := read(BLOCK_BYTES):
-            yield block
-        return
-    batch: list[bytes] = []
-    size = 0
-    for item in source:
-        batch.append(item if item.endswith(b"\n") else item + b"\n")
-        size += len(item)
-        if size >= BLOCK_BYTES:
-            yield b"".join(batch)
-            batch.clear()
-            size = 0
-    if batch:
-        yield b"".join(batch)
 
 
 def scan_blocks(
@@ -229,6 +166,11 @@ class _Counter:
         del target
         return cursor, number
 
+    def header_end(self, after: int) -> tuple[int, int] | None:
+        """Not known: the end of a step header opened just before ``after`` is found by the caller."""
+        del after
+        return None
+
 
 class _Counted:
     """Line numbers in a block the child described: looked up (only its candidates and its end are asked)."""
@@ -240,6 +182,7 @@ class _Counted:
         self.numbers = found.numbers
         #: The cleaned text of a line the child described, by its start (None for another line).
         self.cleaned = found.cleaned.get
+        self.jumps = found.jumps
 
     def number(self, cursor: int, number: int, offset: int) -> int:
         """The number of the line starting at ``offset`` (a candidate or the end of the block's lines)."""
@@ -254,6 +197,12 @@ class _Counted:
         if index >= 0 and self.candidates[index] >= cursor:
             return self.candidates[index], self.first_line + self.numbers[index]
         return cursor, number
+
+    def header_end(self, after: int) -> tuple[int, int] | None:
+        """Where the jump over a step header opened on the line before ``after`` lands (see
+        :func:`_header_rest`) and that line's number, as the child found it; None where it did not."""
+        jump = self.jumps.get(after)
+        return None if jump is None else (jump[0], self.first_line + jump[1])
 
 
 #: Where the scanner gets the line numbers of a block's candidates from.
@@ -313,12 +262,14 @@ def _header_rest(
     """Where the open step header ends: the line of its ``##[endgroup]``, or line ``last + 1``, whichever
     comes first (or the block's end), with its number.
 
-    The runner parser counts a header by line number (:data:`~gauntlet.ingest.log.ci.HEADER_LINES` from its
+    The runner parser counts a header by line number (:data:`~.blocks.HEADER_LINES` from its
     ``##[group]Run`` line), so the line jumped to ends it just as when every line is fed.
     """
     allowed = last - number + 1
     if allowed <= 0:
         return cursor, number
+    if allowed == HEADER_LINES and (known := lines.header_end(cursor)) is not None:
+        return known  # the header opened on the line before: the read-ahead child found where it ends
     close = _endgroup_line(block, candidates, cursor, limit, allowed)
     # A real step's script is a few lines long: its ``##[endgroup]`` is near, and counting up to it is cheap.
     if close != -1 and close - cursor <= HEADER_BYTES:
@@ -327,7 +278,7 @@ def _header_rest(
             return close, after
     # Matched from the last line known to lie before the header's limit: fewer lines to match.
     start, start_number = lines.known_before(cursor, number, number + allowed)
-    reach = _lines(number + allowed - start_number).match(block, start, limit)
+    reach = whole_lines(number + allowed - start_number).match(block, start, limit)
     end = limit if reach is None else reach.end()
     if close != -1 and close < end:
         return close, lines.number(cursor, number, close)
@@ -356,12 +307,6 @@ def _endgroup_line(block: bytes, candidates: list[int], start: int, stop: int, l
         if block.find(b"##[endgroup]", offset, end if end != -1 else len(block)) != -1:
             return offset
     return -1
-
-
-@cache
-def _lines(count: int) -> re.Pattern[bytes]:
-    """A pattern over ``count`` whole lines (at most :data:`~gauntlet.ingest.log.ci.HEADER_LINES` + 1 of them)."""
-    return re.compile(rb"(?:[^\n]*+\n){%d}" % count)
 
 
 def _is_hit(text: str, analyser: Analyser) -> bool:
@@ -409,13 +354,14 @@ def _feed_context(
     if wanted > 0 and cursor == 0:
         lines = [(number, raw, -1) for number, raw in previous_lines(previous, wanted)] + lines
     fresh = [(number, raw[:cap], start) for number, raw, start in lines if number > fed_through]
-    if found is not None and all(start in found.wordy for _, _, start in fresh):
+    if found is not None and all(start in found.starts for _, _, start in fresh):
         for number, _, start in fresh:
-            analyser.feed(number, found.cleaned[start], wordy=found.wordy[start])
+            analyser.feed(number, found.cleaned[start], starts=found.starts[start])
         return
     wordy = wordy_lines([raw for _, raw, _ in fresh])
     for index, (number, raw, _) in enumerate(fresh):
-        analyser.feed(number, clean_line(raw), wordy=index in wordy)
+        text = clean_line(raw)
+        analyser.feed(number, text, starts=may_start(text, wordy=index in wordy))
 
 
 def _lines_before(block: bytes, floor: int, end: int, next_number: int) -> list[tuple[int, bytes, int]]:

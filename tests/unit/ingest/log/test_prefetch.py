@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log import prefetch as prefetch_module
 from gauntlet.ingest.log import scan
-from gauntlet.ingest.log.prefetch import Blocks, read_ahead
+from gauntlet.ingest.log.prefetch import HIT, UNKNOWN, Ahead, Blocks, _Header, read_ahead, read_ahead_paths
+from gauntlet.ingest.log.prefilter import searcher
 from gauntlet.ingest.log.scanner import BLOCK_BYTES, CONTEXT_BEFORE, iter_blocks
 from gauntlet.untrusted import Masks
 
@@ -133,7 +137,7 @@ def test_a_child_that_stops_early_is_made_up_for(log_file: Path, monkeypatch: py
         yield next(ahead)
         ahead.close()
 
-    monkeypatch.setattr("gauntlet.ingest.log.read_ahead", first_block_only)
+    monkeypatch.setattr("gauntlet.ingest.log.reading.read_ahead", first_block_only)
     with log_file.open("rb") as stream:
         assert _dumps(stream) == alone
 
@@ -159,3 +163,108 @@ def test_closing_early_reaps_the_child(log_file: Path) -> None:
         ahead.close()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped: no child left behind
+
+
+def test_read_ahead_paths_starts_one_child_for_the_first_big_log(
+    log_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``gauntlet ingest`` starts the child before the parsers load: for the first log only, by content."""
+    report = tmp_path / "report.json"
+    report.write_text('{"runs": []}')  # SARIF, however big: no child
+    second = tmp_path / "second.log"
+    second.write_bytes(LOG)
+    started = read_ahead_paths([report, tmp_path / "missing.log", log_file, second], "auto")
+    assert list(started) == [log_file]
+    started[log_file].close()
+    assert read_ahead_paths([log_file], "sarif") == {}
+    forced = read_ahead_paths([report], "log")  # forced: any file is a log
+    assert list(forced) == [report]
+    forced[report].close()
+
+
+def test_ingest_paths_takes_the_child_started_early(log_file: Path, tmp_path: Path) -> None:
+    """The findings of a log read with the child started before the parsers loaded are the scanner's alone."""
+    from gauntlet.ingest import ingest_paths
+
+    report = tmp_path / "report.json"
+    report.write_text('{"runs": []}')
+    alone = ingest_paths([log_file, report, log_file])
+    ahead = read_ahead_paths([log_file], "auto")
+    child = ahead[log_file]
+    early = ingest_paths([log_file, report, log_file], ahead=ahead)
+    assert child.pid == 0  # taken by the first reading and ended with it; the second reads alone
+    assert early == alone
+    assert len(early.findings) >= 2
+
+
+def test_the_child_starts_before_pydantic_and_the_parsers_load() -> None:
+    """What ``gauntlet ingest`` imports before it starts the child: no pydantic, no parser (docs/ci-logs.md)."""
+    code = (
+        "import sys, gauntlet.cli, gauntlet.ingest.log.prefetch; gauntlet.cli._parser(); "
+        "print(sorted(m for m in ('pydantic', 'gauntlet.models', 'gauntlet.ingest.log.analyser') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def _step_headers_log() -> bytes:
+    """Step headers of every shape, with failures inside and after them, over several blocks."""
+    stamp = b"2026-11-29T12:00:00.0000000Z "
+    noise = [stamp + b"Collecting numpy==1.26.%d (from -r requirements.txt)\n" % n for n in range(40)]
+    parts: list[bytes] = []
+    for step in range(400):
+        parts.append(stamp + b"##[group]Run make test-%d\n" % step)
+        parts.extend(noise[: step % 40])
+        if step % 3 == 0:  # a failure inside the header (the runner claims it) or after it
+            parts.append(stamp + b"src/app_%d.c:7:20: error: too many arguments to function 'add'\n" % step)
+        if step % 5 == 0:
+            parts.append(stamp + b"echo ##[endgroup] is not the header's end\n")
+        if step % 7 != 0:  # else the header runs to its limit
+            parts.append(stamp + b"##[endgroup]\n")
+        parts.extend(noise * (step % 11))
+        if step % 13 == 0:  # a block a parser is inside when the next step starts
+            parts.append(stamp + b"=================================== FAILURES ===================================\n")
+            parts.append(stamp + b"____ test_divide_%d ____\n" % step)
+        if step % 17 == 0:
+            parts.append(stamp + b"##[error]Process completed with exit code 1.\n")
+    return b"".join(parts)
+
+
+def test_same_findings_whatever_the_step_headers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child follows the runner's step headers to leave their lines undescribed: the findings stay the
+    scanner's alone, also where the scanner reads inside a header after all (a parser inside a block)."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    log = _step_headers_log()
+    assert len(log) > 2 * BLOCK_BYTES
+    path = tmp_path / "steps.log"
+    path.write_bytes(log)
+    alone = _dumps(io.BytesIO(log))
+    assert len(alone) > 20
+    with path.open("rb") as stream:
+        assert _dumps(stream) == alone
+
+
+def test_the_child_leaves_a_step_headers_lines_undescribed() -> None:
+    stamp = b"2026-11-29T12:00:00.0000000Z "
+    failure = stamp + b"src/app.c:7:20: error: too many arguments to function 'add'\n"
+    header = [stamp + b"##[group]Run make\n", *[stamp + b"make -j%d\n" % n for n in range(250)]]
+    header[100:100] = [failure]  # inside the header: the runner claims it, the scanner jumps over it
+    block = b"".join([*header, failure])  # past the header's limit: read
+    candidates = searcher("stdlib")(block)
+    assert len(candidates) == 3
+    description = prefetch_module._describe(block, len(block), candidates, 4096, CONTEXT_BEFORE, _Header())
+    found = Ahead._read(SimpleNamespace(_pipe=io.BytesIO(description)))  # type: ignore[arg-type]
+    assert found is not None
+    assert list(found.kinds) == [HIT, UNKNOWN, HIT]
+    assert set(found.cleaned) == {candidates[0], candidates[2], *found.starts}  # context of the last hit only
+    assert all(start > candidates[1] for start in found.starts)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_read_ahead_paths_opens_no_named_pipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a named pipe waits for a writer (and reading it takes what the reader proper needs)."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    fifo = tmp_path / "job.log"
+    os.mkfifo(fifo)
+    assert read_ahead_paths([fifo], "log") == {}

@@ -30,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: ``../shared`` from the main checkout, ``../../../shared`` from a worktree under ``wt/``.
-CORPORA = [base / "shared" / "corpora" / "logchunks-dev" for base in (ROOT.parent, ROOT.parents[2])]
+CORPORA = [base / "shared" / "corpora" / "logchunks-dev" for base in ROOT.parents]
 #: How ``bench/ingest.py`` runs the big log: as installed, on one core (no child), and with one search each.
 VARIANTS = {
     "child": "",

@@ -5,14 +5,14 @@ Usage::
     PYTHONPATH=OLD/src .venv/bin/python bench/ingest_identity.py --save /tmp/before.json --big /tmp/genlog.log
     .venv/bin/python bench/ingest_identity.py --compare /tmp/before.json --big /tmp/genlog.log
 
-A speed change must not change what is found. Every ``input.log`` of ``tests/fixtures/corpus*`` and every log
-of ``../shared/corpora/logchunks-dev`` is ingested in this process (as ``main(["ingest", "--json", PATH])``,
-its exit code, stdout and stderr kept), once as it runs and once with the prefilter's read-ahead child
-forced on for small files too (:data:`gauntlet.ingest.log.prefetch.MIN_BYTES` set to 0). Each ``--big`` log
-is ingested by the command line in a process of its own, the way ``bench/ingest.py`` runs it: with the child,
-pinned to one core (no child), and with only Hyperscan or only the standard library's search. ``--save``
-writes the outputs (run it on the old code); ``--compare`` runs the same and exits 1 at the first output that
-differs, naming it.
+A speed change must not change what is found. Every ``input.log`` of ``tests/fixtures/corpus*``, every log of
+``tests/fixtures/logs`` and every log of ``../shared/corpora/logchunks-dev`` is ingested in this process (as
+``main(["ingest", "--json", PATH])``, its exit code, stdout and stderr kept), once as it runs and once with the
+prefilter's read-ahead child forced on for small files too (:data:`gauntlet.ingest.log.prefetch.MIN_BYTES` set to
+0). Each ``--big`` log is ingested by the command line in a process of its own, the way ``bench/ingest.py`` runs it:
+with the child, pinned to one core (no child), and with only Hyperscan or only the standard library's search.
+``--save`` writes the outputs (run it on the old code); ``--compare`` runs the same and exits 1 at the first output
+that differs, naming it.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ _INGEST = "import sys; {}from gauntlet.cli import main; raise SystemExit(main(sy
 
 def corpus_logs() -> list[Path]:
     """Every log of the corpora, in a fixed order."""
-    logs = sorted((ROOT / "tests" / "fixtures").glob("corpus*/**/input.log"))
+    fixtures = ROOT / "tests" / "fixtures"
+    logs = sorted(fixtures.glob("corpus*/**/input.log")) + sorted(fixtures.glob("logs/**/*.log"))
     for corpus in CORPORA:
         if corpus.is_dir():
             logs.extend(sorted(corpus.rglob("*.log")))

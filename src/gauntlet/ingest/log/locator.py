@@ -97,6 +97,35 @@ _MEDIUM = re.compile(
     + r"""| \b[45]\d\d\ (?:https?://|Not\ Found|Forbidden|Internal|Bad|Service|Gateway)""",
     re.VERBOSE | re.IGNORECASE,
 )
+# First looks that make a line's score cheap (most lines of a step hold no vocabulary at all): every match of
+# :data:`_STRONG` holds one of these literals, and every match of :data:`_MEDIUM` in an ASCII line starts with one
+# of these words (a whole run of letters, lowercased: its look-behind keeps a letter from standing before it). Only
+# a line that passes is searched with the patterns themselves, so the scores are the same; a test checks both on
+# every corpus line and on generated matches.
+_STRONG_HINT = re.compile(
+    r"rror|RROR|ERR|atal|ATAL|FAIL|[Ff]ail|panic|Traceback|Segmentation fault|core dumped|Aborted|Killed"
+    r"|undefined reference|not ok|Assertion|assert|Dubious|Exception|E\d|[✗✘×✕❌✖]|^! |^E  "
+)
+_MEDIUM_FIRST = frozenset(
+    """cannot can could couldn unable not no does doesn undefined unresolved unrecognized denied refused missing
+    invalid unexpected mismatch conflict conflicts incompatible unsatisfiable unsatisfied illegal violation
+    violated forbidden rejected terminated timed timeout exceeded out non nonzero exit exited returned wrong
+    broken crash crashed died abort aborted aborting too unsupported expected overfull underfull permission
+    syntax unknown issues usage bad http https internal service gateway""".split()  # noqa: SIM905 - a list of words
+)
+_LETTERS = re.compile(r"[a-z]+")
+
+
+def _strong(text: str) -> bool:
+    return _STRONG_HINT.search(text) is not None and _STRONG.search(text) is not None
+
+
+def _medium(text: str) -> bool:
+    if text.isascii() and _MEDIUM_FIRST.isdisjoint(_LETTERS.findall(text.lower())):
+        return False  # IGNORECASE on ASCII text is lowercasing; another script's letters take the search
+    return _MEDIUM.search(text) is not None
+
+
 # A source location (``src/a.c:12:5``, ``File.cs(20,40)``): a diagnostic that says where.
 _LOCATION = re.compile(r"\S\.[A-Za-z]\w*(?::\d+|\(\d+,\d+\))")
 # What passing output says with the same words.
@@ -213,7 +242,7 @@ def score_line(text: str) -> float:
     """
     if not text or _FRAMING.match(text):
         return 0.0
-    score = 4.0 * (_STRONG.search(text) is not None) + 2.0 * (_MEDIUM.search(text) is not None)
+    score = 4.0 * _strong(text) + 2.0 * _medium(text)
     if not score:
         return 0.0
     if _LOCATION.search(text):

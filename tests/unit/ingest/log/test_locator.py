@@ -8,9 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gauntlet.ingest.limits import DEFAULT_LIMITS
-from gauntlet.ingest.log import scan
+from gauntlet.ingest.log import locator, scan
 from gauntlet.ingest.log.locator import locate, score_line, step_lines
 from gauntlet.ingest.log.scanner import BLOCK_BYTES
 from gauntlet.ingest.log.text import clean_line
@@ -206,3 +208,35 @@ def test_junk_before_a_failed_exit_still_gives_one_bounded_finding(junk: bytes) 
 def test_cleaned_travis_lines_show_what_the_terminal_showed() -> None:
     raw = b'travis_time:end:1f65:start=1,finish=2\r\x1b[0K\x1b[31;1mThe command "make" exited with 2.\x1b[0m\r'
     assert clean_line(raw) == 'The command "make" exited with 2.'
+
+
+def _corpus_lines() -> Iterator[str]:
+    fixtures = Path(__file__).parents[4] / "tests" / "fixtures"
+    for log in sorted(fixtures.glob("corpus*/**/input.log")) + sorted(LOGS.glob("**/*.log")):
+        for raw in log.read_bytes().split(b"\n"):
+            yield clean_line(raw[:16384])[:512]
+
+
+def _scored_by_the_patterns(text: str) -> tuple[bool, bool]:
+    return locator._STRONG.search(text) is not None, locator._MEDIUM.search(text) is not None
+
+
+def test_the_first_looks_change_no_score_of_any_corpus_line() -> None:
+    """A line the cheap first looks pass over matches neither vocabulary pattern (the scores stay the same)."""
+    for text in _corpus_lines():
+        assert (locator._strong(text), locator._medium(text)) == _scored_by_the_patterns(text), text
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        st.from_regex(locator._STRONG),
+        st.from_regex(locator._MEDIUM),
+        st.text(alphabet=st.sampled_from("errorEFAILfatal -./_1✗[]!NotFoundCANNOTſK'")),
+    ),
+    st.text(alphabet=st.sampled_from(" a-./_1Z")),
+)
+def test_every_vocabulary_match_passes_the_first_looks(text: str, prefix: str) -> None:
+    for variant in (text, prefix + text, text + prefix, (prefix + text).upper(), (prefix + text).lower()):
+        line = variant.replace("\n", " ")
+        assert (locator._strong(line), locator._medium(line)) == _scored_by_the_patterns(line), line

@@ -97,14 +97,17 @@ _MEDIUM = re.compile(
     + r"""| \b[45]\d\d\ (?:https?://|Not\ Found|Forbidden|Internal|Bad|Service|Gateway)""",
     re.VERBOSE | re.IGNORECASE,
 )
-# First looks that make a line's score cheap (most lines of a step hold no vocabulary at all): every match of
-# :data:`_STRONG` holds one of these literals, and every match of :data:`_MEDIUM` in an ASCII line starts with one
-# of these words (a whole run of letters, lowercased: its look-behind keeps a letter from standing before it). Only
-# a line that passes is searched with the patterns themselves, so the scores are the same; a test checks both on
-# every corpus line and on generated matches.
-_STRONG_HINT = re.compile(
-    r"rror|RROR|ERR|atal|ATAL|FAIL|[Ff]ail|panic|Traceback|Segmentation fault|core dumped|Aborted|Killed"
-    r"|undefined reference|not ok|Assertion|assert|Dubious|Exception|E\d|[✗✘×✕❌✖]|^! |^E  "
+# First looks that make a line's score cheap (most lines of a step hold no vocabulary at all). In an ASCII line
+# every match of :data:`_STRONG` and of :data:`_MEDIUM` starts a whole run of letters (its look-behind keeps a
+# letter from standing before it, and a single word ends its run: a letter would be ``\w``), and that run is one of
+# these words (lowercased for the IGNORECASE one, which on ASCII text is lowercasing), or the line holds a
+# ``TypeError``-like word (``[a-z](?:Error|Exception|Failure)``). Only a line that passes is searched with the
+# patterns themselves, so the scores are the same; another script's letters always take the search. A test checks
+# this on every corpus line and on generated matches.
+_STRONG_FIRST = frozenset(
+    """error errors ERROR ERRORS Error Errors ERR fatal FATAL Fatal FAIL FAILED FAILURE FAILURES Failure Failures
+    failed Failed failure failures failing panic panicked Traceback Segmentation core Aborted Killed undefined not
+    Assertion assert assertion Dubious E""".split()  # noqa: SIM905 - a list of words
 )
 _MEDIUM_FIRST = frozenset(
     """cannot can could couldn unable not no does doesn undefined unresolved unrecognized denied refused missing
@@ -113,17 +116,37 @@ _MEDIUM_FIRST = frozenset(
     broken crash crashed died abort aborted aborting too unsupported expected overfull underfull permission
     syntax unknown issues usage bad http https internal service gateway""".split()  # noqa: SIM905 - a list of words
 )
-_LETTERS = re.compile(r"[a-z]+")
+_LETTERS = re.compile(r"[A-Za-z]+")
+# The same for :data:`_SUMMARY`: what an ASCII line it matches starts with (lowercased) or holds.
+_SUMMARY_STARTS = ("failures!", "ran ", "test summary", "test:", "tests:", "test suites:", "failed ", "executed ")
+_SUMMARY_INSIDE = ("tests run: ", "example", "test complete")
+_LEADING_COUNT = re.compile(r"\W*\d")
 
 
 def _strong(text: str) -> bool:
-    return _STRONG_HINT.search(text) is not None and _STRONG.search(text) is not None
+    if text.isascii() and not text.startswith("! "):
+        inside = "Error" in text or "Exception" in text or "Failure" in text
+        if not inside and _STRONG_FIRST.isdisjoint(_LETTERS.findall(text)):
+            return False
+    return _STRONG.search(text) is not None
 
 
 def _medium(text: str) -> bool:
     if text.isascii() and _MEDIUM_FIRST.isdisjoint(_LETTERS.findall(text.lower())):
-        return False  # IGNORECASE on ASCII text is lowercasing; another script's letters take the search
+        return False
     return _MEDIUM.search(text) is not None
+
+
+def _is_summary(text: str) -> bool:
+    if text.isascii():
+        lowered = text.lower()
+        if not (
+            lowered.startswith(_SUMMARY_STARTS)
+            or any(words in lowered for words in _SUMMARY_INSIDE)
+            or _LEADING_COUNT.match(text)
+        ):
+            return False
+    return _SUMMARY.search(text) is not None
 
 
 # A source location (``src/a.c:12:5``, ``File.cs(20,40)``): a diagnostic that says where.
@@ -300,7 +323,7 @@ def locate(lines: Sequence[Line]) -> Located | None:
             scores[index] += TAIL_BONUS
     limit = len(step)
     for index in range(len(step) - 1, -1, -1):
-        if _SUMMARY.search(step[index][1]):
+        if _is_summary(step[index][1]):
             if any(score >= THRESHOLD for score in scores[:index]):
                 limit = index + 1  # the summary may close the block, not lead it
             break
@@ -333,7 +356,7 @@ def _paragraph(step: Sequence[Line], anchor: int, scores: Sequence[float]) -> tu
 
     def stops(index: int) -> bool:
         text = step[index][1]
-        return bool(_FRAMING.match(text)) or (bool(_SUMMARY.search(text)) and scores[index] == 0)
+        return bool(_FRAMING.match(text)) or (_is_summary(text) and scores[index] == 0)
 
     first = anchor
     while first > 0 and anchor - first < BEFORE:

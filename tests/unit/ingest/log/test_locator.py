@@ -217,14 +217,19 @@ def _corpus_lines() -> Iterator[str]:
             yield clean_line(raw[:16384])[:512]
 
 
-def _scored_by_the_patterns(text: str) -> tuple[bool, bool]:
-    return locator._STRONG.search(text) is not None, locator._MEDIUM.search(text) is not None
+def _first_looks(text: str) -> tuple[bool, bool, bool]:
+    return locator._strong(text), locator._medium(text), locator._is_summary(text)
+
+
+def _patterns(text: str) -> tuple[bool, bool, bool]:
+    patterns = (locator._STRONG, locator._MEDIUM, locator._SUMMARY)
+    return tuple(pattern.search(text) is not None for pattern in patterns)  # type: ignore[return-value]
 
 
 def test_the_first_looks_change_no_score_of_any_corpus_line() -> None:
     """A line the cheap first looks pass over matches neither vocabulary pattern (the scores stay the same)."""
     for text in _corpus_lines():
-        assert (locator._strong(text), locator._medium(text)) == _scored_by_the_patterns(text), text
+        assert _first_looks(text) == _patterns(text), text
 
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
@@ -232,11 +237,12 @@ def test_the_first_looks_change_no_score_of_any_corpus_line() -> None:
     st.one_of(
         st.from_regex(locator._STRONG),
         st.from_regex(locator._MEDIUM),
-        st.text(alphabet=st.sampled_from("errorEFAILfatal -./_1✗[]!NotFoundCANNOTſK'")),
+        st.from_regex(locator._SUMMARY),
+        st.text(alphabet=st.sampled_from("errorEFAILfatal -./_1✗[]!NotFoundCANNOTſK'TestsRan:,")),
     ),
     st.text(alphabet=st.sampled_from(" a-./_1Z")),
 )
 def test_every_vocabulary_match_passes_the_first_looks(text: str, prefix: str) -> None:
     for variant in (text, prefix + text, text + prefix, (prefix + text).upper(), (prefix + text).lower()):
         line = variant.replace("\n", " ")
-        assert (locator._strong(line), locator._medium(line)) == _scored_by_the_patterns(line), line
+        assert _first_looks(line) == _patterns(line), line

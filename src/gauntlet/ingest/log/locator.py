@@ -117,6 +117,8 @@ _MEDIUM_FIRST = frozenset(
     syntax unknown issues usage bad http https internal service gateway""".split()  # noqa: SIM905 - a list of words
 )
 _LETTERS = re.compile(r"[A-Za-z]+")
+#: Either's words, lowercased: a line whose lowercased words hold none of these matches neither pattern.
+_EITHER_FIRST = frozenset(word.lower() for word in _STRONG_FIRST) | _MEDIUM_FIRST
 # The same for :data:`_SUMMARY`: what an ASCII line it matches starts with (lowercased) or holds.
 _SUMMARY_STARTS = ("failures!", "ran ", "test summary", "test:", "tests:", "test suites:", "failed ", "executed ")
 _SUMMARY_INSIDE = ("tests run: ", "example", "test complete")
@@ -265,6 +267,12 @@ def score_line(text: str) -> float:
     """
     if not text or _FRAMING.match(text):
         return 0.0
+    if text.isascii() and not text.startswith("! "):
+        # Most lines hold neither vocabulary's words: one look at their words, lowercased, for both.
+        lowered = text.lower()
+        inside = "error" in lowered or "exception" in lowered or "failure" in lowered
+        if not inside and _EITHER_FIRST.isdisjoint(_LETTERS.findall(lowered)):
+            return 0.0
     score = 4.0 * _strong(text) + 2.0 * _medium(text)
     if not score:
         return 0.0
@@ -305,17 +313,21 @@ def locate(lines: Sequence[Line]) -> Located | None:
     step = step_lines(lines)
     if not step:
         return None
-    shapes = Counter(_shape(text) for _, text in step)
     scores = [score_line(text) for _, text in step]
     for index in range(1, len(step)):
         # What a warnings header (``Summary of warnings:``) lists is warnings, whatever their words.
         if scores[index] and _WARNINGS_HEADER.search(step[index - 1][1]):
             scores[index] = 0.0
-    for index, (_, text) in enumerate(step):
-        if scores[index]:
-            repeats = shapes[_shape(text)]
-            if repeats > COMMON:
-                scores[index] /= 1.0 + 0.5 * (repeats - COMMON) ** 0.5
+    if any(scores):
+        # Only a scored line's shape is looked up, and a shape keeps its line's words apart (it replaces no
+        # whitespace): only the lines with as many words as a scored line are counted.
+        wanted = {len(text.split()) for (_, text), score in zip(step, scores, strict=True) if score}
+        shapes = Counter(_shape(text) for _, text in step if len(text.split()) in wanted)
+        for index, (_, text) in enumerate(step):
+            if scores[index]:
+                repeats = shapes[_shape(text)]
+                if repeats > COMMON:
+                    scores[index] /= 1.0 + 0.5 * (repeats - COMMON) ** 0.5
     # The cause usually stands just before the exit: the step's last lines weigh more.
     tail = [index for index, (_, text) in enumerate(step) if text.strip() and not _FRAMING.match(text)][-TAIL:]
     for index in tail:

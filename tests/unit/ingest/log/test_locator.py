@@ -221,6 +221,18 @@ def _first_looks(text: str) -> tuple[bool, bool, bool]:
     return locator._strong(text), locator._medium(text), locator._is_summary(text)
 
 
+def _score_by_the_patterns(text: str) -> float:
+    """:func:`score_line` as it reads without its first looks."""
+    if not text or locator._FRAMING.match(text):
+        return 0.0
+    score = 4.0 * (locator._STRONG.search(text) is not None) + 2.0 * (locator._MEDIUM.search(text) is not None)
+    if not score:
+        return 0.0
+    score += 1.0 if locator._LOCATION.search(text) else 0.0
+    score -= 4.0 if locator._PASSING.search(text) else 0.0
+    return max(score, 0.0)
+
+
 def _patterns(text: str) -> tuple[bool, bool, bool]:
     patterns = (locator._STRONG, locator._MEDIUM, locator._SUMMARY)
     return tuple(pattern.search(text) is not None for pattern in patterns)  # type: ignore[return-value]
@@ -230,6 +242,7 @@ def test_the_first_looks_change_no_score_of_any_corpus_line() -> None:
     """A line the cheap first looks pass over matches neither vocabulary pattern (the scores stay the same)."""
     for text in _corpus_lines():
         assert _first_looks(text) == _patterns(text), text
+        assert score_line(text) == _score_by_the_patterns(text), text
 
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
@@ -246,3 +259,4 @@ def test_every_vocabulary_match_passes_the_first_looks(text: str, prefix: str) -
     for variant in (text, prefix + text, text + prefix, (prefix + text).upper(), (prefix + text).lower()):
         line = variant.replace("\n", " ")
         assert _first_looks(line) == _patterns(line), line
+        assert score_line(line) == _score_by_the_patterns(line), line

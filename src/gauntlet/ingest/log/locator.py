@@ -97,13 +97,13 @@ _MEDIUM = re.compile(
     + r"""| \b[45]\d\d\ (?:https?://|Not\ Found|Forbidden|Internal|Bad|Service|Gateway)""",
     re.VERBOSE | re.IGNORECASE,
 )
-# First looks that make a line's score cheap (most lines of a step hold no vocabulary at all). In an ASCII line
-# every match of :data:`_STRONG` and of :data:`_MEDIUM` starts a whole run of letters (its look-behind keeps a
-# letter from standing before it, and a single word ends its run: a letter would be ``\w``), and that run is one of
-# these words (lowercased for the IGNORECASE one, which on ASCII text is lowercasing), or the line holds a
-# ``TypeError``-like word (``[a-z](?:Error|Exception|Failure)``). Only a line that passes is searched with the
-# patterns themselves, so the scores are the same; another script's letters always take the search. A test checks
-# this on every corpus line and on generated matches.
+# First looks that make a line's score cheap (most lines of a step hold no vocabulary at all). Every match of
+# :data:`_STRONG` and of :data:`_MEDIUM` starts a whole run of ASCII letters (its look-behind keeps a letter from
+# standing before it, and a single word ends its run: a letter would be ``\w``), and that run is one of these words
+# (lowercased for the IGNORECASE one), or the line holds a ``TypeError``-like word (``[a-z](?:Error|Exception|
+# Failure)``) or an HTTP status (:data:`_STATUS`), one of :data:`_SYMBOLS` or starts with ``! ``. Lowercasing is
+# IGNORECASE on a line without :data:`_FOLDS`. Only a line that passes is searched with the patterns themselves, so
+# the scores are the same; a test checks this on every corpus line and on generated matches.
 _STRONG_FIRST = frozenset(
     """error errors ERROR ERRORS Error Errors ERR fatal FATAL Fatal FAIL FAILED FAILURE FAILURES Failure Failures
     failed Failed failure failures failing panic panicked Traceback Segmentation core Aborted Killed undefined not
@@ -117,16 +117,27 @@ _MEDIUM_FIRST = frozenset(
     syntax unknown issues usage bad http https internal service gateway""".split()  # noqa: SIM905 - a list of words
 )
 _LETTERS = re.compile(r"[A-Za-z]+")
+#: The only characters but ASCII letters that IGNORECASE matches an ASCII letter with, or that lowercase to one (a
+#: test checks every code point): in a line without them, the runs of ASCII letters are the only words to look at.
+#: :data:`_MEDIUM`'s HTTP status, lowercased: the word after it need not end there (``404 Not Foundation``).
+_STATUS = re.compile(r"[45]\d\d (?:http|not found|forbidden|internal|bad|service|gateway)")
+_FOLDS = frozenset("\u0130\u0131\u017f\u212a")
+_SYMBOLS = frozenset("✗✘×✕❌✖")
 #: Either's words, lowercased: a line whose lowercased words hold none of these matches neither pattern.
 _EITHER_FIRST = frozenset(word.lower() for word in _STRONG_FIRST) | _MEDIUM_FIRST
-# The same for :data:`_SUMMARY`: what an ASCII line it matches starts with (lowercased) or holds.
+# The same for :data:`_SUMMARY`: what a line without :data:`_FOLDS` it matches starts with (lowercased) or holds.
 _SUMMARY_STARTS = ("failures!", "ran ", "test summary", "test:", "tests:", "test suites:", "failed ", "executed ")
 _SUMMARY_INSIDE = ("tests run: ", "example", "test complete")
 _LEADING_COUNT = re.compile(r"\W*\d")
 
 
+def _plain(text: str) -> bool:
+    """Whether the runs of ASCII letters in ``text``, lowercased, are all IGNORECASE sees of its words."""
+    return text.isascii() or _FOLDS.isdisjoint(text)
+
+
 def _strong(text: str) -> bool:
-    if text.isascii() and not text.startswith("! "):
+    if not text.startswith("! ") and (text.isascii() or _SYMBOLS.isdisjoint(text)):
         inside = "Error" in text or "Exception" in text or "Failure" in text
         if not inside and _STRONG_FIRST.isdisjoint(_LETTERS.findall(text)):
             return False
@@ -134,13 +145,15 @@ def _strong(text: str) -> bool:
 
 
 def _medium(text: str) -> bool:
-    if text.isascii() and _MEDIUM_FIRST.isdisjoint(_LETTERS.findall(text.lower())):
-        return False
+    if _plain(text):
+        lowered = text.lower()
+        if _MEDIUM_FIRST.isdisjoint(_LETTERS.findall(lowered)) and not _STATUS.search(lowered):
+            return False
     return _MEDIUM.search(text) is not None
 
 
 def _is_summary(text: str) -> bool:
-    if text.isascii():
+    if _plain(text):
         lowered = text.lower()
         if not (
             lowered.startswith(_SUMMARY_STARTS)
@@ -267,11 +280,11 @@ def score_line(text: str) -> float:
     """
     if not text or _FRAMING.match(text):
         return 0.0
-    if text.isascii() and not text.startswith("! "):
+    if not text.startswith("! ") and (text.isascii() or (_plain(text) and _SYMBOLS.isdisjoint(text))):
         # Most lines hold neither vocabulary's words: one look at their words, lowercased, for both.
         lowered = text.lower()
         inside = "error" in lowered or "exception" in lowered or "failure" in lowered
-        if not inside and _EITHER_FIRST.isdisjoint(_LETTERS.findall(lowered)):
+        if not inside and _EITHER_FIRST.isdisjoint(_LETTERS.findall(lowered)) and not _STATUS.search(lowered):
             return 0.0
     score = 4.0 * _strong(text) + 2.0 * _medium(text)
     if not score:

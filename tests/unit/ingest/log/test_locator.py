@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import random
+import re
+import string
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -251,7 +254,7 @@ def test_the_first_looks_change_no_score_of_any_corpus_line() -> None:
         st.from_regex(locator._STRONG),
         st.from_regex(locator._MEDIUM),
         st.from_regex(locator._SUMMARY),
-        st.text(alphabet=st.sampled_from("errorEFAILfatal -./_1✗[]!NotFoundCANNOTſK'TestsRan:,")),
+        st.text(alphabet=st.sampled_from("errorEFAILfatal -./_1✗[]!NotFoundCANNOTſKİıéÉ٣✓'TestsRan:,")),
     ),
     st.text(alphabet=st.sampled_from(" a-./_1Z")),
 )
@@ -260,3 +263,12 @@ def test_every_vocabulary_match_passes_the_first_looks(text: str, prefix: str) -
         line = variant.replace("\n", " ")
         assert _first_looks(line) == _patterns(line), line
         assert score_line(line) == _score_by_the_patterns(line), line
+
+
+def test_only_the_folds_match_or_lowercase_to_ascii_letters() -> None:
+    """The locator's first looks take a line's runs of ASCII letters for its words unless it holds one of these."""
+    letter = re.compile(r"(?i)[a-z]")
+    others = [chr(point) for point in range(0x80, sys.maxunicode + 1)]
+    matched = {char for char in others if letter.match(char)}
+    lowered = {char for char in others if any(c in string.ascii_letters for c in char.lower())}
+    assert matched | lowered == locator._FOLDS

@@ -31,9 +31,13 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gauntlet.ingest.log.draft import Line
-from gauntlet.models import Kind
+from gauntlet.ingest.log.text import clean_line
+
+if TYPE_CHECKING:  # not imported to run: the read-ahead child locates steps before pydantic loads
+    from gauntlet.ingest.log.draft import Line
+    from gauntlet.models import Kind
 
 __all__ = [
     "BEFORE",
@@ -42,12 +46,14 @@ __all__ = [
     "WINDOW",
     "Located",
     "Span",
+    "clean_step_line",
     "is_crash",
     "last_lines",
     "lines_back",
     "locate",
     "previous_lines",
     "read_step",
+    "read_step_back",
     "score_line",
     "step_lines",
 ]
@@ -478,3 +484,14 @@ def read_step(lines: Iterator[tuple[int, bytes]], clean: Callable[[bytes], str])
             break
     step.reverse()
     return step
+
+
+def clean_step_line(raw: bytes) -> str:
+    """A line of a failed step as the locator reads it: cleaned from its first :data:`CARRY_BYTES`, its head."""
+    return clean_line(raw[:CARRY_BYTES])[:LINE_HEAD]
+
+
+def read_step_back(place: Span, previous: Span) -> list[Line]:
+    """The failed step that ends just before ``place`` (see :func:`read_step`), read back from it into the block
+    before (``previous``) where that joins on."""
+    return read_step(lines_back(place, previous), clean_step_line)

@@ -49,6 +49,9 @@ MIN_BYTES = 16 << 20
 PIPE_BYTES = 1 << 20
 #: Past this many candidates in a block the child gives only their line numbers (see :func:`_describe`).
 MAX_DESCRIBED = 4096
+#: The child reads back and locates failed steps only while this much it wrote waits in the pipe (a few blocks'
+#: descriptions): ahead of the parent, it has the time; behind, the parent would only wait longer for it.
+AHEAD_BYTES = 64 << 10
 #: Of a block's failed steps the child reads back and locates at most this many lines (the rest: the analyser), so
 #: that a block's description stays a few MB at most (a line the locator reads is cut at 512 characters).
 MAX_STEP_LINES = 16384
@@ -176,6 +179,19 @@ def _widen(pipe: int) -> None:
             fcntl.fcntl(pipe, setsize, PIPE_BYTES)
 
 
+def _queued(pipe: int) -> int | None:
+    """How many bytes written to ``pipe`` are not read yet, where the system tells (Linux), else None."""
+    try:
+        import termios
+        from fcntl import ioctl
+
+        count = array("i", [0])
+        ioctl(pipe, termios.FIONREAD, count, True)
+    except (ImportError, OSError):
+        return None
+    return count[0]
+
+
 def _cores() -> int:
     affinity = getattr(os, "sched_getaffinity", None)
     return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
@@ -224,7 +240,9 @@ def _child(reader: _Reader, limits: Limits, backend: str, blocks: Blocks, contex
     with open(write_end, "wb") as out:
         try:
             for block, limit in blocks(cast(BinaryIO, reader), limits):
-                located = previous if locating else None
+                # Only while ahead of the parent: when it waits for the next block, it would rather locate them.
+                queued = _queued(write_end)
+                located = previous if locating and (queued is None or queued >= AHEAD_BYTES) else None
                 out.write(_describe(block, limit, search(block), cap, context, header, located))
                 previous = (block, limit, header.first + 1)
         except BrokenPipeError:  # the parent stopped reading (a hostile log's cap, an error): nothing to do

@@ -329,6 +329,7 @@ def test_the_child_with_the_standard_librarys_search_locates_no_step(
     """That search keeps the child the slower process already: the analyser locates the steps itself."""
     monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
     monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    monkeypatch.setattr(prefetch_module, "AHEAD_BYTES", 0)  # however little it is ahead
     path = tmp_path / "job.log"
     path.write_bytes(LOG)
     for backend, steps in (("stdlib", 0), ("auto", 1)):
@@ -369,3 +370,42 @@ def test_past_its_budget_of_lines_the_child_leaves_failed_steps_to_the_analyser(
     alone = _dumps(io.BytesIO(log))
     with path.open("rb") as stream:
         assert _dumps(stream) == alone
+
+
+def test_a_child_not_ahead_of_the_parent_leaves_failed_steps_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the system tells how much waits in the pipe, the child locates steps only while it is ahead."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    log = _step_headers_log() * 3
+    path = tmp_path / "steps.log"
+    path.write_bytes(log)
+    alone = _dumps(io.BytesIO(log))
+    for ahead_bytes in (0, 1 << 40):
+        monkeypatch.setattr(prefetch_module, "AHEAD_BYTES", ahead_bytes)
+        with path.open("rb") as stream:
+            ahead = read_ahead(stream, DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE)
+            assert ahead is not None
+            located = sum(len(found.steps) for found in ahead)
+        assert (located == 0) == bool(ahead_bytes and _system_tells())
+        with path.open("rb") as stream:
+            assert _dumps(stream) == alone
+
+
+def _system_tells() -> bool:
+    read_end, write_end = os.pipe()
+    try:
+        return prefetch_module._queued(write_end) is not None
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_how_much_waits_in_a_pipe() -> None:
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"x" * 1000)
+    queued = prefetch_module._queued(write_end)
+    assert queued in (1000, None)  # None where the system does not tell (not Linux)
+    os.close(read_end)
+    os.close(write_end)

@@ -337,16 +337,17 @@ def locate(lines: Sequence[Line]) -> Located | None:
         # What a warnings header (``Summary of warnings:``) lists is warnings, whatever their words.
         if scores[index] and _WARNINGS_HEADER.search(step[index - 1][1]):
             scores[index] = 0.0
-    if any(scores):
-        # Only a scored line's shape is looked up, and a shape keeps its line's words apart (it replaces no
-        # whitespace): only the lines with as many words as a scored line are counted.
-        wanted = {len(text.split()) for (_, text), score in zip(step, scores, strict=True) if score}
-        shapes = Counter(_shape(text) for _, text in step if len(text.split()) in wanted)
-        for index, (_, text) in enumerate(step):
-            if scores[index]:
-                repeats = shapes[_shape(text)]
-                if repeats > COMMON:
-                    scores[index] /= 1.0 + 0.5 * (repeats - COMMON) ** 0.5
+    if not any(scores):
+        return _quiet(step)  # what follows only weighs scored lines: none would reach the threshold
+    # Only a scored line's shape is looked up, and a shape keeps its line's words apart (it replaces no
+    # whitespace): only the lines with as many words as a scored line are counted.
+    wanted = {len(text.split()) for (_, text), score in zip(step, scores, strict=True) if score}
+    shapes = Counter(_shape(text) for _, text in step if len(text.split()) in wanted)
+    for index, (_, text) in enumerate(step):
+        if scores[index]:
+            repeats = shapes[_shape(text)]
+            if repeats > COMMON:
+                scores[index] /= 1.0 + 0.5 * (repeats - COMMON) ** 0.5
     # The cause usually stands just before the exit: the step's last lines weigh more.
     tail = [index for index, (_, text) in enumerate(step) if text.strip() and not _FRAMING.match(text)][-TAIL:]
     for index in tail:

@@ -31,14 +31,16 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from io import SEEK_CUR
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO, TypeAlias, cast
 
 from gauntlet.ingest.formats import HEAD_BYTES, detect_format
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log.blocks import CONTEXT_BEFORE, HEADER_LINES, iter_blocks, whole_lines
-from gauntlet.ingest.log.locator import Located, Span, locate, read_step_back
 from gauntlet.ingest.log.prefilter import is_trigger, may_start, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
+
+if TYPE_CHECKING:  # the locator compiles its patterns at import: in the child, after the fork, and where used
+    from gauntlet.ingest.log.locator import Located, Span
 
 __all__ = ["HIT", "MASK", "MIN_BYTES", "UNKNOWN", "Ahead", "Blocks", "Prefetched", "read_ahead", "read_ahead_paths"]
 
@@ -68,7 +70,7 @@ SKIP, HIT, MASK, UNKNOWN = 0, 1, 2, 3
 # the failed steps located (``marshal``: each exit line's number, the step's texts and what the locator found).
 _HEADER = struct.Struct("<9q")
 #: What the scanner's analyser takes of a failed step the child read: its lines and where the locator placed it.
-Step = tuple[list[tuple[int, str]], Located | None]
+Step: TypeAlias = "tuple[list[tuple[int, str]], Located | None]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +345,8 @@ def _describe(
             # A failed step's exit (``##[error]Process completed with exit code 1.``): the analyser locates what
             # explains the step, from the lines before it, unless a parser did.
             if back is not None and text.startswith("##[error]") and "xit" in text and step_lines < MAX_STEP_LINES:
+                from gauntlet.ingest.log.locator import locate, read_step_back
+
                 number = header.first + seen + 1
                 step = read_step_back((block, offset, number), back)
                 found = locate(step)
@@ -511,6 +515,8 @@ class Ahead:
 
 def _steps(found: list[tuple[int, list[str], tuple[int, int, int, str, str, float] | None]]) -> dict[int, Step]:
     """The failed steps the child located, as the analyser takes them (see :attr:`Prefetched.steps`)."""
+    from gauntlet.ingest.log.locator import Located
+
     steps: dict[int, Step] = {}
     for number, texts, place in found:
         first = number - len(texts)

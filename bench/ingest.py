@@ -35,11 +35,12 @@ it on larger logs to show that peak memory stays flat. The package's bytecode is
 compiled first, as installing it from a wheel does.
 
 On the shared generator's 225 MB log (2026-12-04, issue 31's third pass, two runs of ``--runs 3`` each, main's
-source and then the branch's) the default form takes 0.77 s, 0.33x grep (main: 1.29 to 1.31 s, 0.21x), one
-process 0.21x (0.16x), Hyperscan only 0.31x to 0.33x (0.18x to 0.21x) and stdlib only 0.09x (as before), peak
-RSS 36 MB, 28 findings; docs/ci-logs.md ("The locator's cost per failed step") has the table. A change to
-speed must not change what is found: ``bench/ingest_identity.py`` checks that ``ingest --json`` prints the same
-bytes on every corpus log (with the read-ahead child and without) and on a big log in each of these forms.
+source and then the branch's) the default form takes 0.76 to 0.82 s, 0.32x to 0.36x grep (main: 1.26 to 1.33 s,
+0.19x to 0.20x), one process 0.22x (0.15x to 0.16x), Hyperscan only 0.31x to 0.35x (0.19x to 0.20x) and stdlib
+only 0.09x (as before), peak RSS 36 MB, 28 findings; docs/ci-logs.md ("The locator's cost per failed step") has
+the table. A change to speed must not change what is found: ``bench/ingest_identity.py`` checks that ``ingest
+--json`` prints the same bytes on every corpus log (with the read-ahead child and without) and on a big log in
+each of these forms.
 """
 
 from __future__ import annotations

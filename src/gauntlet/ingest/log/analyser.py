@@ -27,7 +27,7 @@ from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, nor
 from gauntlet.ingest.limits import Limits
 from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
-from gauntlet.ingest.log.locator import CARRY_BYTES, LINE_HEAD, Located, Span, is_crash, lines_back, locate, read_step
+from gauntlet.ingest.log.locator import Located, Span, is_crash, locate, read_step_back
 from gauntlet.ingest.log.place import (
     file_alone,
     lone_place,
@@ -37,7 +37,7 @@ from gauntlet.ingest.log.place import (
     report_rows,
 )
 from gauntlet.ingest.log.prefilter import may_start
-from gauntlet.ingest.log.text import clean_line, repo_path
+from gauntlet.ingest.log.text import repo_path
 from gauntlet.ingest.log.tools import failed_test_name
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.ingest.values import position
@@ -127,6 +127,9 @@ class Analyser:
         self.place: Span = (b"", 0, 1)
         #: The block before, its end and the number of the line after it: a window may reach back into it.
         self.previous: Span = (b"", 0, 1)
+        #: Failed steps of the scanner's block already read back and located (by the read-ahead child), by the
+        #: number of the line they end before: what :meth:`_locate` would find there.
+        self.steps_ahead: dict[int, tuple[list[Line], Located | None]] = {}
         self._exits = 0
         #: The failed step just read printed nothing after its start (it is only its exit line).
         self._empty_step = False
@@ -405,11 +408,12 @@ class Analyser:
         self._empty_step = False
         if self.place[2] != before:
             return None  # the scanner is elsewhere (a parser's report about an earlier line)
-        step = read_step(lines_back(self.place, self.previous), lambda raw: clean_line(raw[:CARRY_BYTES])[:LINE_HEAD])
+        ahead = self.steps_ahead.get(before)
+        step = read_step_back(self.place, self.previous) if ahead is None else ahead[0]
         self.fed += len(step)  # bounded like parsing: a hostile log of failed steps stops being read at MAX_FED
         self._empty_step = not any(text.strip() for _, text in step[1:])
         self._step_lines = step
-        return locate(step)
+        return locate(step) if ahead is None else ahead[1]
 
     def _report(self, draft: Draft) -> None:
         if self.count >= self.limits.max_findings:

@@ -31,9 +31,13 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gauntlet.ingest.log.draft import Line
-from gauntlet.models import Kind
+from gauntlet.ingest.log.text import clean_line
+
+if TYPE_CHECKING:  # not imported to run: the read-ahead child locates steps before pydantic loads
+    from gauntlet.ingest.log.draft import Line
+    from gauntlet.models import Kind
 
 __all__ = [
     "BEFORE",
@@ -42,12 +46,14 @@ __all__ = [
     "WINDOW",
     "Located",
     "Span",
+    "clean_step_line",
     "is_crash",
     "last_lines",
     "lines_back",
     "locate",
     "previous_lines",
     "read_step",
+    "read_step_back",
     "score_line",
     "step_lines",
 ]
@@ -331,16 +337,17 @@ def locate(lines: Sequence[Line]) -> Located | None:
         # What a warnings header (``Summary of warnings:``) lists is warnings, whatever their words.
         if scores[index] and _WARNINGS_HEADER.search(step[index - 1][1]):
             scores[index] = 0.0
-    if any(scores):
-        # Only a scored line's shape is looked up, and a shape keeps its line's words apart (it replaces no
-        # whitespace): only the lines with as many words as a scored line are counted.
-        wanted = {len(text.split()) for (_, text), score in zip(step, scores, strict=True) if score}
-        shapes = Counter(_shape(text) for _, text in step if len(text.split()) in wanted)
-        for index, (_, text) in enumerate(step):
-            if scores[index]:
-                repeats = shapes[_shape(text)]
-                if repeats > COMMON:
-                    scores[index] /= 1.0 + 0.5 * (repeats - COMMON) ** 0.5
+    if not any(scores):
+        return _quiet(step)  # what follows only weighs scored lines: none would reach the threshold
+    # Only a scored line's shape is looked up, and a shape keeps its line's words apart (it replaces no
+    # whitespace): only the lines with as many words as a scored line are counted.
+    wanted = {len(text.split()) for (_, text), score in zip(step, scores, strict=True) if score}
+    shapes = Counter(_shape(text) for _, text in step if len(text.split()) in wanted)
+    for index, (_, text) in enumerate(step):
+        if scores[index]:
+            repeats = shapes[_shape(text)]
+            if repeats > COMMON:
+                scores[index] /= 1.0 + 0.5 * (repeats - COMMON) ** 0.5
     # The cause usually stands just before the exit: the step's last lines weigh more.
     tail = [index for index, (_, text) in enumerate(step) if text.strip() and not _FRAMING.match(text)][-TAIL:]
     for index in tail:
@@ -478,3 +485,14 @@ def read_step(lines: Iterator[tuple[int, bytes]], clean: Callable[[bytes], str])
             break
     step.reverse()
     return step
+
+
+def clean_step_line(raw: bytes) -> str:
+    """A line of a failed step as the locator reads it: cleaned from its first :data:`CARRY_BYTES`, its head."""
+    return clean_line(raw[:CARRY_BYTES])[:LINE_HEAD]
+
+
+def read_step_back(place: Span, previous: Span) -> list[Line]:
+    """The failed step that ends just before ``place`` (see :func:`read_step`), read back from it into the block
+    before (``previous``) where that joins on."""
+    return read_step(lines_back(place, previous), clean_step_line)

@@ -20,6 +20,7 @@ itself: the findings are the same either way, only the time differs.
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import stat
 import struct
@@ -30,13 +31,16 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from io import SEEK_CUR
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO, TypeAlias, cast
 
 from gauntlet.ingest.formats import HEAD_BYTES, detect_format
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log.blocks import CONTEXT_BEFORE, HEADER_LINES, iter_blocks, whole_lines
 from gauntlet.ingest.log.prefilter import is_trigger, may_start, searcher, wordy_lines
 from gauntlet.ingest.log.text import clean_line
+
+if TYPE_CHECKING:  # the locator compiles its patterns at import: in the child, after the fork, and where used
+    from gauntlet.ingest.log.locator import Located, Span
 
 __all__ = ["HIT", "MASK", "MIN_BYTES", "UNKNOWN", "Ahead", "Blocks", "Prefetched", "read_ahead", "read_ahead_paths"]
 
@@ -47,6 +51,12 @@ MIN_BYTES = 16 << 20
 PIPE_BYTES = 1 << 20
 #: Past this many candidates in a block the child gives only their line numbers (see :func:`_describe`).
 MAX_DESCRIBED = 4096
+#: The child reads back and locates failed steps only while this much it wrote waits in the pipe (a few blocks'
+#: descriptions): ahead of the parent, it has the time; behind, the parent would only wait longer for it.
+AHEAD_BYTES = 64 << 10
+#: Of a block's failed steps the child reads back and locates at most this many lines (the rest: the analyser), so
+#: that a block's description stays a few MB at most (a line the locator reads is cut at 512 characters).
+MAX_STEP_LINES = 16384
 #: How the scanner cuts a stream into blocks (``block[:end]`` whole lines): the child cuts the file the same way.
 Blocks = Callable[[BinaryIO, Limits], Iterator[tuple[bytes, int]]]
 #: What a candidate line is: no trigger, a finding's trigger, a ``::add-mask::`` line (a value to redact), or
@@ -56,8 +66,11 @@ SKIP, HIT, MASK, UNKNOWN = 0, 1, 2, 3
 # the numbers of lines described and of context lines among them, the size of their texts and the number of
 # header jumps; then the candidates' offsets, their line indexes in the block and their kinds; the described
 # lines' starts and whether each is a context line (one the scanner may feed before a hit), the context lines'
-# ``may_start`` flags; the jumps' starts, where each lands and that line's index; the described lines' texts.
-_HEADER = struct.Struct("<8q")
+# ``may_start`` flags; the jumps' starts, where each lands and that line's index; the described lines' texts;
+# the failed steps located (``marshal``: each exit line's number, the step's texts and what the locator found).
+_HEADER = struct.Struct("<9q")
+#: What the scanner's analyser takes of a failed step the child read: its lines and where the locator placed it.
+Step: TypeAlias = "tuple[list[tuple[int, str]], Located | None]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +95,9 @@ class Prefetched:
     #: By the start of the line after each step header's ``##[group]Run`` in the block: where the scanner's
     #: jump over the header lands, and that line's index in the block (when it lies in the block).
     jumps: dict[int, tuple[int, int]]
+    #: By the number of each ``##[error]`` exit line (a step's end, when it failed): the step read back from it
+    #: and located (:func:`~.locator.read_step_back`, :func:`~.locator.locate`), as the analyser would.
+    steps: dict[int, Step]
 
 
 def read_ahead(source: object, limits: Limits, backend: str, blocks: Blocks, context: int) -> Ahead | None:
@@ -165,6 +181,19 @@ def _widen(pipe: int) -> None:
             fcntl.fcntl(pipe, setsize, PIPE_BYTES)
 
 
+def _queued(pipe: int) -> int | None:
+    """How many bytes written to ``pipe`` are not read yet, where the system tells (Linux), else None."""
+    try:
+        import termios
+        from fcntl import ioctl
+
+        count = array("i", [0])
+        ioctl(pipe, termios.FIONREAD, count, True)
+    except (ImportError, OSError):
+        return None
+    return count[0]
+
+
 def _cores() -> int:
     affinity = getattr(os, "sched_getaffinity", None)
     return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
@@ -207,10 +236,17 @@ def _child(reader: _Reader, limits: Limits, backend: str, blocks: Blocks, contex
     search = searcher(backend)
     cap = limits.max_line_bytes
     header = _Header()
+    # The standard library's search keeps the child the slower process already: it locates no steps then.
+    locating = search is not searcher("stdlib")
+    previous: Span = (b"", 0, 1)  # the block before, as the scanner hands it to the analyser
     with open(write_end, "wb") as out:
         try:
             for block, limit in blocks(cast(BinaryIO, reader), limits):
-                out.write(_describe(block, limit, search(block), cap, context, header))
+                # Only while ahead of the parent: when it waits for the next block, it would rather locate them.
+                queued = _queued(write_end)
+                located = previous if locating and (queued is None or queued >= AHEAD_BYTES) else None
+                out.write(_describe(block, limit, search(block), cap, context, header, located))
+                previous = (block, limit, header.first + 1)
         except BrokenPipeError:  # the parent stopped reading (a hostile log's cap, an error): nothing to do
             pass
 
@@ -251,10 +287,20 @@ class _Header:
         return False
 
 
-def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context: int, header: _Header) -> bytes:
+def _describe(
+    block: bytes,
+    limit: int,
+    candidates: list[int],
+    cap: int,
+    context: int,
+    header: _Header,
+    back: Span | None = None,
+) -> bytes:
     """One block's description: its candidates' numbers and kinds, and the lines the scanner will clean.
 
     :param header: the step header open where the block starts; moved on to where it ends.
+    :param back: the block before (see :attr:`.Analyser.previous`), to read failed steps back into; None to
+        locate none.
     """
     numbers = array("q")
     kinds = bytearray()
@@ -268,6 +314,8 @@ def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context
     # its lines are left to the scanner, rather than held cleaned in both processes (memory) and mostly unread.
     flood = len(candidates) > MAX_DESCRIBED
     jumps = _Jumps(block, limit, candidates, numbers)
+    steps: list[tuple[int, list[str], tuple[object, ...] | None]] = []
+    step_lines = 0
     for offset in candidates:
         seen += count(b"\n", previous, offset)
         previous = offset
@@ -294,13 +342,28 @@ def _describe(block: bytes, limit: int, candidates: list[int], cap: int, context
             jumps.opening(end + 1, seen)
         if kind == HIT and not inside and (not text.startswith("##[") or text.startswith("##[error]")):
             _before(block, offset, context, before, cap)
+            # A failed step's exit (``##[error]Process completed with exit code 1.``): the analyser locates what
+            # explains the step, from the lines before it, unless a parser did.
+            if back is not None and text.startswith("##[error]") and "xit" in text and step_lines < MAX_STEP_LINES:
+                from gauntlet.ingest.log.locator import locate, read_step_back
+
+                number = header.first + seen + 1
+                step = read_step_back((block, offset, number), back)
+                found = locate(step)
+                step_lines += len(step)
+                place = None if found is None else (*_located_fields(found),)
+                steps.append((number, [text for _, text in step], place))
     total = seen + count(b"\n", previous, limit) if previous <= limit else count(b"\n", 0, limit)
     header.first += total
     jumps.passing(total)
     for start, raw in before.items():
         if start not in texts:
             texts[start] = clean_line(raw)
-    return _encode(block, limit, candidates, numbers, kinds, total, texts, before, jumps.found)
+    return _encode(block, limit, candidates, numbers, kinds, total, texts, before, jumps.found, steps)
+
+
+def _located_fields(found: Located) -> tuple[int, int, int, str, str, float]:
+    return found.start, found.end, found.line, found.message, found.kind, found.score
 
 
 def _encode(
@@ -313,6 +376,7 @@ def _encode(
     texts: dict[int, str],
     before: dict[int, bytes],
     jumps: dict[int, tuple[int, int]],
+    steps: list[tuple[int, list[str], tuple[object, ...] | None]],
 ) -> bytes:
     """A block's description as the pipe carries it (see :data:`_HEADER`)."""
     indexes = wordy_lines(list(before.values()))
@@ -322,10 +386,12 @@ def _encode(
     opening = {start: may_start(texts[start], wordy=index in indexes) for index, start in enumerate(before)}
     opens = bytes(opening[start] for start in starts if start in before)  # in the order of ``starts``
     joined = "\n".join(texts.values()).encode()
-    sizes = _HEADER.pack(len(block), limit, len(candidates), total, len(starts), len(before), len(joined), len(jumps))
+    located = marshal.dumps(steps) if steps else b""
+    counts = (len(candidates), total, len(starts), len(before), len(joined), len(jumps), len(located))
+    sizes = _HEADER.pack(len(block), limit, *counts)
     lands = (array("q", (land for land, _ in jumps.values())), array("q", (line for _, line in jumps.values())))
-    body = (array("q", candidates), numbers, kinds, array("q", starts), flags, opens, array("q", jumps), *lands, joined)
-    return sizes + b"".join(body)
+    body = (array("q", candidates), numbers, kinds, array("q", starts), flags, opens, array("q", jumps), *lands)
+    return sizes + b"".join(body) + joined + located
 
 
 class _Jumps:
@@ -418,8 +484,8 @@ class Ahead:
         header = self._pipe.read(_HEADER.size)
         if len(header) != _HEADER.size:
             return None
-        size, limit, count, total, described, context_lines, text_size, jumped = _HEADER.unpack(header)
-        length = 17 * count + 9 * described + context_lines + 24 * jumped + text_size
+        size, limit, count, total, described, context_lines, text_size, jumped, located = _HEADER.unpack(header)
+        length = 17 * count + 9 * described + context_lines + 24 * jumped + text_size + located
         body = self._pipe.read(length)
         if len(body) != length:
             return None
@@ -441,6 +507,19 @@ class Ahead:
         )
         jumps = dict(zip(froms.tolist(), zip(lands.tolist(), indexes.tolist(), strict=True), strict=True))
         at += 24 * jumped
-        texts = body[at:].decode().split("\n") if described else []
+        texts = body[at : at + text_size].decode().split("\n") if described else []
         cleaned = dict(zip(starts, texts, strict=True))
-        return Prefetched(size, limit, candidates, kinds, lines, numbers, cleaned, opens, jumps)
+        steps = _steps(marshal.loads(body[at + text_size :])) if located else {}
+        return Prefetched(size, limit, candidates, kinds, lines, numbers, cleaned, opens, jumps, steps)
+
+
+def _steps(found: list[tuple[int, list[str], tuple[int, int, int, str, str, float] | None]]) -> dict[int, Step]:
+    """The failed steps the child located, as the analyser takes them (see :attr:`Prefetched.steps`)."""
+    from gauntlet.ingest.log.locator import Located
+
+    steps: dict[int, Step] = {}
+    for number, texts, place in found:
+        first = number - len(texts)
+        step = [(first + index, text) for index, text in enumerate(texts)]
+        steps[number] = (step, None if place is None else Located(*place))  # type: ignore[arg-type]
+    return steps

@@ -55,7 +55,7 @@ def scan_blocks(
     fed_through = 0  # highest line number already fed
     previous: Span = (b"", 0, 1)  # the block before, for context and windows that reach back into it
     read = 0  # bytes read so far: past NUMPY_AFTER, newlines are counted with numpy
-    source = _Candidates(backend, ahead)
+    source = _Candidates(backend, ahead, analyser)
     try:
         for block, limit in blocks:
             big = read >= NUMPY_AFTER
@@ -107,18 +107,22 @@ class _Candidates:
     """Each block's candidate lines and their line numbers: the child's (see :mod:`.prefetch`) while it
     describes the blocks read here, else searched for here."""
 
-    def __init__(self, backend: str, ahead: Iterator[Prefetched] | None) -> None:
+    def __init__(self, backend: str, ahead: Iterator[Prefetched] | None, analyser: Analyser) -> None:
         self.backend = backend
         self.ahead = ahead
         self.search: Search | None = None
+        self.analyser = analyser
 
     def of(
         self, block: bytes, limit: int, first_line: int, *, big: bool
     ) -> tuple[list[int], _Lines, Prefetched | None]:
-        """The candidates of ``block``, where their numbers come from, and the child's description if any."""
+        """The candidates of ``block``, where their numbers come from, and the child's description if any (its
+        failed steps go to the analyser)."""
         found = next(self.ahead, None) if self.ahead is not None else None
         if found is not None and (found.size, found.limit) == (len(block), limit):
+            self.analyser.steps_ahead = found.steps
             return found.candidates, _Counted(first_line, found), found
+        self.analyser.steps_ahead = {}
         self.close()  # no description, or not of this block (the file changed): no more help from the child
         if self.search is None:
             self.search = searcher(self.backend)

@@ -14,7 +14,17 @@ import pytest
 from gauntlet.ingest.limits import DEFAULT_LIMITS, Limits
 from gauntlet.ingest.log import prefetch as prefetch_module
 from gauntlet.ingest.log import scan
-from gauntlet.ingest.log.prefetch import HIT, UNKNOWN, Ahead, Blocks, _Header, read_ahead, read_ahead_paths
+from gauntlet.ingest.log.locator import Span, locate, read_step_back
+from gauntlet.ingest.log.prefetch import (
+    HIT,
+    UNKNOWN,
+    Ahead,
+    Blocks,
+    Prefetched,
+    _Header,
+    read_ahead,
+    read_ahead_paths,
+)
 from gauntlet.ingest.log.prefilter import searcher
 from gauntlet.ingest.log.scanner import BLOCK_BYTES, CONTEXT_BEFORE, iter_blocks
 from gauntlet.untrusted import Masks
@@ -268,3 +278,134 @@ def test_read_ahead_paths_opens_no_named_pipe(tmp_path: Path, monkeypatch: pytes
     fifo = tmp_path / "job.log"
     os.mkfifo(fifo)
     assert read_ahead_paths([fifo], "log") == {}
+
+
+def _described(log: bytes, backend: str = "auto") -> list[tuple[bytes, int, Prefetched, Span]]:
+    """Each block of ``log`` as the child describes it, with the block before as the analyser holds it."""
+    header = _Header()
+    back: Span = (b"", 0, 1)
+    described = []
+    for block, limit in iter_blocks(io.BytesIO(log), DEFAULT_LIMITS):
+        candidates = searcher(backend)(block)
+        description = prefetch_module._describe(block, limit, candidates, 4096, CONTEXT_BEFORE, header, back)
+        found = Ahead._read(SimpleNamespace(_pipe=io.BytesIO(description)))  # type: ignore[arg-type]
+        assert found is not None
+        described.append((block, limit, found, back))
+        back = (block, limit, header.first + 1)
+    return described
+
+
+def test_the_child_locates_each_failed_step_as_the_analyser_would() -> None:
+    """Every ``##[error]`` exit line's step, read back (into the block before too) and located."""
+    stamp = b"2026-11-29T12:00:00.0000000Z "
+    noise = stamp + b"Collecting numpy==1.26.4 (from -r requirements.txt (line 3)) ok\n"
+    step = [stamp + b"##[group]Run make\n", stamp + b"make\n", stamp + b"##[endgroup]\n", *[noise] * 30]
+    failed = [stamp + b"src/app.c:7:20: error: too many arguments to function 'add'\n", *[noise] * 5]
+    exit_line = stamp + b"##[error]Process completed with exit code 2.\n"
+    log = b"".join([*step, *failed, exit_line] * 1000)
+    described = _described(log)
+    assert len(described) > 2
+    located = 0
+    for block, limit, found, back in described:
+        offset = block.find(exit_line, 0, limit)
+        exits = {}
+        while offset != -1:
+            exits[back[2] + block.count(b"\n", 0, offset)] = offset
+            offset = block.find(exit_line, offset + 1, limit)
+        assert set(found.steps) == set(exits)
+        for number, (lines, place) in found.steps.items():
+            expected = read_step_back((block, exits[number], number), back)
+            assert lines == expected
+            assert place == locate(expected)
+            assert place is not None
+            assert place.message == "src/app.c:7:20: error: too many arguments to function 'add'"
+            located += 1
+    assert located == 1000
+
+
+def test_the_child_with_the_standard_librarys_search_locates_no_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """That search keeps the child the slower process already: the analyser locates the steps itself."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    monkeypatch.setattr(prefetch_module, "AHEAD_BYTES", 0)  # however little it is ahead
+    path = tmp_path / "job.log"
+    path.write_bytes(LOG)
+    for backend, steps in (("stdlib", 0), ("auto", 1)):
+        with path.open("rb") as stream:
+            ahead = read_ahead(stream, DEFAULT_LIMITS, backend, iter_blocks, CONTEXT_BEFORE)
+            assert ahead is not None
+            assert sum(len(found.steps) for found in ahead) == steps
+
+
+def test_a_failed_step_read_back_into_the_block_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step's exit on the first line of a block: the child reads its step from the block before too."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    noise = b"Collecting numpy==1.26.4 (from -r requirements.txt (line 3)) ok\n"
+    cause = b"curl: (7) Failed to connect to example.com port 443: Connection refused\n"
+    log = noise * (BLOCK_BYTES // 64 - 3) + cause + noise * 2 + b"##[error]Process completed with exit code 2.\n"
+    log += noise * 100 + b"##[error]Process completed with exit code 1.\n"
+    described = _described(log)
+    assert described[1][2].steps  # read back from the second block's first line
+    path = tmp_path / "job.log"
+    path.write_bytes(log)
+    alone = _dumps(io.BytesIO(log))
+    with path.open("rb") as stream:
+        assert _dumps(stream) == alone
+    assert alone
+
+
+def test_past_its_budget_of_lines_the_child_leaves_failed_steps_to_the_analyser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    monkeypatch.setattr(prefetch_module, "MAX_STEP_LINES", 50)
+    log = _step_headers_log() * 3
+    assert all(len(found.steps) <= 2 for _, _, found, _ in _described(log))
+    path = tmp_path / "steps.log"
+    path.write_bytes(log)
+    alone = _dumps(io.BytesIO(log))
+    with path.open("rb") as stream:
+        assert _dumps(stream) == alone
+
+
+def test_a_child_not_ahead_of_the_parent_leaves_failed_steps_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the system tells how much waits in the pipe, the child locates steps only while it is ahead."""
+    monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
+    log = _step_headers_log() * 3
+    path = tmp_path / "steps.log"
+    path.write_bytes(log)
+    alone = _dumps(io.BytesIO(log))
+    for ahead_bytes in (0, 1 << 40):
+        monkeypatch.setattr(prefetch_module, "AHEAD_BYTES", ahead_bytes)
+        with path.open("rb") as stream:
+            ahead = read_ahead(stream, DEFAULT_LIMITS, "auto", iter_blocks, CONTEXT_BEFORE)
+            assert ahead is not None
+            located = sum(len(found.steps) for found in ahead)
+        assert (located == 0) == bool(ahead_bytes and _system_tells())
+        with path.open("rb") as stream:
+            assert _dumps(stream) == alone
+
+
+def _system_tells() -> bool:
+    read_end, write_end = os.pipe()
+    try:
+        return prefetch_module._queued(write_end) is not None
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_how_much_waits_in_a_pipe() -> None:
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"x" * 1000)
+    queued = prefetch_module._queued(write_end)
+    assert queued in (1000, None)  # None where the system does not tell (not Linux)
+    os.close(read_end)
+    os.close(write_end)

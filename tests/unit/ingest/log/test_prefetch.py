@@ -63,6 +63,16 @@ def _dumps(stream: object, masks: Masks | None = None) -> list[str]:
     return [finding.model_dump_json() for finding in scan(stream, masks=masks)]  # type: ignore[arg-type]
 
 
+def _same_with_the_child(path: Path, log: bytes) -> list[str]:
+    """Write ``log`` to ``path`` and check that scanning the file (with its read-ahead child) finds what
+    scanning the bytes alone does; returns those findings."""
+    path.write_bytes(log)
+    alone = _dumps(io.BytesIO(log))
+    with path.open("rb") as stream:
+        assert _dumps(stream) == alone
+    return alone
+
+
 @pytest.mark.parametrize("backend", ["auto", "stdlib"])
 def test_same_findings_as_the_scanner_alone(log_file: Path, backend: str) -> None:
     alone = [f.model_dump_json() for f in scan(io.BytesIO(LOG), backend=backend)]
@@ -83,12 +93,7 @@ def test_context_reaching_into_the_block_before(tmp_path: Path, monkeypatch: pyt
     cause = b"curl: (7) Failed to connect to example.com port 443: Connection refused\n"
     log = noise * (BLOCK_BYTES // 64 - 3) + cause + noise * 3 + b"make: *** [Makefile:4: app] Error 1\n"
     log += noise * 100 + b"##[error]Process completed with exit code 2.\n"
-    path = tmp_path / "job.log"
-    path.write_bytes(log)
-    alone = _dumps(io.BytesIO(log))
-    with path.open("rb") as stream:
-        assert _dumps(stream) == alone
-    assert alone
+    assert _same_with_the_child(tmp_path / "job.log", log)
 
 
 CORPUS = sorted((Path(__file__).parents[3] / "fixtures" / "corpus").glob("*/*/input.log"))
@@ -247,12 +252,7 @@ def test_same_findings_whatever_the_step_headers(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(prefetch_module, "_cores", lambda: 2)
     log = _step_headers_log()
     assert len(log) > 2 * BLOCK_BYTES
-    path = tmp_path / "steps.log"
-    path.write_bytes(log)
-    alone = _dumps(io.BytesIO(log))
-    assert len(alone) > 20
-    with path.open("rb") as stream:
-        assert _dumps(stream) == alone
+    assert len(_same_with_the_child(tmp_path / "steps.log", log)) > 20
 
 
 def test_the_child_leaves_a_step_headers_lines_undescribed() -> None:
@@ -349,12 +349,7 @@ def test_a_failed_step_read_back_into_the_block_before(tmp_path: Path, monkeypat
     log += noise * 100 + b"##[error]Process completed with exit code 1.\n"
     described = _described(log)
     assert described[1][2].steps  # read back from the second block's first line
-    path = tmp_path / "job.log"
-    path.write_bytes(log)
-    alone = _dumps(io.BytesIO(log))
-    with path.open("rb") as stream:
-        assert _dumps(stream) == alone
-    assert alone
+    assert _same_with_the_child(tmp_path / "job.log", log)
 
 
 def test_past_its_budget_of_lines_the_child_leaves_failed_steps_to_the_analyser(
@@ -365,11 +360,7 @@ def test_past_its_budget_of_lines_the_child_leaves_failed_steps_to_the_analyser(
     monkeypatch.setattr(prefetch_module, "MAX_STEP_LINES", 50)
     log = _step_headers_log() * 3
     assert all(len(found.steps) <= 2 for _, _, found, _ in _described(log))
-    path = tmp_path / "steps.log"
-    path.write_bytes(log)
-    alone = _dumps(io.BytesIO(log))
-    with path.open("rb") as stream:
-        assert _dumps(stream) == alone
+    _same_with_the_child(tmp_path / "steps.log", log)
 
 
 def test_a_child_not_ahead_of_the_parent_leaves_failed_steps_to_it(

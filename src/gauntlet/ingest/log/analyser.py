@@ -30,7 +30,9 @@ from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import Located, Span, is_crash, locate, read_step_back
 from gauntlet.ingest.log.place import (
     file_alone,
+    locked_by,
     lone_place,
+    manifest,
     named_by_command,
     place_block,
     project_place,
@@ -425,6 +427,11 @@ class Analyser:
         message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
         if draft.path is not None:
             draft.path = named_by_command(draft.path, self._command)
+        if draft.kind == "dependency" and draft.path is None:
+            # ``loosen the version constraints in pyproject.toml``; else the manager's (``npm ci``: package.json)
+            draft.path = manifest([draft.message, *self._lines(draft.start, draft.end + 1)], self._step, self.checkout)
+        elif draft.kind == "dependency" and draft.path is not None and (source := locked_by(draft.path)) is not None:
+            draft.path, draft.line, draft.column = source, None, None  # a lock file out of date: its manifest
         path = self._project_path(draft.path)
         if path is None:
             draft.line = draft.column = None  # a line of a file outside the repository (a library's) says nothing

@@ -6,6 +6,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser, headline
 from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.tools import markers
 from gauntlet.models import Kind
 
 __all__ = ["ExUnit"]
@@ -15,7 +16,8 @@ _WHERE = re.compile(r"^\s+(\S+?\.exs?):(\d+)$")
 #: ``stacktrace:`` frames: ``test/math_test.exs:7: (test)``; the test's own file places the failing line.
 _FRAME = re.compile(r"^\s+(\S+?\.exs?):(\d+): ")
 _RAISED = re.compile(r"^\*\* \((\w+(?:\.\w+)*)\) (?:(\S+?\.exs?):(\d+): )?(.*)$")
-_BUILD = ("CompileError", "SyntaxError", "TokenMissingError", "Mix.Error")
+#: Errors of the build: mix's own (``** (Mix) Could not compile dependency``) is no crash of the program.
+_BUILD = ("CompileError", "SyntaxError", "TokenMissingError", "Mix.Error", "Mix")
 
 
 class ExUnit(BlockParser):
@@ -32,6 +34,8 @@ class ExUnit(BlockParser):
         if text.startswith("** (") and (raised := _RAISED.match(text)):
             name, path, row, message = raised.groups()
             kind: Kind = "build_error" if name in _BUILD else "crash"
+            if name.startswith("Mix") and markers([message]) == "dependency":
+                kind = "dependency"  # ``** (Mix) Can't continue due to errors on dependencies``
             message = f"{name}: {message}"
             sink.emit(Draft("elixir", kind, message, number, number, path=path, line=int(row) if row else None))
             return True

@@ -215,8 +215,9 @@ _KINDS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         ),
         "infra",
     ),
-    # Not a stack frame's ``at Timeout.exec`` / ``Timeout._onTimeout`` (node runs every deferred callback so).
-    (re.compile(r"(?i)\btimed out\b|\btimeout\b(?![.\]])"), "timeout"),
+    # Not a stack frame's ``at Timeout.exec`` / ``Timeout._onTimeout`` (node runs every deferred callback so), nor
+    # a name in quotes (a schema validator's ``Additional property 'timeout' is not allowed``).
+    (re.compile(r"(?i)\btimed out\b|(?<!['\"])\btimeout\b(?![.\]'\"])"), "timeout"),
     (re.compile(r"(?i)segmentation fault|core dumped|\bAborted\b|\bKilled\b|panicked|\bpanic:"), "crash"),
     (
         re.compile(

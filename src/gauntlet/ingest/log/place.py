@@ -23,7 +23,18 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from gauntlet.ingest.log.draft import Draft, Line
 from gauntlet.ingest.log.text import repo_path
-from gauntlet.ingest.log.tools import DATA_FILE, INTERPRETERS, LINTERS, RULE_CODE, RULE_NAME, SECRET, markers, step_kind
+from gauntlet.ingest.log.tools import (
+    DATA_FILE,
+    INTERPRETERS,
+    LINTERS,
+    LOCKS,
+    RULE_CODE,
+    RULE_NAME,
+    SECRET,
+    manager_manifest,
+    markers,
+    step_kind,
+)
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.models import Kind
 
@@ -37,7 +48,9 @@ __all__ = [
     "first_place",
     "in_checkout",
     "lint_rows",
+    "locked_by",
     "lone_place",
+    "manifest",
     "named_by_command",
     "place_block",
     "project_place",
@@ -71,9 +84,10 @@ _PLACE = re.compile(
     r"|:? \(?(?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?\)?(?=\s|:\s|:?$))"
 )
 #: A file without an extension in a folder, in a diagnostic's ``path:line:col: message`` (visudo's
-#: ``sudoers.d/deploy:3:59: syntax error``).
+#: ``sudoers.d/deploy:3:59: syntax error``) or ``path: line N: message`` (sshd's ``etc/sshd_config: line 2: Bad``).
 _BARE_PLACE = re.compile(
-    r"(?<![\w/.\\:@-])(?P<path>(?:[\w.+-]{1,100}/){1,20}[\w+-][\w+-]{0,100}):(?P<line>\d{1,7}):(?P<column>\d{1,5}):\s"
+    r"(?<![\w/.\\:@-])(?P<path>(?:[\w.+-]{1,100}/){1,20}[\w+-][\w+-]{0,100})"
+    r"(?::(?P<line>\d{1,7}):(?P<column>\d{1,5})|: line (?P<wline>\d{1,7})):\s"
 )
 #: A parser's ``path: message (line:col)`` (babel, acorn, prettier: ``SyntaxError: src/a.js: Unexpected token
 #: (2:41)``): the place closes the line.
@@ -170,9 +184,15 @@ _JSON_LINE = re.compile(r'^\s*"(?:line|line_number|lineno|start_line)":\s*(?P<li
 #: names an error counts as one, unless it only counts the warnings (``%Error: Exiting due to 1 warning(s)``).
 #: The files package managers read what a project depends on from (a lock file is theirs, not the project's).
 _MANIFEST = re.compile(
-    r"(?<![\w/.-])(?P<path>(?:[\w.-]+/){0,8}(?:pyproject\.toml|package\.json|requirements[\w.-]*\.(?:txt|in)|Pipfile"
+    r"(?<![\w/.-])(?P<path>/?(?:[\w.-]+/){0,12}(?:pyproject\.toml|package\.json|requirements[\w.-]*\.(?:txt|in)|Pipfile"
     r"|setup\.(?:py|cfg)|Cargo\.toml|go\.mod|Gemfile|composer\.json|pom\.xml|build\.gradle(?:\.kts)?|mix\.exs"
-    r"|pubspec\.yaml|Package\.swift|environment\.ya?ml|conanfile\.(?:txt|py)|vcpkg\.json|[\w.-]+\.csproj))(?![\w-]|\.\w)"
+    r"|pubspec\.yaml|Package\.swift|environment\.ya?ml|conanfile\.(?:txt|py)|vcpkg\.json|[\w.-]+\.csproj"
+    r"|rebar\.config|cpanfile|Makefile\.PL|[\w.-]+\.(?:rockspec|gemspec|cabal|opam|nimble)|stack\.yaml|elm\.json"
+    r"|deno\.json|project\.clj|deps\.edn|build\.sbt|shard\.yml|Podfile"
+    # a lock file: fixed in its manifest (:data:`~.tools.LOCKS`)
+    r"|package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|poetry\.lock|uv\.lock|pdm\.lock"
+    r"|Pipfile\.lock|Cargo\.lock|go\.sum|Gemfile\.lock|composer\.lock|mix\.lock|rebar\.lock|cpanfile\.snapshot"
+    r"|pubspec\.lock|Package\.resolved))(?![\w-]|\.\w)"
 )
 #: A unified diff's header and first hunk (``--- a/x.py``, ``+++ b/x.py``, ``@@ -2,5 +2,5 @@``).
 _DIFF_OLD = re.compile(r"^--- (?P<path>[^\s]{1,300})(?:\t.*)?$")
@@ -252,8 +272,10 @@ def place_block(
         # ``jq . config/app.json``, ``config/app.json invalid``: a data file is checked, not built.
         if draft.kind in ("build_error", "unknown") and step_kind(step) is None and DATA_FILE.search(draft.path or ""):
             draft.kind = "lint"
-    if draft.kind == "dependency" and draft.path is None:
-        draft.path = _manifest(lines)  # ``loosen the dependency version constraints in pyproject.toml``
+    if draft.path is None and draft.kind in _CHECKERS:
+        # A checker that says what is wrong but not where (a schema validator's JSON report) checked the one
+        # file its command names (``action-validator .github/workflows/ci.yml``).
+        draft.path = _command_file(command)
     if draft.path is not None and _THROWN.match(draft.message):
         # A frame of the tool's own throw says nothing: the line that named the place does (rollup's
         # ``RollupError: src/main.js (1:9): "totl" is not exported`` above its stack).
@@ -326,12 +348,33 @@ def block_kind(
     return by_step
 
 
-def _manifest(lines: Sequence[str]) -> str | None:
-    """The first package manifest a dependency failure's block names (``pyproject.toml``, ``package.json``)."""
-    for text in lines:
-        if found := _MANIFEST.search(text):
-            return found.group("path")
+def manifest(lines: Sequence[str], step: str, checkout: Checkout | None = None) -> str | None:
+    """The manifest a dependency failure is fixed in: the first one the block or the step names (a lock file's
+    manifest: ``pnpm-lock.yaml is not up to date`` is fixed in ``package.json``), else the one the step's package
+    manager reads (:data:`~.tools.MANIFESTS`); one in the ``checkout`` when it is known.
+
+    :param step: the failed step's command, lower case.
+    """
+    named = (
+        found.group("path")
+        for text in [*lines, step]
+        for found in _MANIFEST.finditer(text)
+        if text[found.start() - 1 : found.end() + 1]
+        != f"({found.group('path')})"  # pip's ``metadata (pyproject.toml)``
+    )
+    for path in [*named, manager_manifest(step)]:
+        if path is None or _LIBRARY.search(path) or (relative := repo_relative(repo_path(path))) is None:
+            continue
+        relative = locked_by(relative) or relative
+        if checkout is None or checkout.exists(relative):
+            return relative
     return None
+
+
+def locked_by(path: str) -> str | None:
+    """The manifest a lock file is made from, in the lock's folder (``web/yarn.lock``: ``web/package.json``)."""
+    folder, slash, name = path.replace("\\", "/").rpartition("/")
+    return f"{folder}{slash}{LOCKS[name]}" if name in LOCKS else None
 
 
 def _runs_script(step: str) -> bool:
@@ -641,7 +684,8 @@ def _places(text: str) -> Iterator[Place]:
             continue
         yield path, line, int(col) if col else None
     if (bare := _BARE_PLACE.search(text)) is not None and not _LIBRARY.search(bare.group("path")):
-        yield bare.group("path"), int(bare.group("line")), int(bare.group("column"))
+        column = bare.group("column")
+        yield bare.group("path"), int(bare.group("line") or bare.group("wline")), int(column) if column else None
 
 
 def _not_a_file(path: str) -> bool:

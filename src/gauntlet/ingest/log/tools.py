@@ -25,6 +25,8 @@ __all__ = [
     "DATA_FILE",
     "INTERPRETERS",
     "LINTERS",
+    "LOCKS",
+    "MANIFESTS",
     "MARKERS",
     "RULE_CODE",
     "RULE_NAME",
@@ -35,6 +37,7 @@ __all__ = [
     "VERDICTS",
     "checker_kind",
     "failed_test_name",
+    "manager_manifest",
     "markers",
     "step_kind",
 ]
@@ -63,7 +66,7 @@ LINTERS = (
     "buf format", "squawk", "spectral lint", "include-what-you-use", "iwyu", "sparse", "scan-build", "vera++",
     # Configuration checkers: a server's or a system's own test of its files.
     "nginx -t", "apachectl configtest", "apache2ctl configtest", "haproxy -c", "named-checkconf",
-    "named-checkzone", "visudo -c", "promtool check", "amtool check-config", "systemd-analyze verify",
+    "named-checkzone", "visudo -c", "promtool check", "amtool check-config", "systemd-analyze verify", "sshd -t",
 )  # fmt: skip
 
 #: A scanner's report of a secret in the sources (secretlint's ``found GitHub Token``, ``hardcoded password``)
@@ -134,7 +137,8 @@ TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
         # Scanners of code, containers and dependencies that CI runs with no parser of their own.
         "flawfinder", "horusec", "bearer scan", "terrascan", "dockle", "retire", "audit-ci", "yarn audit",
         "pnpm audit", "bundle audit", "bundler-audit", "composer audit", "mix_audit", "mix deps.audit", "nancy",
-        "ggshield", "talisman", "git-secrets", "noseyparker", "safety scan", "osv-scanner scan", "cargo deny",
+        "ggshield", "talisman", "git-secrets", "git secrets", "noseyparker", "safety scan", "osv-scanner scan",
+        "cargo deny",
         "dotnet list package --vulnerable", "semgrep --config=p/security-audit", "sobelow", "psalm --taint-analysis",
     )),
     ("dependency", (
@@ -164,6 +168,45 @@ TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
     )),
 )  # fmt: skip
 
+#: Package managers by the manifest they read requirements from: a dependency failure no line of the log places
+#: is fixed there (``npm install`` that cannot resolve a peer: ``package.json``). A manager matches as a word of
+#: the step's command; a manifest the log or the command names wins over this table (``-r requirements.txt``).
+MANIFESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("package.json", ("npm", "yarn", "pnpm", "bun")),
+    ("pyproject.toml", ("poetry", "uv", "pdm", "hatch", "rye")),
+    ("Pipfile", ("pipenv",)),
+    ("Cargo.toml", ("cargo",)),
+    ("go.mod", ("go",)),
+    ("Gemfile", ("bundle", "bundler")),
+    ("composer.json", ("composer",)),
+    ("mix.exs", ("mix",)),
+    ("rebar.config", ("rebar3",)),
+    ("cpanfile", ("cpanm", "carton")),
+    ("pom.xml", ("mvn", "mvnw")),
+    ("build.gradle", ("gradle", "gradlew")),
+    ("pubspec.yaml", ("dart", "flutter")),
+    ("Package.swift", ("swift",)),
+    ("environment.yml", ("conda", "mamba", "micromamba")),
+    ("stack.yaml", ("stack",)),
+    ("elm.json", ("elm",)),
+    ("deno.json", ("deno",)),
+    ("project.clj", ("lein",)),
+    ("deps.edn", ("clojure", "clj")),
+    ("build.sbt", ("sbt",)),
+    ("shard.yml", ("shards",)),
+    ("vcpkg.json", ("vcpkg",)),
+    ("conanfile.txt", ("conan",)),
+    ("Podfile", ("pod",)),
+)
+#: Lock files by the manifest they are made from: a lock that is out of date is fixed in its manifest.
+LOCKS = {
+    "package-lock.json": "package.json", "npm-shrinkwrap.json": "package.json", "yarn.lock": "package.json",
+    "pnpm-lock.yaml": "package.json", "bun.lockb": "package.json", "bun.lock": "package.json",
+    "poetry.lock": "pyproject.toml", "uv.lock": "pyproject.toml", "pdm.lock": "pyproject.toml",
+    "Pipfile.lock": "Pipfile", "Cargo.lock": "Cargo.toml", "go.sum": "go.mod", "Gemfile.lock": "Gemfile",
+    "composer.lock": "composer.json", "mix.lock": "mix.exs", "rebar.lock": "rebar.config",
+    "cpanfile.snapshot": "cpanfile", "pubspec.lock": "pubspec.yaml", "Package.resolved": "Package.swift",
+}  # fmt: skip
 #: Kind → the words output uses for it, whatever the tool (checked in this order by :mod:`.place`).
 MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     (
@@ -180,6 +223,12 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"|dependency conflicts?\b|because of the following conflicts|dependency problems found"
             r"|has requirement .{1,80} but you have|\bmissing: \S+@\S+, required by|\bUNMET (?:PEER )?DEPENDENCY\b"
             r"|(?i:\b(?:missing|unused|undeclared) (?:requirements?|dependenc(?:y|ies))\b)"
+            # composer, go modules, mix, rebar3, luarocks; a lock file that no longer matches its manifest
+            r"|could not be resolved to an installable set of packages|module lookup disabled|missing go\.sum entry"
+            r"|errors on dependencies|unchecked dependencies|not found in any (?:repo|repository|registry|index)\b"
+            r"|could not satisfy (?:dependency|requirement)|changed significantly since \S+ was last generated"
+            r"|\b(?:lock ?file|[\w.-]+\.lock|[\w-]+-lock\.\w+)\b.{0,40}"
+            r"\b(?:out of date|not up to date|outdated|out of sync)\b"
         ),
     ),
     (
@@ -252,24 +301,29 @@ TEST_METHOD = re.compile(r"(?<![\w.$/-])test(?:_\w+|[A-Z]\w*)(?![\w.$/-])")
 _FAILED_WORD = re.compile(r"(?i)\b(?:fail(?:s|ed|ures?)?|errors?)\b")
 _ALONE = re.compile(r"^\s*(test(?:_\w+|[A-Z]\w*))(?:\(\))?:?\s*$")
 #: A step's command split at shell separators, then the table's commands as whole words in each part.
+_COMMAND_START = r"(?:^|(?<=[\s/;&|('\"`]))"
 _COMMAND_END = r"(?=$|[\s;&|)'\"`])"
 _COMMANDS: dict[str, Kind] = {}
 for _kind, _names in TOOLS:
     for _name in _names:
         _COMMANDS.setdefault(_name.lower(), _kind)
 _STEP = re.compile(
-    r"(?:^|(?<=[\s/;&|('\"`]))(?:"
+    _COMMAND_START
+    + "(?:"
     + "|".join(re.escape(name) for name in sorted(_COMMANDS, key=len, reverse=True))
     + r")"
     + _COMMAND_END
 )
-#: A command that says it lints or checks: ``npm run lint``, ``lintr::lint_dir``, ``rstcheck``, ``checkbashisms``,
-#: ``check-jsonschema`` (pre-commit's ``check-yaml``, ``check-json``), or a formatter in check mode (``mdformat
-#: --check``, ``docformatter --check``, ``teyit --fail-on-change``); a test binary says ``check_`` (Check's
-#: ``check_add``); a file named so is no checker (``runghc test/CartCheck.hs`` runs a property test).
+_MANAGERS = {name: manifest for manifest, names in MANIFESTS for name in names}
+_MANAGER = re.compile(_COMMAND_START + "(" + "|".join(map(re.escape, _MANAGERS)) + ")" + _COMMAND_END)
+#: A command that says it lints or checks: ``npm run lint``, ``lintr::lint_dir``, ``rstcheck``, ``podchecker``,
+#: ``checkbashisms``, ``check-jsonschema`` (pre-commit's ``check-yaml``, ``check-json``), ``ansible-playbook
+#: --syntax-check``, or a formatter in check mode (``mdformat --check``, ``docformatter --check``, ``teyit
+#: --fail-on-change``); a test binary says ``check_`` (Check's ``check_add``); a file named so is no checker
+#: (``runghc test/CartCheck.hs`` runs a property test).
 _ANY_LINT = re.compile(
-    r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check\b(?!\.\w)|(?<![\w-])check[a-z]{2,30}\b(?!\.\w)"
-    r"|(?:^|(?<=[\s/]))check-\w|(?<!\S)--(?:check|fail-on-change)(?=$|[\s=])"
+    r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check(?:er)?\b(?!\.\w)|(?<![\w-])check[a-z]{2,30}\b(?!\.\w)"
+    r"|(?:^|(?<=[\s/]))check-\w|(?<!\S)--(?:syntax-)?(?:check|fail-on-change)(?=$|[\s=])"
     # a program named for validating (openapi-spec-validator, validate-pyproject), not a subcommand (``terraform
     # validate`` compiles the configuration)
     r"|(?<![\w-])(?:[\w]{1,30}-){1,4}validat(?:e|or)(?![\w-])|(?<![\w-])validat(?:e|or)(?:-\w{1,30}){1,4}(?![\w-])"
@@ -301,6 +355,12 @@ def step_kind(step: str) -> Kind | None:
     if _ANY_LINT.search(step):
         return "lint"
     return "test_failure" if _TEST_PROGRAM.search(step) else None
+
+
+def manager_manifest(command: str) -> str | None:
+    """The manifest of the first package manager the step's ``command`` runs (:data:`MANIFESTS`), or None."""
+    found = _MANAGER.search(command)
+    return _MANAGERS[found.group(1)] if found is not None else None
 
 
 def markers(texts: Iterable[str]) -> Kind | None:

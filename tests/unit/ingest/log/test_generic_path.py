@@ -231,7 +231,7 @@ def logged(case: str) -> list[tuple[str, str | None, int | None]]:
         ("fresh6/systools/junit5_failure", ("test_failure", "CartTest.java", 15)),
         # ``tests/test_cart.nim(9, 25): Check failed``
         ("fresh6/systools/nim_unittest", ("test_failure", "tests/test_cart.nim", 9)),
-        ("fresh6/jstools/npm_ls_missing", ("dependency", None, None)),
+        ("fresh6/jstools/npm_ls_missing", ("dependency", "package.json", None)),  # the manifest npm reads
         ("fresh6/pytools/pip_check_conflict", ("dependency", None, None)),
         # measured last (fresh4 kept unseen, fresh7 untuned), then read for what generalises:
         ("fresh7/pytools/ssort_check", ("lint", "shop/cart.py", 1)),  # ``--- shop/cart.py:before``
@@ -520,3 +520,74 @@ def test_aborted_in_words_is_no_signal() -> None:
     mkdocs += "Aborted with 1 warnings in strict mode!"
     assert not any(f.tool == "shell" for f in job("mkdocs build --strict", mkdocs))  # no SIGABRT
     assert [f.tool for f in job("./build/cart_tests", "Aborted (core dumped)")] == ["shell"]
+
+
+#: fresh12's deps, each manager's own words: (command, output, the manifest the finding is placed at).
+MANAGERS_WORDS = [
+    # the manager's manifest when the log names none (npm's peer conflict; cargo and go modules offline)
+    ("npm install", "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree", "package.json"),
+    ("cargo check --offline", "error: no matching package named `rust_decimal` found", "Cargo.toml"),
+    ("go mod download", "go: example.com/x@v1.4.0: module lookup disabled by GOPROXY=off", "go.mod"),
+    ("bundle install --local", "Could not find gem 'money (~> 6.19)' in cached gems or installed locally.", "Gemfile"),
+    (
+        "cd web && yarn install",
+        'error Couldn\'t find any versions for "left-pad" that matches "^9.1.0"',
+        "package.json",
+    ),
+    # the file the command names (``-r``, a rockspec) over the manager's default
+    ("pip install -r requirements-dev.txt", "ERROR: No matching distribution found for attrs", "requirements-dev.txt"),
+    ("luarocks make cart-1.0-1.rockspec", "Error: Could not satisfy dependency lpeg >= 1.1", "cart-1.0-1.rockspec"),
+    # a lock file the log names is fixed in its manifest
+    (
+        "pnpm install --frozen-lockfile",
+        'ERR_PNPM_OUTDATED_LOCKFILE  Cannot install with "frozen-lockfile" because pnpm-lock.yaml is not up to date',
+        "package.json",
+    ),
+    (
+        "poetry check --lock",
+        "Error: pyproject.toml changed significantly since poetry.lock was last generated.",
+        "pyproject.toml",
+    ),
+    ("composer install", "Your requirements could not be resolved to an installable set of packages.", "composer.json"),
+    ("make deps", f"error: {WORKSPACE}/api/go.sum: missing go.sum entry for module", "api/go.mod"),
+]
+
+
+@pytest.mark.parametrize(("command", "output", "manifest"), MANAGERS_WORDS)
+def test_a_dependency_failure_is_placed_at_the_manifest_it_is_fixed_in(
+    command: str, output: str, manifest: str
+) -> None:
+    assert places(job(command, output)) == [("dependency", manifest, None)]
+
+
+def test_a_dependency_failure_no_manager_names_has_no_place() -> None:
+    assert places(job("./scripts/setup.sh", "ERROR: No matching distribution found for attrs==23.1.0")) == [
+        ("dependency", None, None)
+    ]
+
+
+def test_mix_refusing_to_go_on_without_its_dependencies_is_a_dependency_failure() -> None:
+    mix = "Unchecked dependencies for environment dev:\n* decimal (https://github.com/ericmj/decimal.git - v2.1.1)\n"
+    mix += "** (Mix) Can't continue due to errors on dependencies"
+    assert places(job("mix compile", mix)) == [("dependency", "mix.exs", None)]
+    assert places(job("mix compile", "** (Mix) The database for Cart.Repo couldn't be created"))[0][0] == "build_error"
+
+
+def test_a_place_given_as_path_colon_line_n_is_read_for_a_file_without_an_extension() -> None:
+    sshd = "etc/sshd_config: line 2: Bad configuration option: PermitRootLogn\netc/sshd_config: terminating, 1 bad"
+    assert places(job("sshd -t -f etc/sshd_config", sshd)) == [("lint", "etc/sshd_config", 2)]
+
+
+def test_a_program_named_checker_and_a_syntax_check_option_are_checkers() -> None:
+    assert step_kind("podchecker lib/cart.pm") == "lint"
+    assert step_kind("ansible-playbook --syntax-check playbooks/deploy.yml") == "lint"
+    assert step_kind("ansible-playbook playbooks/deploy.yml") is None
+
+
+def test_a_quoted_timeout_is_a_name_not_a_timeout() -> None:
+    validator = '{\n  "errors": [\n    {\n      "detail": "Additional property \'timeout\' is not allowed",\n'
+    validator += '      "path": "/jobs/test/steps/1"\n    }\n  ]\n}'
+    # the checker's finding names no file: the one its command checked
+    assert places(job("action-validator .github/workflows/ci.yml", validator)) == [
+        ("lint", ".github/workflows/ci.yml", None)
+    ]

@@ -372,6 +372,11 @@ class Analyser:
         found = project_place(lines[:_AFTER_LINES], self.checkout, self._command) or file_alone(
             lines[:_AFTER_LINES], self.checkout, self._command
         )
+        if found is None and draft.kind == "test_failure":
+            # A runner's summary stands under the output of the test it counts (ctest's ``1 - cart_total
+            # (Subprocess aborted)`` under the program's ``tests/a.c:9: main: Assertion ... failed``): nearest first.
+            above = [t for n, t in reversed(self.ring) if self._step_first < n < draft.start and t[:3] != "##["]
+            found = project_place(above[:_STEP_LINES], self.checkout, self._command)
         if found is not None:
             draft.path, draft.line, draft.column = found
 
@@ -436,10 +441,12 @@ class Analyser:
         if path is None:
             draft.line = draft.column = None  # a line of a file outside the repository (a library's) says nothing
         test_id = draft.test_id[:500] if draft.test_id else None
-        if draft.kind == "test_failure" or draft.key:
+        if draft.key or (draft.kind == "test_failure" and test_id):
             # A test (or a keyed block) is the same defect whatever its assertion printed this time.
-            identity = make_fingerprint(draft.tool, draft.kind, draft.key or test_id or normalise_path(path))
+            identity = make_fingerprint(draft.tool, draft.kind, draft.key or test_id)
         else:
+            # A failed check no test names is told apart by what it says, as any other finding (doctest's two
+            # ``tests/a.cpp:12: ERROR: CHECK( ... ) is NOT correct!`` in one file).
             where = normalise_path(path)
             identity = make_fingerprint(draft.tool, draft.kind, where, draft.rule, normalise_message(message))
         if identity in self._seen:

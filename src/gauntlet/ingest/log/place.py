@@ -75,7 +75,8 @@ _PLACE = re.compile(
     r"|(?<![\w.-])" + _NAMED_FILES + r"))"
     r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5})|\.(?P<dcolumn>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?|-\d{1,7})?"
     r"(?=[:\s,)\]'\"]|$)"  # ``path:5-14``: a range of lines (checkov's ``File: /infra/main.tf:5-14``); quoted
-    r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7})(?:, ?(?P<pcolumn>\d{1,5})\)|\)(?=:\s))"
+    # ``path(12):`` (D, MSVC), and in brackets: Qt Test's ``Loc: [../tests/tst_cart.cpp(17)]``
+    r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7})(?:, ?(?P<pcolumn>\d{1,5})\)|\)(?=:\s|\]))"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     r"|@(?P<aline>\d{1,7}):(?P<acolumn>\d{1,5})(?=[:\s]|$)"  # fixit's ``shop/cart.py@4:11 Rule: ...``
     r"|:line (?P<nline>\d{1,7})\b"  # .NET's stack frames: ``at Cart.Sums() in /src/CartTests.cs:line 12``
@@ -100,6 +101,9 @@ _LINE_IN_FILE = re.compile(
     r"\((?P<line>\d{1,7}):(?P<column>\d{1,5})\) in "
     r"(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\-])"
 )
+#: A severity glued to the place it opens (GLib's ``ERROR:tests/a.c:13:test_total: assertion failed``, thrift's
+#: ``[ERROR:/w/idl/cart.thrift:11]``): read as if a space followed it.
+_GLUED_SEVERITY = re.compile(r"(?<![\w-])(ERROR|FAILURE|FATAL|WARNING|Error|Warning|error|warning):(?=[\w./])")
 #: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``).
 _FILE = re.compile(
     r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(-]|:[^\s:]|\.\w)"
@@ -667,6 +671,8 @@ def first_place(text: str) -> Place | None:
 def _places(text: str) -> Iterator[Place]:
     if _JVM_LIBRARY_FRAME.search(text):
         return  # ``at org.junit.Assert.fail(Assert.java:89)``: a frame of the JDK or a library, not the project's
+    if ":" in text:
+        text = _GLUED_SEVERITY.sub(r"\1: ", text)
     if text.endswith(")") and ": " in text and (trailing := _TRAILING.search(text)) is not None:
         yield trailing.group("path"), int(trailing.group("line")), int(trailing.group("column"))
     if ") in " in text and (first := _LINE_IN_FILE.search(text)) is not None:

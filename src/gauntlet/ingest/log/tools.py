@@ -285,7 +285,7 @@ VERDICTS: tuple[re.Pattern[str], ...] = tuple(
         r"^not ok \d+(?: -)? (?P<name>.+?)(?: # .*)?$",  # TAP (bats, prove, node --test)
         r"^(?:FAIL|ERROR): (?P<name>(?![A-Za-z]:\\)\w\S*)",  # unittest, nose2 (not a Windows path)
         r"^test (?P<name>\S+) \.\.\. FAILED$",  # cargo test
-        r"^(?P<name>\S.*?) \.\.\. (?:FAILED|FAIL|ERROR)$",  # unittest -v, nose2
+        r"^(?P<name>\S.*?) \.\.\. (?:FAILED|FAIL|ERROR)(?: \([\w.µ]{1,12}\))?$",  # unittest -v, nose2; deno's time
         r"^(?P<name>\S.*?)\s+\| FAIL \|$",  # Robot Framework
         r"^==== (?P<name>\S+) FAILED$",  # tcltest
         r"^\s*\d+ - (?P<name>\S+) \((?:Failed|Timeout|SEGFAULT|Exception|Subprocess aborted)\)",  # ctest
@@ -293,6 +293,9 @@ VERDICTS: tuple[re.Pattern[str], ...] = tuple(
         r"^\s*(?:✗|✕|×|✘) (?P<name>\S.*)$",  # spec reporters
         r"^(?:Test|test) (?P<name>[\w.:/<>-]{1,200}) (?:failed|FAILED)\b",  # QCheck, property testers, prose
         r"^\s*\[FAIL(?:ED)?\]\s+(?P<name>\S.*?)\s*$",  # alcotest-style verdict columns
+        r"^\(fail\) (?P<name>\S.*?)(?: \[[\d.]+m?s\])?$",  # bun
+        r"^TEST CASE:\s+(?P<name>\S.*?)\s*$",  # doctest, Catch2: the failed case's title over its checks
+        r"^(?P<name>[\w.:/-]{1,200}) failed on line \d+",  # Common Test's ``cart_SUITE:total failed on line 11``
     )
 )
 #: A test method by xUnit's naming rule (``test_total``, ``testTotalOfPrices``): a runner that prints no verdict line

@@ -591,3 +591,43 @@ def test_a_quoted_timeout_is_a_name_not_a_timeout() -> None:
     assert places(job("action-validator .github/workflows/ci.yml", validator)) == [
         ("lint", ".github/workflows/ci.yml", None)
     ]
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # GLib's ``ERROR:tests/test_cart.c:13:test_total: assertion failed``: a severity glued to its place
+        ("runners/glib_test_assert_cmpint", [("test_failure", "tests/test_cart.c", 13)]),
+        # thrift's ``[ERROR:/home/runner/work/demo/demo/idl/cart.thrift:11] (last token was 'i64')``
+        ("compilers/thrift_syntax_error", [("build_error", "idl/cart.thrift", 11)]),
+        # Qt Test's ``Loc: [../tests/tst_cart.cpp(17)]`` under its ``FAIL!  :`` verdict
+        ("runners/qttest_qcompare", [("test_failure", "tests/tst_cart.cpp", 17)]),
+        # ctest's summary under the program's ``tests/test_cart.c:9: main: Assertion ... failed.``
+        ("runners/ctest_assert_failed", [("test_failure", "tests/test_cart.c", 9)]),
+        # two failed checks in one file, no test named on their lines: two findings
+        (
+            "runners/doctest_two_checks",
+            [("test_failure", "tests/test_cart.cpp", 8), ("test_failure", "tests/test_cart.cpp", 12)],
+        ),
+    ],
+)
+def test_a_fresh11_case_is_read_at_its_kind_and_place(
+    case: str, expected: list[tuple[str, str | None, int | None]]
+) -> None:
+    assert logged(f"fresh11/{case}") == expected
+
+
+@pytest.mark.parametrize(
+    ("lines", "name"),
+    [
+        (["total of the prices ... FAILED (1ms)"], "total of the prices"),  # deno: a time after the verdict
+        (["(fail) count of the items [0.05ms]"], "count of the items"),  # bun
+        (
+            ["TEST CASE:  total of the prices", "tests/test_cart.cpp:8: ERROR: CHECK( total(prices, 3) == 6 )"],
+            "total of the prices",
+        ),
+        (["cart_SUITE:total failed on line 11"], "cart_SUITE:total"),  # Common Test
+    ],
+)
+def test_more_runners_verdicts_name_the_failed_test(lines: list[str], name: str) -> None:
+    assert failed_test_name(lines) == name

@@ -108,6 +108,8 @@ class Analyser:
         #: Lines read so far; the scanner stops parsing past ``MAX_FED`` (a log made of error lines).
         self.fed = 0
         self._seen: set[str] = set()
+        #: Where the test failures reported so far failed (path, line).
+        self._failed_at: set[tuple[str | None, int | None]] = set()
         self._per_tool: dict[tuple[str | None, str], int] = {}
         self._explained = False
         self._fallbacks: list[Draft] = []
@@ -374,9 +376,13 @@ class Analyser:
         )
         if found is None and draft.kind == "test_failure":
             # A runner's summary stands under the output of the test it counts (ctest's ``1 - cart_total
-            # (Subprocess aborted)`` under the program's ``tests/a.c:9: main: Assertion ... failed``): nearest first.
-            above = [t for n, t in reversed(self.ring) if self._step_first < n < draft.start and t[:3] != "##["]
-            found = project_place(above[:_STEP_LINES], self.checkout, self._command)
+            # (Subprocess aborted)`` under the program's ``tests/a.c:9: main: Assertion ... failed``): nearest
+            # first, unless a failure was reported there already (a TAP runner's ``not ok`` for a test under its
+            # failed assertion's own).
+            step = [t for n, t in reversed(self.ring) if self._step_first < n < draft.start and t[:3] != "##["]
+            found = project_place(step[:_STEP_LINES], self.checkout, self._command)
+            if found is not None and (self._project_path(found[0]), found[1]) in self._failed_at:
+                found = None
         if found is not None:
             draft.path, draft.line, draft.column = found
 
@@ -452,6 +458,8 @@ class Analyser:
         if identity in self._seen:
             return
         self._seen.add(identity)
+        if draft.kind == "test_failure":
+            self._failed_at.add((path, draft.line))
         self._crash_reported = self._crash_reported or draft.kind == "crash"
         if draft.kind in _CAPPED_KINDS:
             self._per_tool[group] = self._per_tool.get(group, 0) + 1

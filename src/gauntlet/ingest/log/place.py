@@ -106,7 +106,7 @@ _LINE_IN_FILE = re.compile(
 _GLUED_SEVERITY = re.compile(r"(?<![\w-])(ERROR|FAILURE|FATAL|WARNING|Error|Warning|error|warning):(?=[\w./])")
 #: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``).
 _FILE = re.compile(
-    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(-]|:[^\s:]|\.\w)"
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(@-]|:[^\s:]|\.\w)"
 )
 #: A JVM stack frame in the JDK's or a common library's packages (the frame names a class, not a path), with
 #: or without its ``at`` (JUnit's console launcher prints none) and its module (``java.base/jdk.internal...``).
@@ -120,6 +120,11 @@ _NOTE = re.compile(r"(?i)[:\s]note:")
 _MINOR = re.compile(r"(?i)[:\s](?:warning|note|info|hint)(?:\[\w+\])?:")
 _MISSING = re.compile(
     r"(?i)no such file|not found|does(?: not|n't) exist|cannot (?:open|find|stat)|can't (?:open|find|resolve)"
+)
+#: A line that says the tool writes the file it names (ct_run's ``Updating /w/logs/index.html ... done``): its
+#: output, not the project's source.
+_WRITES = re.compile(
+    r"(?i)^\s*(?:updating|writing|wrote|generating|generated|creating|created|saving|saved)\b|\b(?:written|saved) to\b"
 )
 #: Files a log names alone that are the build's own output, not the project's sources.
 _NOT_ALONE = re.compile(r"(?i)\.(?:log|txt|o|obj|a|so|dll|exe|class|jar|whl|tgz|zip|tar|gz|lock)$")
@@ -563,7 +568,7 @@ def file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "
     """A file the block names without a line: in the checkout, else under the workspace, with a folder or as the
     step's command names it (a base name: the path the command gives it), and never a library's."""
     for text in lines:
-        if _MISSING.search(text):
+        if _MISSING.search(text) or _WRITES.search(text):
             continue  # ``./install.sh: No such file or directory``: the file named is the one that is not there
         for match in _FILE.finditer(text):
             path = match.group("path")

@@ -631,3 +631,11 @@ def test_a_fresh11_case_is_read_at_its_kind_and_place(
 )
 def test_more_runners_verdicts_name_the_failed_test(lines: list[str], name: str) -> None:
     assert failed_test_name(lines) == name
+
+
+def test_a_file_the_tool_writes_or_a_folder_it_works_in_is_no_place() -> None:
+    # Common Test's ``Updating /home/runner/work/demo/demo/logs/index.html ... done`` and ``CWD set to:
+    # ".../logs/ct_run.ct@vm.2026-12-04_21.14.31"``: its report and its run's folder, not the test's source
+    with (HELD_OUT / "fresh11/runners/ct_run_badmatch/input.log").open("rb") as stream:
+        (found,) = scan(stream)
+    assert (found.kind, found.path, found.line, found.test_id) == ("test_failure", None, None, "cart_SUITE:total")

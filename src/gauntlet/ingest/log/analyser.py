@@ -333,8 +333,9 @@ class Analyser:
             stop = located.end + _AFTER_LINES + 1 if end is None else min(end, located.end + _AFTER_LINES + 1)
             after = [t for t in self._lines(located.end + 1, stop) if not t.startswith("##[")]
             place_block(chosen, after, self._step, checkout=self.checkout)
-        if chosen.path is None and chosen.kind == "test_failure":
-            # A test runner's summary stands under the failure it counts: the place is above.
+        if chosen.path is None and chosen.kind in ("test_failure", "lint"):
+            # A test runner's summary stands under the failure it counts, a checker's under the files it found
+            # wrong (dprint's ``Found 1 not formatted file.`` under ``from /w/src/label.ts:``): the place is above.
             above = [t for t in reversed(self._lines(located.start - _AFTER_LINES, located.start)) if t[:3] != "##["]
             place_block(chosen, above, self._step, checkout=self.checkout)
         # A test's failure placed at a file alone (a report it wrote, ``suite/toc.html``) has a line above, in
@@ -438,9 +439,11 @@ class Analyser:
         message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
         if draft.path is not None:
             draft.path = named_by_command(draft.path, self._command)
-        if draft.kind == "dependency" and draft.path is None:
-            # ``loosen the version constraints in pyproject.toml``; else the manager's (``npm ci``: package.json)
-            draft.path = manifest([draft.message, *self._lines(draft.start, draft.end + 1)], self._step, self.checkout)
+        if draft.kind == "dependency" and self._project_path(draft.path) is None:
+            # ``loosen the version constraints in pyproject.toml``; else the manager's (``npm ci``: package.json),
+            # not the manager's own script a traceback ends in (pipenv's ``File ".../bin/pipenv", line 8``)
+            found = manifest([draft.message, *self._lines(draft.start, draft.end + 1)], self._step, self.checkout)
+            draft.path, draft.line, draft.column = found, None, None
         elif draft.kind == "dependency" and draft.path is not None and (source := locked_by(draft.path)) is not None:
             draft.path, draft.line, draft.column = source, None, None  # a lock file out of date: its manifest
         path = self._project_path(draft.path)

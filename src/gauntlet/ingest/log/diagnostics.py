@@ -40,8 +40,9 @@ _SEVERITY = re.compile(
     r"(?P<minor>(?i:warning|note|info|hint|remark|style|performance|portability)|W|C|R|I|N))\s*:\s*"
 )
 # Where a line names a place but reports nothing: traceback frames (``x.rb:2:in 'f'``, ``x.lua:2: in``),
-# source snippets, a file listing with a count.
-_NOT_A_FAILURE = re.compile(r"^\s*(?:in\b|\(|\d+\s*$|$|\w*Warning\b)")  # or Python's ``x.py:3: UserWarning: ...``
+# source snippets, a file listing with a count, Python's ``x.py:3: UserWarning: ...``, a tool's progress
+# (automake's ``configure.ac:4: installing './ar-lib'``).
+_NOT_A_FAILURE = re.compile(r"^\s*(?:in\b|\(|\d+\s*$|$|\w*Warning\b|(?:installing|copying|linking|creating) ['\"`./])")
 #: A build driver's verdict that points at the output above it (Ant's ``build.xml:4: Compile failed; see the
 #: compiler error output for details.``): the compiler's errors are the findings.
 _SEE_ABOVE = re.compile(r"(?i)\bfail(?:ed|ure)\b[^.;]{0,60}[;,.] see\b")

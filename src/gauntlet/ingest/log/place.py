@@ -80,6 +80,7 @@ _PLACE = re.compile(
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     r"|@(?P<aline>\d{1,7}):(?P<acolumn>\d{1,5})(?=[:\s]|$)"  # fixit's ``shop/cart.py@4:11 Rule: ...``
     r"|:line (?P<nline>\d{1,7})\b"  # .NET's stack frames: ``at Cart.Sums() in /src/CartTests.cs:line 12``
+    r"| \[(?P<kline>\d{1,7}):(?P<kcolumn>\d{1,5}) - \d{1,7}:\d{1,5}\]"  # a span: jscpd's ``cart.js [5:26 - 10:39]``
     # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``, promtool's
     # ``rules/alerts.yml: 5:15: group "cart" ...``, rollup's ``src/main.js (1:9)``
     r"|:? \(?(?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?\)?(?=\s|:\s|:?$))"
@@ -104,9 +105,11 @@ _LINE_IN_FILE = re.compile(
 #: A severity glued to the place it opens (GLib's ``ERROR:tests/a.c:13:test_total: assertion failed``, thrift's
 #: ``[ERROR:/w/idl/cart.thrift:11]``): read as if a space followed it.
 _GLUED_SEVERITY = re.compile(r"(?<![\w-])(ERROR|FAILURE|FATAL|WARNING|Error|Warning|error|warning):(?=[\w./])")
-#: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``).
+#: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``), or with the test
+#: it holds (avocado's ``tests/test_cart.py:Cart.test_total: FAIL``).
 _FILE = re.compile(
-    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\(@-]|:[^\s:]|\.\w)"
+    r"(?<![\w/.\\:@-])(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})"
+    r"(?![\w/\\(@-]|:(?![A-Za-z_][\w.]{0,200}: )[^\s:]|\.\w)"
 )
 #: A JVM stack frame in the JDK's or a common library's packages (the frame names a class, not a path), with
 #: or without its ``at`` (JUnit's console launcher prints none) and its module (``java.base/jdk.internal...``).
@@ -154,7 +157,8 @@ _HEADER = re.compile(
 _ROW = re.compile(
     r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})(?:-\d{1,7}:\d{1,5})?\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])"
     r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?"
-    r"|(?:[✖✘×⚠✗]\s*)?#?(?P<cline>\d{1,7})(?::(?P<ccolumn>\d{1,5}))?(?:\t|: |\s{2,}|\s?[|┆]\s)(?=\S))"
+    r"|(?:[✖✘×⚠✗]\s*)?#?(?P<cline>\d{1,7})(?::(?P<ccolumn>\d{1,5}))?(?:\t|: |\s{2,}|\s?[|┆]\s)(?=\S)"
+    r"|Line: (?P<wline>\d{1,7})\s*$)"  # prospector's grouped report: ``  Line: 2`` over its messages
 )
 #: A row that starts with its place (phpmd's ``/path/src/cart.php:5  UnusedLocalVariable  Avoid ...``).
 _PLACE_FIRST = re.compile(r"^\s*(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}(?::|@|\()\d{1,7}\b")
@@ -181,6 +185,7 @@ _COMPILER_ERROR = re.compile(
 #: or a report's ``Line:   3`` under its ``File:   config.py`` (gitleaks, trufflehog).
 _LINE_PHRASE = re.compile(
     r"(?i)(?<![\w-])line(?: number)?:? {1,12}(?P<line>\d{1,7})(?:,? col(?:umn)? (?P<column>\d{1,5}))?\b"
+    r"|^l\.(?P<tline>\d{1,7}) "  # TeX's mark under its ``! Undefined control sequence.``: ``l.7 \textbfx``
 )
 #: A file a step's command names (``jq . config/app.json``, ``sqlite3 app.db < db/init.sql``).
 _COMMAND_FILE = re.compile(
@@ -281,9 +286,10 @@ def place_block(
         # ``jq . config/app.json``, ``config/app.json invalid``: a data file is checked, not built.
         if draft.kind in ("build_error", "unknown") and step_kind(step) is None and DATA_FILE.search(draft.path or ""):
             draft.kind = "lint"
-    if draft.path is None and draft.kind in _CHECKERS:
+    if draft.path is None and draft.kind in (*_CHECKERS, "test_failure"):
         # A checker that says what is wrong but not where (a schema validator's JSON report) checked the one
-        # file its command names (``action-validator .github/workflows/ci.yml``).
+        # file its command names (``action-validator .github/workflows/ci.yml``); a test that names no place
+        # ran in it (``sbcl --load tests/run.lisp``).
         draft.path = _command_file(command)
     if draft.path is not None and _THROWN.match(draft.message):
         # A frame of the tool's own throw says nothing: the line that named the place does (rollup's
@@ -350,6 +356,8 @@ def block_kind(
     if not any(_FAILED.search(text) for text in lines):
         if by_step in _CHECKERS:
             return by_step  # a checker's findings in its own words (commitlint's ``subject may not be empty``)
+        if by_step is None and placed and any(lone_place(text) for text in lines):
+            return "build_error"  # a compiler's report: the place alone on its line, what is wrong under it (agda)
         listed = placed and any(_HEADER.match(text) or _PLACE_FIRST.match(text) for text in lines)
         return "lint" if by_step is None and listed and not _runs_script(step) else None
     if by_step is None and placed and any(_ERROR.search(text) for text in lines):
@@ -524,7 +532,8 @@ def _diff_place(lines: Sequence[str]) -> Place | None:
 
 
 def _best_place(lines: Sequence[str], checkout: Checkout | None) -> Place | None:
-    """The block's place: the first in the repository (the last, in a most-recent-call-last traceback)."""
+    """The block's place: the first in the repository (the last, in a most-recent-call-last traceback); None
+    when it names only libraries' places."""
     places = [place for text in lines for place in _places(text)]
     if not places:
         return None
@@ -537,7 +546,8 @@ def _best_place(lines: Sequence[str], checkout: Checkout | None) -> Place | None
         for place in places:
             if in_checkout(place[0], checkout):
                 return place
-    return next((place for place in places if not _LIBRARY.search(place[0].replace("\\", "/"))), places[0])
+    # Only a library's frames (a template engine's throw): no place of the project, which a file named alone may give.
+    return next((place for place in places if not _LIBRARY.search(place[0].replace("\\", "/"))), None)
 
 
 def project_place(
@@ -626,7 +636,7 @@ def _worded_line(lines: Sequence[str], alone: Place | None, command: str) -> Pla
     if path is None:
         return None
     column = phrase.group("column")
-    return path, int(phrase.group("line")), int(column) if column else None
+    return path, int(phrase.group("line") or phrase.group("tline")), int(column) if column else None
 
 
 def _command_file(command: str) -> str | None:
@@ -656,7 +666,7 @@ def in_checkout(path: str, checkout: Checkout) -> bool:
 
 
 def _row_place(row: re.Match[str]) -> tuple[int, int | None]:
-    line = int(row.group("line") or row.group("lline") or row.group("cline"))
+    line = int(row.group("line") or row.group("lline") or row.group("cline") or row.group("wline"))
     column = row.group("column") or row.group("lcolumn") or row.group("ccolumn")
     return line, int(column) if column else None
 
@@ -687,9 +697,10 @@ def _places(text: str) -> Iterator[Place]:
         scheme = text[max(0, match.start() - 7) : match.start()]
         if _not_a_file(path) or ("://" in scheme[-3:] and scheme != "file://"):
             continue  # a URL's host, but a ``file://`` URL's path is a file
-        lines = match.group("line", "bline", "pline", "wline", "sline", "aline", "nline")
+        lines = match.group("line", "bline", "pline", "wline", "sline", "aline", "nline", "kline")
         number = next((n for n in lines if n), None)
-        col = next((c for c in match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn", "acolumn") if c), None)
+        columns = match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn", "acolumn", "kcolumn")
+        col = next((c for c in columns if c), None)
         line = int(number) if number else None
         if line == 0:
             continue

@@ -87,8 +87,10 @@ class Traceback:
         name = match.group(1)
         path, lineno = _repo_frame(self._frames)
         kind = exception_kind(name)
-        if kind == "crash" and step_kind(sink.step) == "test_failure":
-            kind = "test_failure"  # an exception a test runner printed (``python -m unittest``) failed a test
+        if kind == "crash" and (step_kind(sink.step) == "test_failure" or name.endswith("AssertionError")):
+            # an exception a test runner printed (``python -m unittest``) failed a test, and so did a failed
+            # assertion whatever ran it (cocotb's tests under ``make``)
+            kind = "test_failure"
         self._pending = Draft("python", kind, body, start, number, path=path, line=lineno)
         return True
 

@@ -72,7 +72,7 @@ LINTERS = (
 #: A scanner's report of a secret in the sources (secretlint's ``found GitHub Token``, ``hardcoded password``)
 #: or of a catalogued weakness: whatever checker printed it, the finding is a ``security`` one.
 SECRET = re.compile(
-    r"(?i)\b(?:found|detected|leaked|exposed|hard-?coded|potential)\b.{0,40}?\b(?:secret|token|password|credential"
+    r"(?i)\b(?:found|detected|leaked|exposed|hard-?coded|potential)\b[^│|]{0,40}?\b(?:secret|token|password|credential"
     r"|private key|api key|access key)s?\b"
     # A weakness or a vulnerability by its catalogue id: ``CWE-120``, ``CVE-2021-44228``, ``GHSA-jfh8-c2jp-5v3q``.
     r"|\bCWE-\d{1,5}\b|\bCVE-\d{4}-\d{4,7}\b|\bGHSA(?:-[\da-z]{4}){3}\b"
@@ -197,6 +197,7 @@ MANIFESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vcpkg.json", ("vcpkg",)),
     ("conanfile.txt", ("conan",)),
     ("Podfile", ("pod",)),
+    ("debian/control", ("dpkg-buildpackage", "dpkg-checkbuilddeps", "debuild")),
 )
 #: Lock files by the manifest they are made from: a lock that is out of date is fixed in its manifest.
 LOCKS = {
@@ -221,12 +222,14 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"|unable to locate package|could not find gem|requires? .{1,60} which (?:is|was) not found"
             r"|unable to find a resolution|\bResolution(?:Error|Impossible)\b|conflicting dependencies"
             r"|dependency conflicts?\b|because of the following conflicts|dependency problems found"
-            r"|has requirement .{1,80} but you have|\bmissing: \S+@\S+, required by|\bUNMET (?:PEER )?DEPENDENCY\b"
+            r"|has requirement .{1,80} but you have|\bmissing: \S+@\S+, required by"
+            r"|\bUNMET (?:PEER |BUILD )?DEPENDENC(?:Y|IES)\b"
             r"|(?i:\b(?:missing|unused|undeclared) (?:requirements?|dependenc(?:y|ies))\b)"
             # composer, go modules, mix, rebar3, luarocks; a lock file that no longer matches its manifest
             r"|could not be resolved to an installable set of packages|module lookup disabled|missing go\.sum entry"
             r"|errors on dependencies|unchecked dependencies|not found in any (?:repo|repository|registry|index)\b"
             r"|could not satisfy (?:dependency|requirement)|changed significantly since \S+ was last generated"
+            r"|could not resolve all (?:files|dependencies|artifacts)|no cached version of\b"
             r"|\b(?:lock ?file|[\w.-]+\.lock|[\w-]+-lock\.\w+)\b.{0,40}"
             r"\b(?:out of date|not up to date|outdated|out of sync)\b"
         ),
@@ -296,6 +299,7 @@ VERDICTS: tuple[re.Pattern[str], ...] = tuple(
         r"^\(fail\) (?P<name>\S.*?)(?: \[[\d.]+m?s\])?$",  # bun
         r"^TEST CASE:\s+(?P<name>\S.*?)\s*$",  # doctest, Catch2: the failed case's title over its checks
         r"^(?P<name>[\w.:/-]{1,200}) failed on line \d+",  # Common Test's ``cart_SUITE:total failed on line 11``
+        r"^\s*(?:\(\d+/\d+\)\s+|\d+-)?[\w./-]+\.\w+:(?P<name>[A-Za-z_][\w.]*):\s+(?:FAIL|ERROR)\b",  # avocado
     )
 )
 #: A test method by xUnit's naming rule (``test_total``, ``testTotalOfPrices``): a runner that prints no verdict line
@@ -305,16 +309,17 @@ _FAILED_WORD = re.compile(r"(?i)\b(?:fail(?:s|ed|ures?)?|errors?)\b")
 _ALONE = re.compile(r"^\s*(test(?:_\w+|[A-Z]\w*))(?:\(\))?:?\s*$")
 #: A step's command split at shell separators, then the table's commands as whole words in each part.
 _COMMAND_START = r"(?:^|(?<=[\s/;&|('\"`]))"
-_COMMAND_END = r"(?=$|[\s;&|)'\"`])"
+#: A program's name may carry its version (``gcc-12``, ``python3.12``, ``trufflehog3``).
+_COMMAND_END = r"(?:-?\d+(?:\.\d+)*)?(?=$|[\s;&|)'\"`])"
 _COMMANDS: dict[str, Kind] = {}
 for _kind, _names in TOOLS:
     for _name in _names:
         _COMMANDS.setdefault(_name.lower(), _kind)
 _STEP = re.compile(
     _COMMAND_START
-    + "(?:"
+    + "("
     + "|".join(re.escape(name) for name in sorted(_COMMANDS, key=len, reverse=True))
-    + r")"
+    + ")"
     + _COMMAND_END
 )
 _MANAGERS = {name: manifest for manifest, names in MANIFESTS for name in names}
@@ -350,7 +355,7 @@ def step_kind(step: str) -> Kind | None:
     """
     best: tuple[int, int, Kind] | None = None
     for match in _STEP.finditer(step):
-        found = (len(match.group(0)), match.start(), _COMMANDS[match.group(0)])
+        found = (len(match.group(1)), match.start(), _COMMANDS[match.group(1)])
         if best is None or found[:2] > best[:2]:
             best = found
     if best is not None:

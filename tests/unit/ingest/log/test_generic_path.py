@@ -240,7 +240,8 @@ def logged(case: str) -> list[tuple[str, str | None, int | None]]:
         ("fresh4/systools/fpc_identifier_not_found", ("build_error", "src/cart.pas", 9)),
         ("fresh4/jstools/sucrase_syntax_error", ("build_error", "src/cart.ts", 6)),  # ``Error transforming``
         ("fresh7/jstools/jison_grammar_error", ("build_error", None, None)),  # ``Could not parse``
-        ("fresh4/pytools/pip_compile_conflict", ("dependency", None, None)),  # ``DistributionNotFound``
+        # ``DistributionNotFound`` at the end of pip's own traceback: the file ``pip-compile`` resolves
+        ("fresh4/pytools/pip_compile_conflict", ("dependency", "requirements.in", None)),
         ("fresh4/pytools/pip_missing_reqs", ("dependency", "shop/cli.py", 2)),  # ``Missing requirements``
         # CxxTest's ``tests/CartTest.h:11: Error: Expected (total(prices, 2) == 3), found (2 != 3)``
         ("fresh7/systools/cxxtest_failure", ("test_failure", "tests/CartTest.h", 11)),
@@ -639,3 +640,53 @@ def test_a_file_the_tool_writes_or_a_folder_it_works_in_is_no_place() -> None:
     with (HELD_OUT / "fresh11/runners/ct_run_badmatch/input.log").open("rb") as stream:
         (found,) = scan(stream)
     assert (found.kind, found.path, found.line, found.test_id) == ("test_failure", None, None, "cart_SUITE:total")
+
+
+def test_a_compilers_report_with_its_place_alone_on_a_line_is_a_build_error() -> None:
+    # agda: ``/home/runner/work/demo/demo/src/Cart.agda:15,13-17`` over ``Bool !=< Nat``, no word of failure
+    assert logged("fresh11/compilers/agda_type_mismatch") == [("build_error", "src/Cart.agda", 15)]
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # ``trufflehog3``: a program's name with its version is the program (a secret scanner)
+        ("checkers/trufflehog3_private_key", [("security", "config/deploy.yml", 5)]),
+        # jscpd's ``Clone found`` table (``Clones found │ Duplicated lines │ Duplicated tokens``) names no secret;
+        # its clone's places are spans: ``- cart.js [5:26 - 10:39]``
+        ("checkers/jscpd_clone", [("lint", "order.js", 3), ("lint", "cart.js", 5)]),
+        # prospector's grouped report: ``shop/cart.py`` over ``  Line: 2``
+        ("checkers/prospector_two_files", [("lint", "shop/cart.py", 2), ("lint", "shop/label.py", 6)]),
+        # dprint's summary under the file it found wrong: ``from /home/runner/work/demo/demo/src/label.ts:``
+        ("checkers/dprint_check_diff", [("lint", "src/label.ts", None)]),
+        # ``dpkg-checkbuilddeps: error: Unmet build dependencies``: debian/control is the manifest
+        ("deps/dpkg_buildpackage_unmet_build_deps", [("dependency", "debian/control", None)]),
+        # gradle offline: ``No cached version of ... available for offline mode`` under ``Could not resolve all``
+        ("deps/gradle_offline_unresolved", [("dependency", "build.gradle", None)]),
+        # pipenv's traceback ends in its own script: the finding is the Pipfile's
+        ("deps/pipenv_lock_out_of_date", [("dependency", "Pipfile", None)]),
+        # a failed assertion is a test's failure whatever ran it (cocotb under ``cd tests && make``)
+        ("runners/cocotb_make_adder", [("test_failure", "tests/test_adder.py", 18)]),
+        # TeX's ``! Undefined control sequence.`` and ``l.7 \textbfx``, in the file latexmk builds
+        ("builds/latexmk_undefined_control_sequence", [("build_error", "docs/manual.tex", 7)]),
+        # a test that names no place ran in the one file its command names (``sbcl --load tests/run.lisp``)
+        ("runners/fiveam_total", [("test_failure", "tests/run.lisp", None)]),
+        # a template engine's frames are all in node_modules: the file named alone, ``./src/index.njk``
+        ("builds/eleventy_unknown_filter", [("build_error", "src/index.njk", None)]),
+        # automake's ``configure.ac:4: installing './ar-lib'`` is progress; ``Makefile.am:1: error:`` the failure
+        ("builds/automake_libtool_undefined", [("build_error", "Makefile.am", 1)]),
+        # avocado's ``(1/3) tests/test_cart.py:Cart.test_total:  FAIL: 3 != 5``: a file with the test it holds
+        ("runners/avocado_two_failures", [("test_failure", "tests/test_cart.py", None)]),
+    ],
+)
+def test_a_fresh13_case_is_read_at_its_kind_and_place(
+    case: str, expected: list[tuple[str, str | None, int | None]]
+) -> None:
+    assert logged(f"fresh13/{case}") == expected
+
+
+def test_a_programs_version_in_its_name_is_no_other_program() -> None:
+    assert step_kind("trufflehog3 --no-history .") == "security"
+    assert step_kind("gcc-12 -c src/a.c") == "build_error"
+    assert step_kind("python3.12 -m pytest") == "test_failure"
+    assert step_kind("npm i18n") is None

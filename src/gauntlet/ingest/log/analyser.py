@@ -29,6 +29,7 @@ from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import Located, Span, is_crash, locate, read_step_back
 from gauntlet.ingest.log.place import (
+    failed_tests,
     file_alone,
     locked_by,
     lone_place,
@@ -298,10 +299,17 @@ class Analyser:
             # A crash report no parser read explains the step better than a block the locator found after it.
             crashed = self._crash is not None and chosen is not None and chosen.tool is None
             if chosen is not None and not repeated and not (crashed and chosen.kind in ("unknown", "crash")):
-                if located is not None and chosen.tool is None and chosen.kind in _ROW_KINDS:
+                generic = located is not None and chosen.tool is None
+                # Two tests or more that the runner named as failed, each placed in its details: one finding
+                # each, rather than the block that told one of them (or the summary that counted them).
+                tests = (
+                    failed_tests(self._step_lines, self.checkout) if generic and chosen.kind == "test_failure" else []
+                )
+                if generic and chosen.kind in _ROW_KINDS:
                     chosen = self._repeats.keyed(chosen)  # its rows with the same message are told apart from it
-                self._report(chosen)
-                if located is not None and chosen.tool is None and chosen.kind in _ROW_KINDS:
+                for draft in tests or [chosen]:
+                    self._report(draft)
+                if located is not None and generic and chosen.kind in _ROW_KINDS:
                     self._report_rows(chosen, located)
         if self._crash is not None and not self._crash_reported and (terminal is None or terminal.fails):
             # A crash anywhere in a failed step explains it better than the summary that counted it, even

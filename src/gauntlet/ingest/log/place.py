@@ -34,6 +34,7 @@ from gauntlet.ingest.log.tools import (
     manager_manifest,
     markers,
     step_kind,
+    verdict_name,
 )
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.models import Kind
@@ -44,6 +45,7 @@ Place = tuple[str, int | None, int | None]
 __all__ = [
     "LINTERS",
     "block_kind",
+    "failed_tests",
     "file_alone",
     "first_place",
     "in_checkout",
@@ -447,6 +449,37 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], co
             seen.add((path, line))
             rows.append(Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column))
     return rows
+
+
+def failed_tests(step: Sequence[Line], checkout: Checkout | None = None) -> list[Draft]:
+    """One finding per failed test a runner's step names by a verdict line (:func:`~.tools.verdict_name`), each
+    at the project's first place in its details, when two tests or more failed.
+
+    A runner prints each failure's details under its verdict (karma's ``Cart sums the prices FAILED`` over its
+    ``at UserContext.<anonymous> (test/cart.spec.js:3:31)``) or above it (bun's frame over ``(fail) count``):
+    whichever the first verdict and the first place say. A verdict with no place in its details (a summary's
+    ``TOTAL: 2 FAILED``) gives none.
+
+    :param step: the failed step's lines.
+    :returns: the tests' findings, or none when fewer than two tests were placed (the located block tells one).
+    """
+    verdicts = [(index, name) for index, (_, text) in enumerate(step) if (name := verdict_name(text))]
+    if len({name for _, name in verdicts}) < 2:
+        return []
+    placed = [project_place([text], checkout) for _, text in step]
+    first = next((index for index, place in enumerate(placed) if place is not None), None)
+    if first is None:
+        return []
+    below = verdicts[0][0] < first  # the details follow their verdict
+    rows: list[Draft] = []
+    bounds = [-1, *(index for index, _ in verdicts), len(step)]
+    for at, (index, name) in enumerate(verdicts, start=1):
+        span = range(index + 1, bounds[at + 1]) if below else range(bounds[at - 1] + 1, index)
+        place = next((placed[i] for i in span if placed[i] is not None), None)
+        if place is not None:
+            number, text = step[index]
+            rows.append(Draft(None, "test_failure", text.strip(), number, number, *place, test_id=name))
+    return rows if len(rows) > 1 else []
 
 
 def _same_place(place: Place, draft: Draft) -> bool:

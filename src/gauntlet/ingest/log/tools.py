@@ -40,6 +40,7 @@ __all__ = [
     "manager_manifest",
     "markers",
     "step_kind",
+    "verdict_name",
 ]
 
 #: Linters and style checkers by the command a step runs (a table of names, not of output shapes: a step that
@@ -297,6 +298,7 @@ VERDICTS: tuple[re.Pattern[str], ...] = tuple(
         r"^(?:Test|test) (?P<name>[\w.:/<>-]{1,200}) (?:failed|FAILED)\b",  # QCheck, property testers, prose
         r"^\s*\[FAIL(?:ED)?\]\s+(?P<name>\S.*?)\s*$",  # alcotest-style verdict columns
         r"^\(fail\) (?P<name>\S.*?)(?: \[[\d.]+m?s\])?$",  # bun
+        r"^(?P<name>\S.{0,200}?) FAILED$",  # karma's ``Chrome Headless 156.0 (Linux) Cart sums the prices FAILED``
         r"^TEST CASE:\s+(?P<name>\S.*?)\s*$",  # doctest, Catch2: the failed case's title over its checks
         r"^(?P<name>[\w.:/-]{1,200}) failed on line \d+",  # Common Test's ``cart_SUITE:total failed on line 11``
         r"^\s*(?:\(\d+/\d+\)\s+|\d+-)?[\w./-]+\.\w+:(?P<name>[A-Za-z_][\w.]*):\s+(?:FAIL|ERROR)\b",  # avocado
@@ -389,6 +391,14 @@ def checker_kind(step: str) -> Kind | None:
     return kind if kind in ("lint", "type_error", "security") else None
 
 
+def verdict_name(text: str) -> str | None:
+    """The test a runner's verdict line says failed (:data:`VERDICTS`), or None."""
+    for pattern in VERDICTS:
+        if found := pattern.match(text):
+            return found.group("name").strip()
+    return None
+
+
 def failed_test_name(lines: Iterable[str], above: Sequence[str] = ()) -> str | None:
     """The test the first verdict line of ``lines`` names as failed (:data:`VERDICTS`), else the first test
     method named in them or in the lines ``above`` them, nearest first (:data:`TEST_METHOD`), or None.
@@ -398,10 +408,9 @@ def failed_test_name(lines: Iterable[str], above: Sequence[str] = ()) -> str | N
     (``test_check(...)``).
     """
     texts = list(lines)
-    for text in texts:
-        for pattern in VERDICTS:
-            if found := pattern.match(text):
-                return found.group("name").strip()
+    named = next(filter(None, map(verdict_name, texts)), None)
+    if named is not None:
+        return named
     near = [*texts, *reversed(above)]
     said = (found.group(0) for text in near if _FAILED_WORD.search(text) and (found := TEST_METHOD.search(text)))
     started = (found.group(1) for text in [*reversed(texts), *reversed(above)] if (found := _ALONE.match(text)))

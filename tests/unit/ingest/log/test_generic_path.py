@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gauntlet.ingest.log import scan
-from gauntlet.ingest.log.place import first_place
+from gauntlet.ingest.log.place import failed_tests, first_place
 from gauntlet.ingest.log.tools import SECRET, TEST_VERDICT, failed_test_name, markers, step_kind
 from gauntlet.models import Finding
 
@@ -690,3 +690,34 @@ def test_a_programs_version_in_its_name_is_no_other_program() -> None:
     assert step_kind("gcc-12 -c src/a.c") == "build_error"
     assert step_kind("python3.12 -m pytest") == "test_failure"
     assert step_kind("npm i18n") is None
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # karma: each ``... Cart sums the prices FAILED`` over its details and their frame
+        (
+            "fresh13/runners/karma_two_failures",
+            [("test_failure", "test/cart.spec.js", 3), ("test_failure", "test/label.spec.js", 3)],
+        ),
+        # bun: each failure's details and frame above its ``(fail) count of the items``
+        (
+            "fresh11/runners/bun_test_two_failures",
+            [("test_failure", "test/cart.test.ts", 5), ("test_failure", "test/cart.test.ts", 9)],
+        ),
+    ],
+)
+def test_each_failed_test_a_runner_names_is_a_finding(
+    case: str, expected: list[tuple[str, str | None, int | None]]
+) -> None:
+    assert logged(case) == expected
+
+
+def test_a_verdict_without_details_gives_no_finding_of_its_own() -> None:
+    step = list(enumerate(["adds FAILED", "  at Object.<anonymous> (test/a.test.js:4:9)", "TOTAL: 2 FAILED"]))
+    assert failed_tests(step) == []  # one test placed: the located block tells it
+    step += [(3, "subtracts FAILED"), (4, "  at Object.<anonymous> (test/b.test.js:7:3)")]
+    assert [(row.test_id, row.path, row.line) for row in failed_tests(step)] == [
+        ("adds", "test/a.test.js", 4),
+        ("subtracts", "test/b.test.js", 7),
+    ]

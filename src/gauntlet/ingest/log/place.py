@@ -106,6 +106,7 @@ _LINE_IN_FILE = re.compile(
 )
 #: A severity glued to the place it opens (GLib's ``ERROR:tests/a.c:13:test_total: assertion failed``, thrift's
 #: ``[ERROR:/w/idl/cart.thrift:11]``): read as if a space followed it.
+_DIGIT = re.compile(r"\d")
 _GLUED_SEVERITY = re.compile(r"(?<![\w-])(ERROR|FAILURE|FATAL|WARNING|Error|Warning|error|warning):(?=[\w./])")
 #: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``), or with the test
 #: it holds (avocado's ``tests/test_cart.py:Cart.test_total: FAIL``).
@@ -597,6 +598,8 @@ def project_place(
     :param file: the file the block names alone, when it does: only a place in that file counts.
     """
     for text in texts:
+        if _DIGIT.search(text) is None:
+            continue  # no line number, no place with a line
         for place in _places(text):
             if _LIBRARY.search(place[0].replace("\\", "/")) or place[1] is None:
                 continue
@@ -720,7 +723,7 @@ def _places(text: str) -> Iterator[Place]:
     if _JVM_LIBRARY_FRAME.search(text):
         return  # ``at org.junit.Assert.fail(Assert.java:89)``: a frame of the JDK or a library, not the project's
     if ":" in text:
-        text = _GLUED_SEVERITY.sub(r"\1: ", text)
+        text = _GLUED_SEVERITY.sub(_spaced, text)
     if text.endswith(")") and ": " in text and (trailing := _TRAILING.search(text)) is not None:
         yield trailing.group("path"), int(trailing.group("line")), int(trailing.group("column"))
     if ") in " in text and (first := _LINE_IN_FILE.search(text)) is not None:
@@ -741,6 +744,10 @@ def _places(text: str) -> Iterator[Place]:
     if (bare := _BARE_PLACE.search(text)) is not None and not _LIBRARY.search(bare.group("path")):
         column = bare.group("column")
         yield bare.group("path"), int(bare.group("line") or bare.group("wline")), int(column) if column else None
+
+
+def _spaced(severity: re.Match[str]) -> str:
+    return f"{severity.group(1)}: "
 
 
 def _not_a_file(path: str) -> bool:

@@ -78,6 +78,18 @@ def test_log_line_numbers_past_the_int_limit_become_null() -> None:
     assert all(f.column is None or f.column <= MAX_POSITION for f in findings)
 
 
+@pytest.mark.parametrize("word", ["a-", "a.", "a_", "a/", "a:", "ERROR:", "1:", "(", "found "])
+def test_a_failed_steps_line_of_one_long_word_is_read_in_linear_time(word: str) -> None:
+    # 64 KiB of one hyphenated word once took the dependency vocabulary's lock-file words minutes to search
+    line = (word * (64 * 1024 // len(word))).encode()[: 64 * 1024 - 20]
+    texts = (b"##[group]Run mix compile", b"##[endgroup]", line, b"** (Mix) " + line)  # a parser's whole line too
+    log = b"".join(STAMP + text + b"\n" for text in texts)
+    log += STAMP + b"##[error]Process completed with exit code 1.\n"
+    started = time.perf_counter()
+    list(scan(io.BytesIO(log)))
+    assert time.perf_counter() - started < 3.0
+
+
 def test_a_70000_character_command_comment_is_answered_fast_and_cut_at_githubs_limit() -> None:
     bodies = [
         "/gauntlet accept-risk " + "x" * 70_000,

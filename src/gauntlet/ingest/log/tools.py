@@ -231,7 +231,8 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"|errors on dependencies|unchecked dependencies|not found in any (?:repo|repository|registry|index)\b"
             r"|could not satisfy (?:dependency|requirement)|changed significantly since \S+ was last generated"
             r"|could not resolve all (?:files|dependencies|artifacts)|no cached version of\b"
-            r"|\b(?:lock ?file|[\w.-]+\.lock|[\w-]+-lock\.\w+)\b.{0,40}"
+            # (a word's start first, and bounded: a line of one long hyphenated word stays linear to search)
+            r"|(?<![\w.-])(?:lock ?file|[\w.-]{1,100}\.lock|[\w-]{1,100}-lock\.\w{1,10})\b.{0,40}"
             r"\b(?:out of date|not up to date|outdated|out of sync)\b"
         ),
     ),

@@ -389,7 +389,7 @@ class Analyser:
             # first, unless a failure was reported there already (a TAP runner's ``not ok`` for a test under its
             # failed assertion's own).
             step = [t for n, t in reversed(self.ring) if self._step_first < n < draft.start and t[:3] != "##["]
-            found = project_place(step[:_STEP_LINES], self.checkout, self._command)
+            found = project_place(step[:_AFTER_LINES], self.checkout, self._command)
             if found is not None and (self._project_path(found[0]), found[1]) in self._failed_at:
                 found = None
         if found is not None:

@@ -31,6 +31,7 @@ from gauntlet.ingest.log.locator import Located, Span, is_crash, locate, read_st
 from gauntlet.ingest.log.place import (
     failed_tests,
     file_alone,
+    in_library,
     locked_by,
     lone_place,
     manifest,
@@ -111,6 +112,8 @@ class Analyser:
         self._seen: set[str] = set()
         #: Where the test failures reported so far failed (path, line).
         self._failed_at: set[tuple[str | None, int | None]] = set()
+        #: The step's findings placed at a line, and the tool that told each.
+        self._told_at: dict[tuple[str, int], str | None] = {}
         self._per_tool: dict[tuple[str | None, str], int] = {}
         self._explained = False
         self._fallbacks: list[Draft] = []
@@ -164,6 +167,7 @@ class Analyser:
             self._fallbacks.clear()
             self._crash, self._crash_reported = None, False
         self._step_error = False
+        self._told_at.clear()
         self._step_first = self.ring[-1][0] if self.ring else 0
         self._step = command.lower()[:200]
         self._command = command[:500]
@@ -202,7 +206,8 @@ class Analyser:
         """Take a parser's report (see the module docstring for the roles)."""
         if draft.role == "primary":
             self._explained = True
-            if draft.path is None and draft.kind in _PLACED_KINDS:
+            if draft.kind in _PLACED_KINDS and (draft.path is None or in_library(draft.path)):
+                # a parser's frame in a library (riteway's ``at: assert (.../node_modules/riteway/...)``) is none
                 self._place_from_block(draft)
             self._report(draft)
         elif draft.role == "fallback":
@@ -466,9 +471,12 @@ class Analyser:
             # ``tests/a.cpp:12: ERROR: CHECK( ... ) is NOT correct!`` in one file).
             where = normalise_path(path)
             identity = make_fingerprint(draft.tool, draft.kind, where, draft.rule, normalise_message(message))
-        if identity in self._seen:
-            return
+        told = self._told_at.get((path, draft.line)) if path and draft.line and not test_id else None
+        if identity in self._seen or (told is not None and told != draft.tool):
+            return  # another tool at a line this step already has: one problem told twice (esbuild's and tsc's)
         self._seen.add(identity)
+        if path and draft.line and not test_id:
+            self._told_at[(path, draft.line)] = draft.tool
         if draft.kind == "test_failure":
             self._failed_at.add((path, draft.line))
         self._crash_reported = self._crash_reported or draft.kind == "crash"
@@ -502,7 +510,7 @@ class Analyser:
         relative = repo_relative(repo_path(path))
         if relative is None and self.checkout is not None:
             relative = self.checkout.relative(path)  # under the checkout's own root, wherever that is
-        return relative
+        return None if relative is None or in_library(relative) else relative
 
     def _excerpt(self, start: int, end: int) -> str:
         limits = self.limits

@@ -257,7 +257,10 @@ class Make(LineParser):
                 sink.emit(Draft("make", "build_error", other, number, number))
             else:
                 message = other or f"make target {target} failed"
-                sink.emit(Draft("make", "build_error", message, number, number, role="fallback", rank=2))
+                # the target says what failed: ``[Makefile:2: test] Error 1`` is a test run's failure
+                name = (target or "").rsplit(":", 1)[-1].strip()
+                kind: Kind = "test_failure" if step_kind(f"make {name}") == "test_failure" else "build_error"
+                sink.emit(Draft("make", kind, message, number, number, role="fallback", rank=2))
             return True
         if text.startswith(("FAILED: ", "ninja: build stopped")) and (match := _NINJA.match(text)):
             sink.emit(Draft("ninja", "build_error", text, number, number, role="fallback", rank=2))

@@ -228,7 +228,8 @@ _KINDS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         re.compile(
-            r"(?i)\btests? (?:failed|failures?)\b|\bassert|\[FAIL\]|\bnot ok \d|expected.{0,200}?(?:got|but)"
+            r"(?i)\btests? (?:failed|failures?)\b|\bassert|\[FAIL\]|\bnot ok \d"
+            r"|expected(?! [\"'`]\W{1,3}[\"'`]).{0,200}?(?:got|but)"  # not a parser's token: ``Expected ")" but``
             r"|\d+ (?:failed|failures?|failing)\b"
         ),
         "test_failure",

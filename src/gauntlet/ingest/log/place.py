@@ -49,6 +49,7 @@ __all__ = [
     "file_alone",
     "first_place",
     "in_checkout",
+    "in_library",
     "lint_rows",
     "locked_by",
     "lone_place",
@@ -88,10 +89,11 @@ _PLACE = re.compile(
     r"|:? \(?(?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?\)?(?=\s|:\s|:?$))"
 )
 #: A file without an extension in a folder, in a diagnostic's ``path:line:col: message`` (visudo's
-#: ``sudoers.d/deploy:3:59: syntax error``) or ``path: line N: message`` (sshd's ``etc/sshd_config: line 2: Bad``).
+#: ``sudoers.d/deploy:3:59: syntax error``, caddy's ``deploy/Caddyfile:3: unrecognized``) or ``path: line N:
+#: message`` (sshd's ``etc/sshd_config: line 2: Bad``).
 _BARE_PLACE = re.compile(
     r"(?<![\w/.\\:@-])(?P<path>(?:[\w.+-]{1,100}/){1,20}[\w+-][\w+-]{0,100})"
-    r"(?::(?P<line>\d{1,7}):(?P<column>\d{1,5})|: line (?P<wline>\d{1,7})):\s"
+    r"(?::(?P<line>\d{1,7})(?::(?P<column>\d{1,5}))?|: line (?P<wline>\d{1,7})):\s"
 )
 #: A parser's ``path: message (line:col)`` (babel, acorn, prettier: ``SyntaxError: src/a.js: Unexpected token
 #: (2:41)``): the place closes the line.
@@ -118,7 +120,8 @@ _FILE = re.compile(
 #: or without its ``at`` (JUnit's console launcher prints none) and its module (``java.base/jdk.internal...``).
 _JVM_LIBRARY_FRAME = re.compile(
     r"^\s*(?:at )?(?:[\w$.]+/)?(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|org\.junit|junit|org\.apache"
-    r"|org\.gradle|org\.springframework|org\.testng|org\.opentest4j|org\.assertj|worker\.org\.gradle)\."
+    r"|org\.gradle|org\.springframework|org\.testng|org\.opentest4j|org\.assertj|worker\.org\.gradle|groovy|org\.codehaus"
+    r"|org\.spockframework|io\.kotest)\."
 )
 _STRICT = re.compile(r"(?i)warnings? (?:treated|are treated|turned into) as errors")
 _STRICT_STEP = re.compile(r"(?:^|\s)(?:-W|-Werror|--fail-on-warning|--strict|--max-warnings[= ]0)(?=\s|$)")
@@ -136,8 +139,8 @@ _WRITES = re.compile(
 _NOT_ALONE = re.compile(r"(?i)\.(?:log|txt|o|obj|a|so|dll|exe|class|jar|whl|tgz|zip|tar|gz|lock)$")
 #: Where installed code lives: a frame there is not the project's.
 _LIBRARY = re.compile(
-    r"^(?:/usr/|/opt/|/lib/|/rustc/|<|node:|internal/)|/node_modules/|/site-packages/|/dist-packages/|/vendor/bundle/"
-    r"|/_temp/|/\.cargo/registry/|/go/pkg/mod/|/\.rustup/|/\.m2/|/\.pyenv/|/lib/python\d[\d.]{0,5}/"
+    r"^(?:/usr/|/opt/|/lib/|/rustc/|<|node:|internal/)|(?:^|/)(?:node_modules|site-packages|dist-packages)/"
+    r"|(?:^|/)vendor/bundle/|/_temp/|/\.cargo/registry/|/go/pkg/mod/|/\.rustup/|/\.m2/|/\.pyenv/|/lib/python\d[\d.]{0,5}/"
 )
 #: A JavaScript stack frame: ``at f (/path/a.js:9:10)``, ``at /path/a.js:9:10``.
 _THROWN = re.compile(
@@ -693,6 +696,12 @@ def _command_file(command: str) -> str | None:
     return None
 
 
+def in_library(path: str) -> bool:
+    """True when ``path`` (as a log shows it, or made repository-relative) is installed code: a system's, a
+    package manager's (``node_modules/tape/lib/test.js``), the runner's; never the project's own."""
+    return _LIBRARY.search(path.replace("\\", "/")) is not None
+
+
 def in_checkout(path: str, checkout: Checkout) -> bool:
     """True when ``path`` (as a log shows it) is a file of ``checkout``."""
     if checkout.has(path):
@@ -724,6 +733,8 @@ def _places(text: str) -> Iterator[Place]:
         return  # ``at org.junit.Assert.fail(Assert.java:89)``: a frame of the JDK or a library, not the project's
     if ":" in text:
         text = _GLUED_SEVERITY.sub(_spaced, text)
+        if "file://" in text:
+            text = text.replace("file://", "")  # an ES module's frame: ``at file:///w/test/cart.test.js:12:3``
     if text.endswith(")") and ": " in text and (trailing := _TRAILING.search(text)) is not None:
         yield trailing.group("path"), int(trailing.group("line")), int(trailing.group("column"))
     if ") in " in text and (first := _LINE_IN_FILE.search(text)) is not None:

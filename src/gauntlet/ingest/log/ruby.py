@@ -150,7 +150,9 @@ class RubyError(LineParser):
         number, text = line
         if text.endswith(")") and ".rb:" in text and (match := _UNCAUGHT.match(text)):
             path, row, _, message, name = match.groups()
-            kind: Kind = "build_error" if name in _RUBY_BUILD else "crash"
+            # a library's own syntax error is one too (Liquid's ``Liquid::SyntaxError`` in a Jekyll template)
+            syntax = name.rsplit("::", 1)[-1] in ("SyntaxError", "ParseError")
+            kind: Kind = "build_error" if name in _RUBY_BUILD or syntax else "crash"
             sink.emit(diagnostic("ruby", kind, f"{name}: {message}", number, path, row))
             return True
         return False

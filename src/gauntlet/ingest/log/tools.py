@@ -89,7 +89,7 @@ RULE_CODE = re.compile(r"^\s*\[?[A-Z]{1,5}\d{2,5}\]?:?\s")
 TEST_VERDICT = re.compile(
     r"(?i)(?<!static )\b(?:failure in|assert(?:ion)? failed|check failed)\b"
     # A parser says ``expected ',', got ';'``: a test compares values, ``but`` one was another, or expressions.
-    r"|^expected\b.{1,200}\bbut\b|^expected \(.{1,200}\), found \("
+    r"|^expected\b(?! [\"'`]\W{1,3}[\"'`]).{1,200}\bbut\b|^expected \(.{1,200}\), found \("
 )
 #: A linter's rule named at the end of its message, in parentheses: ``(no-unused-vars)``, ``(@scope/rule)``
 #: (ESLint and its kin: ts-standard, xo, oxlint); a compiler names none so.
@@ -265,7 +265,9 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
         "test_failure",
         re.compile(
             r"--- FAIL|\bFAIL(?:ED)?\b|\bnot ok \d|(?i:\bassert(?:ion(?:error)?)?\b)"
-            r"|(?i:\bexpected\b.{0,80}\b(?:but|got|received|actual)\b)|^\s*\d+\) |\b\d+ (?:failing|failures?)\b"
+            # not a parser's expected token (esbuild's ``Expected ")" but found ";"``)
+            r"|(?i:\bexpected\b(?! [\"'`]\W{1,3}[\"'`]).{0,80}\b(?:but|got|received|actual)\b)|^\s*\d+\) "
+            r"|\b\d+ (?:failing|failures?)\b"
             r"|Tests run: \d+, Failures: [1-9]|\[ {2}FAILED {2}\]|\bFailures:$"
             r"|(?i:\btests? failed\b)"  # Julia's ``Test Failed at test/runtests.jl:5``, ``1 test failed``
         ),
@@ -299,7 +301,9 @@ VERDICTS: tuple[re.Pattern[str], ...] = tuple(
         r"^(?:Test|test) (?P<name>[\w.:/<>-]{1,200}) (?:failed|FAILED)\b",  # QCheck, property testers, prose
         r"^\s*\[FAIL(?:ED)?\]\s+(?P<name>\S.*?)\s*$",  # alcotest-style verdict columns
         r"^\(fail\) (?P<name>\S.*?)(?: \[[\d.]+m?s\])?$",  # bun
-        r"^(?P<name>\S.{0,200}?) FAILED$",  # karma's ``Chrome Headless 156.0 (Linux) Cart sums the prices FAILED``
+        # karma's ``Chrome Headless 156.0 (Linux) Cart sums the prices FAILED``, minitest-reporters' ``  test_cents
+        # FAIL (0.00s)``
+        r"^\s*(?P<name>\S.{0,200}?)\s+(?:FAILED|FAIL)(?: \([\d.]{1,12} ?m?s(?:ec)?\))?$",
         r"^TEST CASE:\s+(?P<name>\S.*?)\s*$",  # doctest, Catch2: the failed case's title over its checks
         r"^(?P<name>[\w.:/-]{1,200}) failed on line \d+",  # Common Test's ``cart_SUITE:total failed on line 11``
         r"^\s*(?:\(\d+/\d+\)\s+|\d+-)?[\w./-]+\.\w+:(?P<name>[A-Za-z_][\w.]*):\s+(?:FAIL|ERROR)\b",  # avocado

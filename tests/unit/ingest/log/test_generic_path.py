@@ -721,3 +721,34 @@ def test_a_verdict_without_details_gives_no_finding_of_its_own() -> None:
         ("adds", "test/a.test.js", 4),
         ("subtracts", "test/b.test.js", 7),
     ]
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # riteway's ``at: assert (file:///w/node_modules/riteway/source/riteway.js:27:10)`` is a library's frame:
+        # the test's own is in its stack, ``at file:///w/test/cart.test.js:12:3`` (an ES module's file URL)
+        ("fresh14/runners/riteway_tap", [("test_failure", "test/cart.test.js", 12)]),
+        ("fresh11/runners/deno_test_assert", [("test_failure", "tests/cart_test.ts", 9)]),
+        # Groovy's runtime frames (``org.codehaus.groovy...``, ``groovy.lang...``) are the JVM's libraries
+        ("fresh14/runners/groovy_test_case", [("test_failure", "CartTest.groovy", 7)]),
+        # minitest-reporters' ``  test_cents      FAIL (0.00s)``, each over its details
+        (
+            "fresh14/runners/minitest_reporters_rake",
+            [("test_failure", "test/label_test.rb", 6), ("test_failure", "test/cart_test.rb", 10)],
+        ),
+        # ``make: *** [Makefile:2: test] Error 1``: the target that failed ran the tests
+        ("fresh14/runners/ert_make_test", [("test_failure", None, None)]),
+        # esbuild's ``Expected ")" but found ";"`` is a parser's expectation, and tsc's ``')' expected.`` at the
+        # same line of the same step the same problem told twice
+        ("fresh14/builds/tsup_syntax_error", [("build_error", "src/cart.ts", 2)]),
+        # caddy's ``deploy/Caddyfile:3: unrecognized directive``: a file without an extension, a line, no column
+        ("fresh14/checkers/caddy_validate_unknown_directive", [("build_error", "deploy/Caddyfile", 3)]),
+        # a library's syntax error is one too: ``Liquid::SyntaxError``
+        ("fresh14/builds/jekyll_unclosed_tag", [("build_error", None, None)]),
+    ],
+)
+def test_a_fresh14_case_is_read_at_its_kind_and_place(
+    case: str, expected: list[tuple[str, str | None, int | None]]
+) -> None:
+    assert logged(case) == expected

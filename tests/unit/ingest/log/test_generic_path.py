@@ -429,33 +429,27 @@ def test_a_test_method_a_runner_names_by_a_failure_or_alone_is_the_failures_test
 # -- fresh10 (infrastructure, config checkers, scanners), measured untuned first: 0.543 / 0.657 ----------------
 
 
-@pytest.mark.parametrize(
-    ("case", "expected"),
-    [
-        # a checker the step ran in the compiler's shape: ``src/cart.c:4:14: error: code should be clang-formatted``
-        ("infratools/clang_format_violation", [("lint", "src/cart.c", 4)]),
-        # ``FILE: /home/runner/.../src/cart.php`` over `` 12 | ERROR | [x] Opening brace ...``
-        ("infratools/phpcs_brace_position", [("lint", "src/cart.php", 12)]),
-        # ``rules/alerts.yml: 5:15: group "cart", rule 1, ...``
-        ("infratools/promtool_rule_expression", [("lint", "rules/alerts.yml", 5)]),
-        # ``--- scripts/deploy.sh.orig`` / ``+++ scripts/deploy.sh``: the file, not its backup
-        ("infratools/shfmt_indent_diff", [("lint", "scripts/deploy.sh", 6)]),
-        # ``Checking 'alertmanager.yml'  FAILED: ...`` of ``amtool check-config alertmanager.yml``
-        ("infratools/amtool_undefined_receiver", [("lint", "alertmanager.yml", None)]),
-        # a checker's findings in its own words: ``✖   subject may not be empty [subject-empty]``
-        ("jstools/commitlint_conventional", [("lint", None, None)]),
-        # ``Validation Error`` of a validator: not a test step for the ``spec`` in its name
-        ("pytools/openapi_spec_validator_path_parameter", [("lint", "api/openapi.yaml", None)]),
-        # ``Potential secrets about to be committed``, ``Location:    shop/settings.py:3``
-        ("pytools/detect_secrets_aws_key", [("security", "shop/settings.py", 3)]),
-        # the summary names the file alone; ``[1] api/openapi.yaml:27:17`` above it names its line
-        ("jstools/redocly_unresolved_ref", [("lint", "api/openapi.yaml", 27)]),
-    ],
-)
-def test_a_fresh10_case_is_read_at_its_kind_and_place(
-    case: str, expected: list[tuple[str, str | None, int | None]]
-) -> None:
-    assert logged(f"fresh10/{case}") == expected
+#: fresh10's cases that showed a rule: (case, its findings' kinds and places).
+FRESH10_CASES = [
+    # a checker the step ran in the compiler's shape: ``src/cart.c:4:14: error: code should be clang-formatted``
+    ("fresh10/infratools/clang_format_violation", [("lint", "src/cart.c", 4)]),
+    # ``FILE: /home/runner/.../src/cart.php`` over `` 12 | ERROR | [x] Opening brace ...``
+    ("fresh10/infratools/phpcs_brace_position", [("lint", "src/cart.php", 12)]),
+    # ``rules/alerts.yml: 5:15: group "cart", rule 1, ...``
+    ("fresh10/infratools/promtool_rule_expression", [("lint", "rules/alerts.yml", 5)]),
+    # ``--- scripts/deploy.sh.orig`` / ``+++ scripts/deploy.sh``: the file, not its backup
+    ("fresh10/infratools/shfmt_indent_diff", [("lint", "scripts/deploy.sh", 6)]),
+    # ``Checking 'alertmanager.yml'  FAILED: ...`` of ``amtool check-config alertmanager.yml``
+    ("fresh10/infratools/amtool_undefined_receiver", [("lint", "alertmanager.yml", None)]),
+    # a checker's findings in its own words: ``✖   subject may not be empty [subject-empty]``
+    ("fresh10/jstools/commitlint_conventional", [("lint", None, None)]),
+    # ``Validation Error`` of a validator: not a test step for the ``spec`` in its name
+    ("fresh10/pytools/openapi_spec_validator_path_parameter", [("lint", "api/openapi.yaml", None)]),
+    # ``Potential secrets about to be committed``, ``Location:    shop/settings.py:3``
+    ("fresh10/pytools/detect_secrets_aws_key", [("security", "shop/settings.py", 3)]),
+    # the summary names the file alone; ``[1] api/openapi.yaml:27:17`` above it names its line
+    ("fresh10/jstools/redocly_unresolved_ref", [("lint", "api/openapi.yaml", 27)]),
+]
 
 
 @pytest.mark.parametrize(
@@ -481,28 +475,22 @@ def test_an_infrastructure_scanner_is_a_security_step() -> None:
 # -- fresh9 (test runners, compilers, build tools), measured untuned first: 0.657 / 0.694 -----------------------
 
 
-@pytest.mark.parametrize(
-    ("case", "expected"),
-    [
-        # ``[!] RollupError: src/main.js (1:9): "totl" is not exported`` above the frames of rollup's own throw: a
-        # build error at the source it names, not a crash
-        ("jstools/rollup_missing_export", [("build_error", "src/main.js", 1)]),
-        # tape's ``at: Test.<anonymous> (/home/runner/work/demo/demo/test/cart.js:5:5)``
-        ("jstools/tape_failure", [("test_failure", "test/cart.js", 5)]),
-        # the header names where the test is declared (``tests/cart.spec.js:4:1``), its frame the failing line
-        ("jstools/playwright_test_failure", [("test_failure", "tests/cart.spec.js", 5)]),
-        # testthat's ``Failure ('test-cart.R:4'): total sums the prices``: a quoted place
-        ("systools/testthat_failure", [("test_failure", "test-cart.R", 4)]),
-        # Ruby's raise site (``./features/step_definitions/cart_steps.rb:12:in `...'``) over the scenario's line
-        ("systools/cucumber_ruby_failure", [("test_failure", "features/step_definitions/cart_steps.rb", 12)]),
-        # Ant's ``[javac] /w/src/a.java:7: error: ...``; its ``BUILD FAILED`` and ``Compile failed; see`` repeat it
-        ("systools/ant_javac_error", [("build_error", "src/shop/Cart.java", 7)]),
-    ],
-)
-def test_a_fresh9_case_is_read_at_its_kind_and_place(
-    case: str, expected: list[tuple[str, str | None, int | None]]
-) -> None:
-    assert logged(f"fresh9/{case}") == expected
+#: fresh9's cases that showed a rule: (case, its findings' kinds and places).
+FRESH9_CASES = [
+    # ``[!] RollupError: src/main.js (1:9): "totl" is not exported`` above the frames of rollup's own throw: a
+    # build error at the source it names, not a crash
+    ("fresh9/jstools/rollup_missing_export", [("build_error", "src/main.js", 1)]),
+    # tape's ``at: Test.<anonymous> (/home/runner/work/demo/demo/test/cart.js:5:5)``
+    ("fresh9/jstools/tape_failure", [("test_failure", "test/cart.js", 5)]),
+    # the header names where the test is declared (``tests/cart.spec.js:4:1``), its frame the failing line
+    ("fresh9/jstools/playwright_test_failure", [("test_failure", "tests/cart.spec.js", 5)]),
+    # testthat's ``Failure ('test-cart.R:4'): total sums the prices``: a quoted place
+    ("fresh9/systools/testthat_failure", [("test_failure", "test-cart.R", 4)]),
+    # Ruby's raise site (``./features/step_definitions/cart_steps.rb:12:in `...'``) over the scenario's line
+    ("fresh9/systools/cucumber_ruby_failure", [("test_failure", "features/step_definitions/cart_steps.rb", 12)]),
+    # Ant's ``[javac] /w/src/a.java:7: error: ...``; its ``BUILD FAILED`` and ``Compile failed; see`` repeat it
+    ("fresh9/systools/ant_javac_error", [("build_error", "src/shop/Cart.java", 7)]),
+]
 
 
 def test_a_finding_placed_above_a_throws_frames_says_what_the_placing_line_says() -> None:
@@ -594,28 +582,22 @@ def test_a_quoted_timeout_is_a_name_not_a_timeout() -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    ("case", "expected"),
-    [
-        # GLib's ``ERROR:tests/test_cart.c:13:test_total: assertion failed``: a severity glued to its place
-        ("runners/glib_test_assert_cmpint", [("test_failure", "tests/test_cart.c", 13)]),
-        # thrift's ``[ERROR:/home/runner/work/demo/demo/idl/cart.thrift:11] (last token was 'i64')``
-        ("compilers/thrift_syntax_error", [("build_error", "idl/cart.thrift", 11)]),
-        # Qt Test's ``Loc: [../tests/tst_cart.cpp(17)]`` under its ``FAIL!  :`` verdict
-        ("runners/qttest_qcompare", [("test_failure", "tests/tst_cart.cpp", 17)]),
-        # ctest's summary under the program's ``tests/test_cart.c:9: main: Assertion ... failed.``
-        ("runners/ctest_assert_failed", [("test_failure", "tests/test_cart.c", 9)]),
-        # two failed checks in one file, no test named on their lines: two findings
-        (
-            "runners/doctest_two_checks",
-            [("test_failure", "tests/test_cart.cpp", 8), ("test_failure", "tests/test_cart.cpp", 12)],
-        ),
-    ],
-)
-def test_a_fresh11_case_is_read_at_its_kind_and_place(
-    case: str, expected: list[tuple[str, str | None, int | None]]
-) -> None:
-    assert logged(f"fresh11/{case}") == expected
+#: fresh11's cases that showed a rule: (case, its findings' kinds and places).
+FRESH11_CASES = [
+    # GLib's ``ERROR:tests/test_cart.c:13:test_total: assertion failed``: a severity glued to its place
+    ("fresh11/runners/glib_test_assert_cmpint", [("test_failure", "tests/test_cart.c", 13)]),
+    # thrift's ``[ERROR:/home/runner/work/demo/demo/idl/cart.thrift:11] (last token was 'i64')``
+    ("fresh11/compilers/thrift_syntax_error", [("build_error", "idl/cart.thrift", 11)]),
+    # Qt Test's ``Loc: [../tests/tst_cart.cpp(17)]`` under its ``FAIL!  :`` verdict
+    ("fresh11/runners/qttest_qcompare", [("test_failure", "tests/tst_cart.cpp", 17)]),
+    # ctest's summary under the program's ``tests/test_cart.c:9: main: Assertion ... failed.``
+    ("fresh11/runners/ctest_assert_failed", [("test_failure", "tests/test_cart.c", 9)]),
+    # two failed checks in one file, no test named on their lines: two findings
+    (
+        "fresh11/runners/doctest_two_checks",
+        [("test_failure", "tests/test_cart.cpp", 8), ("test_failure", "tests/test_cart.cpp", 12)],
+    ),
+]
 
 
 @pytest.mark.parametrize(
@@ -647,42 +629,36 @@ def test_a_compilers_report_with_its_place_alone_on_a_line_is_a_build_error() ->
     assert logged("fresh11/compilers/agda_type_mismatch") == [("build_error", "src/Cart.agda", 15)]
 
 
-@pytest.mark.parametrize(
-    ("case", "expected"),
-    [
-        # ``trufflehog3``: a program's name with its version is the program (a secret scanner)
-        ("checkers/trufflehog3_private_key", [("security", "config/deploy.yml", 5)]),
-        # jscpd's ``Clone found`` table (``Clones found │ Duplicated lines │ Duplicated tokens``) names no secret;
-        # its clone's places are spans: ``- cart.js [5:26 - 10:39]``
-        ("checkers/jscpd_clone", [("lint", "order.js", 3), ("lint", "cart.js", 5)]),
-        # prospector's grouped report: ``shop/cart.py`` over ``  Line: 2``
-        ("checkers/prospector_two_files", [("lint", "shop/cart.py", 2), ("lint", "shop/label.py", 6)]),
-        # dprint's summary under the file it found wrong: ``from /home/runner/work/demo/demo/src/label.ts:``
-        ("checkers/dprint_check_diff", [("lint", "src/label.ts", None)]),
-        # ``dpkg-checkbuilddeps: error: Unmet build dependencies``: debian/control is the manifest
-        ("deps/dpkg_buildpackage_unmet_build_deps", [("dependency", "debian/control", None)]),
-        # gradle offline: ``No cached version of ... available for offline mode`` under ``Could not resolve all``
-        ("deps/gradle_offline_unresolved", [("dependency", "build.gradle", None)]),
-        # pipenv's traceback ends in its own script: the finding is the Pipfile's
-        ("deps/pipenv_lock_out_of_date", [("dependency", "Pipfile", None)]),
-        # a failed assertion is a test's failure whatever ran it (cocotb under ``cd tests && make``)
-        ("runners/cocotb_make_adder", [("test_failure", "tests/test_adder.py", 18)]),
-        # TeX's ``! Undefined control sequence.`` and ``l.7 \textbfx``, in the file latexmk builds
-        ("builds/latexmk_undefined_control_sequence", [("build_error", "docs/manual.tex", 7)]),
-        # a test that names no place ran in the one file its command names (``sbcl --load tests/run.lisp``)
-        ("runners/fiveam_total", [("test_failure", "tests/run.lisp", None)]),
-        # a template engine's frames are all in node_modules: the file named alone, ``./src/index.njk``
-        ("builds/eleventy_unknown_filter", [("build_error", "src/index.njk", None)]),
-        # automake's ``configure.ac:4: installing './ar-lib'`` is progress; ``Makefile.am:1: error:`` the failure
-        ("builds/automake_libtool_undefined", [("build_error", "Makefile.am", 1)]),
-        # avocado's ``(1/3) tests/test_cart.py:Cart.test_total:  FAIL: 3 != 5``: a file with the test it holds
-        ("runners/avocado_two_failures", [("test_failure", "tests/test_cart.py", None)]),
-    ],
-)
-def test_a_fresh13_case_is_read_at_its_kind_and_place(
-    case: str, expected: list[tuple[str, str | None, int | None]]
-) -> None:
-    assert logged(f"fresh13/{case}") == expected
+#: fresh13's cases that showed a rule: (case, its findings' kinds and places).
+FRESH13_CASES = [
+    # ``trufflehog3``: a program's name with its version is the program (a secret scanner)
+    ("fresh13/checkers/trufflehog3_private_key", [("security", "config/deploy.yml", 5)]),
+    # jscpd's ``Clone found`` table (``Clones found │ Duplicated lines │ Duplicated tokens``) names no secret;
+    # its clone's places are spans: ``- cart.js [5:26 - 10:39]``
+    ("fresh13/checkers/jscpd_clone", [("lint", "order.js", 3), ("lint", "cart.js", 5)]),
+    # prospector's grouped report: ``shop/cart.py`` over ``  Line: 2``
+    ("fresh13/checkers/prospector_two_files", [("lint", "shop/cart.py", 2), ("lint", "shop/label.py", 6)]),
+    # dprint's summary under the file it found wrong: ``from /home/runner/work/demo/demo/src/label.ts:``
+    ("fresh13/checkers/dprint_check_diff", [("lint", "src/label.ts", None)]),
+    # ``dpkg-checkbuilddeps: error: Unmet build dependencies``: debian/control is the manifest
+    ("fresh13/deps/dpkg_buildpackage_unmet_build_deps", [("dependency", "debian/control", None)]),
+    # gradle offline: ``No cached version of ... available for offline mode`` under ``Could not resolve all``
+    ("fresh13/deps/gradle_offline_unresolved", [("dependency", "build.gradle", None)]),
+    # pipenv's traceback ends in its own script: the finding is the Pipfile's
+    ("fresh13/deps/pipenv_lock_out_of_date", [("dependency", "Pipfile", None)]),
+    # a failed assertion is a test's failure whatever ran it (cocotb under ``cd tests && make``)
+    ("fresh13/runners/cocotb_make_adder", [("test_failure", "tests/test_adder.py", 18)]),
+    # TeX's ``! Undefined control sequence.`` and ``l.7 \textbfx``, in the file latexmk builds
+    ("fresh13/builds/latexmk_undefined_control_sequence", [("build_error", "docs/manual.tex", 7)]),
+    # a test that names no place ran in the one file its command names (``sbcl --load tests/run.lisp``)
+    ("fresh13/runners/fiveam_total", [("test_failure", "tests/run.lisp", None)]),
+    # a template engine's frames are all in node_modules: the file named alone, ``./src/index.njk``
+    ("fresh13/builds/eleventy_unknown_filter", [("build_error", "src/index.njk", None)]),
+    # automake's ``configure.ac:4: installing './ar-lib'`` is progress; ``Makefile.am:1: error:`` the failure
+    ("fresh13/builds/automake_libtool_undefined", [("build_error", "Makefile.am", 1)]),
+    # avocado's ``(1/3) tests/test_cart.py:Cart.test_total:  FAIL: 3 != 5``: a file with the test it holds
+    ("fresh13/runners/avocado_two_failures", [("test_failure", "tests/test_cart.py", None)]),
+]
 
 
 def test_a_programs_version_in_its_name_is_no_other_program() -> None:
@@ -723,32 +699,34 @@ def test_a_verdict_without_details_gives_no_finding_of_its_own() -> None:
     ]
 
 
+#: fresh14's cases that showed a rule: (case, its findings' kinds and places).
+FRESH14_CASES = [
+    # riteway's ``at: assert (file:///w/node_modules/riteway/source/riteway.js:27:10)`` is a library's frame:
+    # the test's own is in its stack, ``at file:///w/test/cart.test.js:12:3`` (an ES module's file URL)
+    ("fresh14/runners/riteway_tap", [("test_failure", "test/cart.test.js", 12)]),
+    ("fresh11/runners/deno_test_assert", [("test_failure", "tests/cart_test.ts", 9)]),
+    # Groovy's runtime frames (``org.codehaus.groovy...``, ``groovy.lang...``) are the JVM's libraries
+    ("fresh14/runners/groovy_test_case", [("test_failure", "CartTest.groovy", 7)]),
+    # minitest-reporters' ``  test_cents      FAIL (0.00s)``, each over its details
+    (
+        "fresh14/runners/minitest_reporters_rake",
+        [("test_failure", "test/label_test.rb", 6), ("test_failure", "test/cart_test.rb", 10)],
+    ),
+    # ``make: *** [Makefile:2: test] Error 1``: the target that failed ran the tests
+    ("fresh14/runners/ert_make_test", [("test_failure", None, None)]),
+    # esbuild's ``Expected ")" but found ";"`` is a parser's expectation, and tsc's ``')' expected.`` at the
+    # same line of the same step the same problem told twice
+    ("fresh14/builds/tsup_syntax_error", [("build_error", "src/cart.ts", 2)]),
+    # caddy's ``deploy/Caddyfile:3: unrecognized directive``: a file without an extension, a line, no column
+    ("fresh14/checkers/caddy_validate_unknown_directive", [("build_error", "deploy/Caddyfile", 3)]),
+    # a library's syntax error is one too: ``Liquid::SyntaxError``
+    ("fresh14/builds/jekyll_unclosed_tag", [("build_error", None, None)]),
+]
+
+
 @pytest.mark.parametrize(
-    ("case", "expected"),
-    [
-        # riteway's ``at: assert (file:///w/node_modules/riteway/source/riteway.js:27:10)`` is a library's frame:
-        # the test's own is in its stack, ``at file:///w/test/cart.test.js:12:3`` (an ES module's file URL)
-        ("fresh14/runners/riteway_tap", [("test_failure", "test/cart.test.js", 12)]),
-        ("fresh11/runners/deno_test_assert", [("test_failure", "tests/cart_test.ts", 9)]),
-        # Groovy's runtime frames (``org.codehaus.groovy...``, ``groovy.lang...``) are the JVM's libraries
-        ("fresh14/runners/groovy_test_case", [("test_failure", "CartTest.groovy", 7)]),
-        # minitest-reporters' ``  test_cents      FAIL (0.00s)``, each over its details
-        (
-            "fresh14/runners/minitest_reporters_rake",
-            [("test_failure", "test/label_test.rb", 6), ("test_failure", "test/cart_test.rb", 10)],
-        ),
-        # ``make: *** [Makefile:2: test] Error 1``: the target that failed ran the tests
-        ("fresh14/runners/ert_make_test", [("test_failure", None, None)]),
-        # esbuild's ``Expected ")" but found ";"`` is a parser's expectation, and tsc's ``')' expected.`` at the
-        # same line of the same step the same problem told twice
-        ("fresh14/builds/tsup_syntax_error", [("build_error", "src/cart.ts", 2)]),
-        # caddy's ``deploy/Caddyfile:3: unrecognized directive``: a file without an extension, a line, no column
-        ("fresh14/checkers/caddy_validate_unknown_directive", [("build_error", "deploy/Caddyfile", 3)]),
-        # a library's syntax error is one too: ``Liquid::SyntaxError``
-        ("fresh14/builds/jekyll_unclosed_tag", [("build_error", None, None)]),
-    ],
+    ("case", "expected"), [*FRESH9_CASES, *FRESH10_CASES, *FRESH11_CASES, *FRESH13_CASES, *FRESH14_CASES]
 )
-def test_a_fresh14_case_is_read_at_its_kind_and_place(
-    case: str, expected: list[tuple[str, str | None, int | None]]
-) -> None:
+def test_a_held_out_log_gives_its_findings(case: str, expected: list[tuple[str, str | None, int | None]]) -> None:
+    """Each round's cases that showed a rule: every finding at its kind and place."""
     assert logged(case) == expected

@@ -112,7 +112,7 @@ class Analyser:
         self._seen: set[str] = set()
         #: Where the test failures reported so far failed (path, line).
         self._failed_at: set[tuple[str | None, int | None]] = set()
-        #: The step's findings placed at a line, and the tool that told each.
+        #: The step's findings placed at a line (and named no test), and the tool that told each.
         self._told_at: dict[tuple[str, int], str | None] = {}
         self._per_tool: dict[tuple[str | None, str], int] = {}
         self._explained = False
@@ -452,13 +452,8 @@ class Analyser:
         message = redact(" ".join(draft.message.split()), self.masks)[: limits.max_message_chars]
         if draft.path is not None:
             draft.path = named_by_command(draft.path, self._command)
-        if draft.kind == "dependency" and self._project_path(draft.path) is None:
-            # ``loosen the version constraints in pyproject.toml``; else the manager's (``npm ci``: package.json),
-            # not the manager's own script a traceback ends in (pipenv's ``File ".../bin/pipenv", line 8``)
-            found = manifest([draft.message, *self._lines(draft.start, draft.end + 1)], self._step, self.checkout)
-            draft.path, draft.line, draft.column = found, None, None
-        elif draft.kind == "dependency" and draft.path is not None and (source := locked_by(draft.path)) is not None:
-            draft.path, draft.line, draft.column = source, None, None  # a lock file out of date: its manifest
+        if draft.kind == "dependency":
+            self._place_at_manifest(draft)
         path = self._project_path(draft.path)
         if path is None:
             draft.line = draft.column = None  # a line of a file outside the repository (a library's) says nothing
@@ -471,12 +466,14 @@ class Analyser:
             # ``tests/a.cpp:12: ERROR: CHECK( ... ) is NOT correct!`` in one file).
             where = normalise_path(path)
             identity = make_fingerprint(draft.tool, draft.kind, where, draft.rule, normalise_message(message))
-        told = self._told_at.get((path, draft.line)) if path and draft.line and not test_id else None
-        if identity in self._seen or (told is not None and told != draft.tool):
-            return  # another tool at a line this step already has: one problem told twice (esbuild's and tsc's)
+        at = (path, draft.line) if path and draft.line and not test_id else None
+        # another tool at a line this step already has: one problem told twice (esbuild's and tsc's)
+        twice = at is not None and at in self._told_at and self._told_at[at] != draft.tool
+        if identity in self._seen or twice:
+            return
         self._seen.add(identity)
-        if path and draft.line and not test_id:
-            self._told_at[(path, draft.line)] = draft.tool
+        if at is not None:
+            self._told_at[at] = draft.tool
         if draft.kind == "test_failure":
             self._failed_at.add((path, draft.line))
         self._crash_reported = self._crash_reported or draft.kind == "crash"
@@ -504,6 +501,17 @@ class Analyser:
                 log_lines=(start, end),
             )
         )
+
+    def _place_at_manifest(self, draft: Draft) -> None:
+        """A dependency failure is fixed in a manifest: the one its lines or the step name (``loosen the version
+        constraints in pyproject.toml``), else the step's manager's (``npm ci``: package.json), rather than no
+        place or the manager's own script a traceback ends in (pipenv's ``File ".../bin/pipenv", line 8``); a
+        lock file out of date is fixed in its manifest."""
+        if self._project_path(draft.path) is None:
+            lines = [draft.message, *self._lines(draft.start, draft.end + 1)]
+            draft.path, draft.line, draft.column = manifest(lines, self._step, self.checkout), None, None
+        elif draft.path is not None and (source := locked_by(draft.path)) is not None:
+            draft.path, draft.line, draft.column = source, None, None
 
     def _project_path(self, path: str | None) -> str | None:
         """``path`` relative to the repository, or None for a file outside it (a library's)."""

@@ -108,7 +108,6 @@ _LINE_IN_FILE = re.compile(
 )
 #: A severity glued to the place it opens (GLib's ``ERROR:tests/a.c:13:test_total: assertion failed``, thrift's
 #: ``[ERROR:/w/idl/cart.thrift:11]``): read as if a space followed it.
-_DIGIT = re.compile(r"\d")
 _GLUED_SEVERITY = re.compile(r"(?<![\w-])(ERROR|FAILURE|FATAL|WARNING|Error|Warning|error|warning):(?=[\w./])")
 #: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``), or with the test
 #: it holds (avocado's ``tests/test_cart.py:Cart.test_total: FAIL``).
@@ -123,6 +122,8 @@ _JVM_LIBRARY_FRAME = re.compile(
     r"|org\.gradle|org\.springframework|org\.testng|org\.opentest4j|org\.assertj|worker\.org\.gradle|groovy|org\.codehaus"
     r"|org\.spockframework|io\.kotest)\."
 )
+#: A line without a digit names no line number (a cheap look before the place patterns).
+_DIGIT = re.compile(r"\d")
 _STRICT = re.compile(r"(?i)warnings? (?:treated|are treated|turned into) as errors")
 _STRICT_STEP = re.compile(r"(?:^|\s)(?:-W|-Werror|--fail-on-warning|--strict|--max-warnings[= ]0)(?=\s|$)")
 _NOTE = re.compile(r"(?i)[:\s]note:")
@@ -378,20 +379,23 @@ def manifest(lines: Sequence[str], step: str, checkout: Checkout | None = None) 
 
     :param step: the failed step's command, lower case.
     """
-    named = (
-        found.group("path")
-        for text in [*lines, step]
-        for found in _MANIFEST.finditer(text)
-        if text[found.start() - 1 : found.end() + 1]
-        != f"({found.group('path')})"  # pip's ``metadata (pyproject.toml)``
-    )
+    named = [path for text in [*lines, step] for path in _manifests_named(text)]
     for path in [*named, manager_manifest(step)]:
-        if path is None or _LIBRARY.search(path) or (relative := repo_relative(repo_path(path))) is None:
+        if path is None or in_library(path) or (relative := repo_relative(repo_path(path))) is None:
             continue
         relative = locked_by(relative) or relative
         if checkout is None or checkout.exists(relative):
             return relative
     return None
+
+
+def _manifests_named(text: str) -> Iterator[str]:
+    """The manifests ``text`` names, but one said in passing in parentheses (pip's ``Preparing metadata
+    (pyproject.toml)``: the file of the package it builds)."""
+    for found in _MANIFEST.finditer(text):
+        path = found.group("path")
+        if text[found.start() - 1 : found.end() + 1] != f"({path})":
+            yield path
 
 
 def locked_by(path: str) -> str | None:

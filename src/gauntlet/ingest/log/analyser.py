@@ -67,7 +67,7 @@ _STEP_LINES = 60
 #: report of one names the script line that launched it (``run.sh: line 2: Segmentation fault``), not its place.
 _PLACED_KINDS = frozenset({"test_failure", "build_error", "type_error", "lint"})
 #: Kinds whose block reports one problem per diagnostic row (see :meth:`Analyser._report_rows`).
-_ROW_KINDS = frozenset({"build_error", "lint", "type_error"})
+_ROW_KINDS = frozenset({"build_error", "lint", "type_error", "security"})
 
 
 class Analyser:
@@ -419,12 +419,13 @@ class Analyser:
         return [text for _, text in self._numbered(start, stop)]
 
     def _report_rows(self, chosen: Draft, located: Located) -> None:
-        """A linter's or a compiler's block holds a problem per row: each row its own finding, after the chosen
-        one (see :func:`~.place.report_rows`)."""
+        """A linter's, a scanner's or a compiler's block holds a problem per row: each row in the project its own
+        finding, after the chosen one (see :func:`~.place.report_rows`)."""
         above = self._numbered(located.start - 20, located.start)
         inside = self._numbered(located.start, located.end + 1)
         for row in report_rows(chosen, above, inside, self._command):
-            self._report(self._repeats.keyed(row))
+            if self._project_path(row.path) is not None:
+                self._report(self._repeats.keyed(row))
 
     def _above(self, start: int, count: int = 20) -> list[str]:
         """Up to ``count`` lines just above line ``start``, oldest first."""

@@ -122,6 +122,16 @@ _JVM_LIBRARY_FRAME = re.compile(
     r"|org\.gradle|org\.springframework|org\.testng|org\.opentest4j|org\.assertj|worker\.org\.gradle|groovy|org\.codehaus"
     r"|org\.spockframework|io\.kotest)\."
 )
+#: A file opening a line, then its line in words further on: Python's json module under pre-commit's
+#: ``data/prices.json: Failed to json decode (Expecting ...: line 4 column 1 (char 31))``; or a report's keys
+#: on one line: credsweeper's ``path: shop/settings.py | line_num: 4``, ``file=a.py line=3``.
+_PATH_THEN_LINE = re.compile(
+    r"^\s*(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}): .{0,300}?"
+    r"\bline (?P<line>\d{1,7})(?:,? col(?:umn)? (?P<column>\d{1,5}))?\b"
+    r"|\b(?:path|file|filename)[:=] ?['\"]?"
+    r"(?P<kpath>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})['\"]?[ ,|;]{1,6}"
+    r"(?:line|line_num|line_number|lineno|start_line)[:=] ?(?P<kline>\d{1,7})\b"
+)
 #: A line without a digit names no line number (a cheap look before the place patterns).
 _DIGIT = re.compile(r"\d")
 _STRICT = re.compile(r"(?i)warnings? (?:treated|are treated|turned into) as errors")
@@ -447,7 +457,7 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], co
     strict = _strict([text for _, text in lines], command)
     seen = {(chosen.path, chosen.line)}
     rows: list[Draft] = []
-    checker = chosen.kind == "lint"
+    checker = chosen.kind in ("lint", "security")
     for number, text, (path, line, column) in lint_rows(lines, [text for _, text in above], any_place=checker):
         if _NOTE.search(text) or (chosen.kind != "lint" and not strict and _MINOR.search(text)):
             continue  # a note explains a row above it; a compiler's warning fails nothing
@@ -756,6 +766,10 @@ def _places(text: str) -> Iterator[Place]:
         if line == 0:
             continue
         yield path, line, int(col) if col else None
+    if "line" in text and (worded := _PATH_THEN_LINE.search(text)) is not None:
+        column = worded.group("column")
+        named, number = worded.group("path", "line") if worded.group("path") else worded.group("kpath", "kline")
+        yield named, int(number), int(column) if column else None
     if (bare := _BARE_PLACE.search(text)) is not None and not _LIBRARY.search(bare.group("path")):
         column = bare.group("column")
         yield bare.group("path"), int(bare.group("line") or bare.group("wline")), int(column) if column else None

@@ -721,6 +721,15 @@ FRESH14_CASES = [
     ("fresh14/checkers/caddy_validate_unknown_directive", [("build_error", "deploy/Caddyfile", 3)]),
     # a library's syntax error is one too: ``Liquid::SyntaxError``
     ("fresh14/builds/jekyll_unclosed_tag", [("build_error", None, None)]),
+    # pre-commit's json check: ``data/prices.json: Failed to json decode (...: line 4 column 1 (char 31))``, a
+    # second hook's finding under the first's (``in "config/shop.yml", line 3, column 7``)
+    ("fresh14/checkers/pre_commit_hooks_two_files", [("lint", "data/prices.json", 4), ("lint", "config/shop.yml", 3)]),
+    # credsweeper's keys on one line: ``line_data_list: [path: shop/settings.py | line_num: 4 | ...]``; a scanner's
+    # block has a finding per row, as a linter's
+    (
+        "fresh14/checkers/credsweeper_two_files",
+        [("security", "shop/settings.py", 4), ("security", "deploy/aws.env", 2)],
+    ),
 ]
 
 

@@ -297,7 +297,9 @@ class Analyser:
                 best = terminal
             located = self._locate(terminal.end if terminal is not None else self.place[2])
             chosen = _choose(best, terminal, located)
-            if chosen is not None and located is not None and chosen.tool is None:
+            # A driver's line (``make: *** [Makefile:4: docs] Error 3``) that took the block is placed from it too.
+            driven = chosen is not None and chosen.path is None and chosen.role == "fallback"
+            if chosen is not None and located is not None and (chosen.tool is None or driven):
                 self._explain(chosen, located, terminal.end if terminal is not None else None)
             # A verdict right after a step's exit (Jenkins' ``Finished: FAILURE``) repeats a failure already told.
             repeated = chosen is terminal and self._empty_step and self.count > 0

@@ -106,9 +106,13 @@ _LINE_IN_FILE = re.compile(
     r"\((?P<line>\d{1,7}):(?P<column>\d{1,5})\) in "
     r"(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\-])"
 )
-#: A severity glued to the place it opens (GLib's ``ERROR:tests/a.c:13:test_total: assertion failed``, thrift's
-#: ``[ERROR:/w/idl/cart.thrift:11]``): read as if a space followed it.
-_GLUED_SEVERITY = re.compile(r"(?<![\w-])(ERROR|FAILURE|FATAL|WARNING|Error|Warning|error|warning):(?=[\w./])")
+#: A severity or a program glued to the place it opens (GLib's ``ERROR:tests/a.c:13:test_total: assertion
+#: failed``, thrift's ``[ERROR:/w/idl/cart.thrift:11]``, psql's ``psql:migrations/002.sql:4: ERROR:``): read as
+#: if a space followed it.
+_GLUED_SEVERITY = re.compile(
+    r"(?<![\w-])(ERROR|FAILURE|FATAL|WARNING|Error|Warning|error|warning):(?=[\w./])"
+    r"|(?<![\w/.-])([a-z][\w-]{1,30}):(?=[\w.][\w./-]{0,200}\.[A-Za-z]\w{0,9}:\d)"
+)
 #: A file named alone (``would reformat /home/runner/work/x/x/src/a.py``, ``[warn] src/c.js``), or with the test
 #: it holds (avocado's ``tests/test_cart.py:Cart.test_total: FAIL``).
 _FILE = re.compile(
@@ -141,10 +145,11 @@ _MINOR = re.compile(r"(?i)[:\s](?:warning|note|info|hint)(?:\[\w+\])?:")
 _MISSING = re.compile(
     r"(?i)no such file|not found|does(?: not|n't) exist|cannot (?:open|find|stat)|can't (?:open|find|resolve)"
 )
-#: A line that says the tool writes the file it names (ct_run's ``Updating /w/logs/index.html ... done``): its
-#: output, not the project's source.
+#: A line that says the tool writes the file it names (ct_run's ``Updating /w/logs/index.html ... done``, a quiet
+#: build's `` GEN  x86_64/gen_version.mk``): its output, not the project's source.
 _WRITES = re.compile(
-    r"(?i)^\s*(?:updating|writing|wrote|generating|generated|creating|created|saving|saved)\b|\b(?:written|saved) to\b"
+    r"(?i)^\s*(?:updating|writing|wrote|gen|generating|generated|creating|created|saving|saved)\b"
+    r"|\b(?:written|saved) to\b"
 )
 #: Files a log names alone that are the build's own output, not the project's sources.
 _NOT_ALONE = re.compile(r"(?i)\.(?:log|txt|o|obj|a|so|dll|exe|class|jar|whl|tgz|zip|tar|gz|lock)$")
@@ -175,7 +180,8 @@ _ROW = re.compile(
     r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})(?:-\d{1,7}:\d{1,5})?\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])"
     r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?"
     r"|(?:[✖✘×⚠✗]\s*)?#?(?P<cline>\d{1,7})(?::(?P<ccolumn>\d{1,5}))?(?:\t|: |\s{2,}|\s?[|┆]\s)(?=\S)"
-    r"|Line: (?P<wline>\d{1,7})\s*$)"  # prospector's grouped report: ``  Line: 2`` over its messages
+    r"|Line: (?P<wline>\d{1,7})\s*$"  # prospector's grouped report: ``  Line: 2`` over its messages
+    r"|(?P<sline>\d{1,7}):(?P<scolumn>\d{1,5}) (?=[A-Z`]))"  # graphql-schema-linter's ``9:3 The field ...``
 )
 #: A row that starts with its place (phpmd's ``/path/src/cart.php:5  UnusedLocalVariable  Avoid ...``).
 _PLACE_FIRST = re.compile(r"^\s*(?:[A-Za-z]:)?[\w.\\/+-]{0,200}[\w-]\.[A-Za-z][A-Za-z0-9]{0,9}(?::|@|\()\d{1,7}\b")
@@ -725,8 +731,8 @@ def in_checkout(path: str, checkout: Checkout) -> bool:
 
 
 def _row_place(row: re.Match[str]) -> tuple[int, int | None]:
-    line = int(row.group("line") or row.group("lline") or row.group("cline") or row.group("wline"))
-    column = row.group("column") or row.group("lcolumn") or row.group("ccolumn")
+    line = int(next(number for number in row.group("line", "lline", "cline", "wline", "sline") if number))
+    column = row.group("column") or row.group("lcolumn") or row.group("ccolumn") or row.group("scolumn")
     return line, int(column) if column else None
 
 
@@ -775,8 +781,8 @@ def _places(text: str) -> Iterator[Place]:
         yield bare.group("path"), int(bare.group("line") or bare.group("wline")), int(column) if column else None
 
 
-def _spaced(severity: re.Match[str]) -> str:
-    return f"{severity.group(1)}: "
+def _spaced(glued: re.Match[str]) -> str:
+    return f"{glued.group(1) or glued.group(2)}: "
 
 
 def _not_a_file(path: str) -> bool:

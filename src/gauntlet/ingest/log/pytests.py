@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.text import repo_path
 
 __all__ = ["Pytest", "Unittest"]
 
@@ -129,6 +130,8 @@ class Pytest:
             return
         for prefix in ("ERROR at setup of ", "ERROR at teardown of "):
             name = name.removeprefix(prefix)
+        if "/" in name or "\\" in name:
+            name = repo_path(name) or name  # a test named by its file's absolute path (nbmake's notebooks)
         key = _name_key(name)
         path = block.path
         test_id = f"{block.test_path}::{key}" if block.test_path else key
@@ -149,6 +152,9 @@ class Pytest:
     def _summary(self, number: int, match: re.Match[str], sink: Sink) -> None:
         outcome, test_id, message = match.groups()
         path, _, rest = test_id.partition("::")
+        # a test collected by its absolute path (nbmake's notebooks) is named from the repository's root
+        path = repo_path(path) or path
+        test_id = f"{path}::{rest}" if rest else path
         if rest:
             key, kind = f"pytest:{rest}", "test_failure"
         else:

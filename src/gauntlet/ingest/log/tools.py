@@ -79,6 +79,7 @@ SECRET = re.compile(
     r"|\bCWE-\d{1,5}\b|\bCVE-\d{4}-\d{4,7}\b|\bGHSA(?:-[\da-z]{4}){3}\b"
     r"|(?<![\w-])SECURITY:"  # a checker's severity (pscan's ``src/log.c:8 SECURITY: printf call ...``)
     r"|(?i:\bhigh entropy\b)"  # a secret scanner's reason (tartufo, truffleHog, detect-secrets)
+    r"|(?<![\w/-])security/[a-z][\w-]+"  # a linter's security plugin's rule (eslint-plugin-security's)
 )
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
 #: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
@@ -231,6 +232,9 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"|errors on dependencies|unchecked dependencies|not found in any (?:repo|repository|registry|index)\b"
             r"|could not satisfy (?:dependency|requirement)|changed significantly since \S+ was last generated"
             r"|could not resolve all (?:files|dependencies|artifacts)|no cached version of\b"
+            # dpkg's and cpanm's ``Package libcart1 is not installed``, pkg-config's search path, npm-check-updates
+            r"|\b(?:package|module|library|gem) \S{1,100} is not installed|not found in the pkg-config search path"
+            r"|\bdependencies (?:are )?not up[- ]to[- ]date\b"
             # (a word's start first, and bounded: a line of one long hyphenated word stays linear to search)
             r"|(?<![\w.-])(?:lock ?file|[\w.-]{1,100}\.lock|[\w-]{1,100}-lock\.\w{1,10})\b.{0,40}"
             r"\b(?:out of date|not up to date|outdated|out of sync)\b"
@@ -297,7 +301,7 @@ VERDICTS: tuple[re.Pattern[str], ...] = tuple(
         r"^==== (?P<name>\S+) FAILED$",  # tcltest
         r"^\s*\d+ - (?P<name>\S+) \((?:Failed|Timeout|SEGFAULT|Exception|Subprocess aborted)\)",  # ctest
         r"^\s*\d+\) (?P<name>\S.*?):?$",  # mocha, jasmine, RSpec, JUnit 4
-        r"^\s*(?:✗|✕|×|✘) (?P<name>\S.*)$",  # spec reporters
+        r"^\s*(?:✗|✕|×|✘|✖) (?P<name>\S.*)$",  # spec reporters (tap-spec's ``✖ two prices``)
         r"^(?:Test|test) (?P<name>[\w.:/<>-]{1,200}) (?:failed|FAILED)\b",  # QCheck, property testers, prose
         r"^\s*\[FAIL(?:ED)?\]\s+(?P<name>\S.*?)\s*$",  # alcotest-style verdict columns
         r"^\(fail\) (?P<name>\S.*?)(?: \[[\d.]+m?s\])?$",  # bun

@@ -123,7 +123,8 @@ def test_tools_nobody_wrote_a_parser_for_are_read_by_the_generic_path() -> None:
 #: (0.571 / 0.667 after fresh8's rules, which were written without seeing it), fresh9 0.657 / 0.694 (after
 #: fresh10's rules), fresh12 0.281 / 0.406 and fresh11 0.694 / 0.765 (fresh12's rules, dependency failures
 #: only, did not move it), fresh13 0.457 / 0.529 (a mix of 29 tools, made after fresh11's and fresh12's
-#: rules, kept unseen until they were written), fresh14 0.472 / 0.657 with 1 duplicate (after fresh13's).
+#: rules, kept unseen until they were written), fresh14 0.472 / 0.657 with 1 duplicate (after fresh13's),
+#: fresh15 0.514 / 0.649 with 1 duplicate (after fresh14's).
 #: Floors under today's figures: (folder, logs, passing logs, recall, precision, most duplicates). Issue 31
 #: asks for 0.70 / 0.92 and no duplicate.
 HELD_OUT = [
@@ -140,7 +141,8 @@ HELD_OUT = [
     ("fresh11", 35, 3, 0.86, 0.91, 0),
     ("fresh12", 35, 3, 0.87, 0.90, 0),
     ("fresh13", 32, 3, 0.88, 0.90, 0),
-    ("fresh14", 32, 3, 0.58, 0.74, 0),
+    ("fresh14", 32, 3, 0.69, 0.81, 0),
+    ("fresh15", 31, 3, 0.72, 0.74, 1),
 ]
 
 

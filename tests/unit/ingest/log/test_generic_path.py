@@ -713,7 +713,9 @@ FRESH14_CASES = [
         [("test_failure", "test/label_test.rb", 6), ("test_failure", "test/cart_test.rb", 10)],
     ),
     # ``make: *** [Makefile:2: test] Error 1``: the target that failed ran the tests
-    ("fresh14/runners/ert_make_test", [("test_failure", None, None)]),
+    # (the driver's line then placed from the block: the test file the recipe's ``emacs ... -l test/cart-test.el``
+    # named)
+    ("fresh14/runners/ert_make_test", [("test_failure", "test/cart-test.el", None)]),
     # esbuild's ``Expected ")" but found ";"`` is a parser's expectation, and tsc's ``')' expected.`` at the
     # same line of the same step the same problem told twice
     ("fresh14/builds/tsup_syntax_error", [("build_error", "src/cart.ts", 2)]),
@@ -732,9 +734,37 @@ FRESH14_CASES = [
     ),
 ]
 
+#: fresh15's cases that showed a rule: (case, its findings' kinds and places).
+FRESH15_CASES = [
+    # tap-spec's ``✖ two prices`` over each failure's details: a finding per failed test
+    (
+        "fresh15/runners/tap_spec_two_files",
+        [("test_failure", "test/cart.test.js", 10), ("test_failure", "test/label.test.js", 5)],
+    ),
+    # graphql-schema-linter's ``9:3 The field ...`` under ``/w/schema/items.graphql``
+    (
+        "fresh15/checkers/graphql_schema_linter_two_files",
+        [("lint", "schema/items.graphql", 9), ("lint", "schema/orders.graphql", 3)],
+    ),
+    # ``security/detect-eval-with-expression``: a linter's security plugin's rule
+    (
+        "fresh15/checkers/eslint_plugin_security_two_files",
+        [("security", "src/receipts.js", 4), ("security", "src/rules.js", 4)],
+    ),
+    # npm-check-updates' ``Dependencies not up-to-date``
+    ("fresh15/deps/ncu_outdated_dependency", [("dependency", "package.json", None)]),
+    # pkg-config's ``Package libcartcore was not found in the pkg-config search path.``
+    ("fresh15/deps/pkg_config_missing_library", [("dependency", None, None)]),
+    # make's driver line took the block: placed from it (``at docs/manual.md line 11 column 1``)
+    ("fresh15/builds/pandoc_duplicate_reference", [("build_error", "docs/manual.md", 11)]),
+    # a program glued to its place: ``psql:migrations/002_orders.sql:4: ERROR:``
+    ("fresh15/builds/psql_migration_error", [("build_error", "migrations/002_orders.sql", 4)]),
+]
+
 
 @pytest.mark.parametrize(
-    ("case", "expected"), [*FRESH9_CASES, *FRESH10_CASES, *FRESH11_CASES, *FRESH13_CASES, *FRESH14_CASES]
+    ("case", "expected"),
+    [*FRESH9_CASES, *FRESH10_CASES, *FRESH11_CASES, *FRESH13_CASES, *FRESH14_CASES, *FRESH15_CASES],
 )
 def test_a_held_out_log_gives_its_findings(case: str, expected: list[tuple[str, str | None, int | None]]) -> None:
     """Each round's cases that showed a rule: every finding at its kind and place."""

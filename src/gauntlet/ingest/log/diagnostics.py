@@ -64,6 +64,8 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "pwsh", "powershell"})
 _CODE = re.compile(r" \[([A-Z]{2}\d{4})\]$")
 _CODE_TOOLS = {"SC": "shellcheck"}
 _FORTRAN_ERROR = re.compile(r"^(?:Fatal )?Error: (.*)$")
+#: Words that may open a diagnostic as a program's name does (``FAIL: a.go:15: ...``) but name no program.
+_VERDICT_WORDS = frozenset({"FAIL", "FAILED", "FAILURE", "PASS", "ERROR", "WARNING", "WARN", "INFO", "NOTE"})
 
 
 def step_tool(command: str) -> str | None:
@@ -162,6 +164,8 @@ class Diagnostics(BlockParser):
         if _NOT_A_FAILURE.match(message) or _ASSERT.match(message) or _SEE_ABOVE.search(message):
             return False
         tool = match.group("tool")
+        if tool in _VERDICT_WORDS:
+            tool = None  # gocheck's ``FAIL: cart_test.go:15: CartSuite.TestTotal``: a verdict, not a program
         tool = re.sub(r"[-.]?\d+(?:\.\d+)*$", "", tool) if tool else step_tool(sink.step)
         if code := _CODE.search(message):
             tool = _CODE_TOOLS.get(code.group(1)[:2], tool)

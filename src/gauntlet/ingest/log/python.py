@@ -6,7 +6,7 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
-from gauntlet.ingest.log.tools import step_kind
+from gauntlet.ingest.log.tools import SECRET, step_kind
 from gauntlet.models import Kind
 
 __all__ = ["Pip", "PythonLint", "Traceback", "TypeCheck"]
@@ -191,9 +191,9 @@ class PythonLint(LineParser):
                 return True
             if match := _FLAKE8.match(text):
                 path, row, column, code, message = match.groups()
-                found = diagnostic(
-                    self._tool(path, sink, number), "lint", message, number, path, row, column, rule=code
-                )
+                # a security plugin's finding (dlint's ``DUO104 use of "eval" is insecure``) is a security one
+                kind: Kind = "security" if SECRET.search(message) else "lint"
+                found = diagnostic(self._tool(path, sink, number), kind, message, number, path, row, column, rule=code)
                 sink.emit(self._repeats.keyed(found))
                 return True
             if match := _RUFF_ARROW.match(text):

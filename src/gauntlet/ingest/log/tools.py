@@ -80,6 +80,7 @@ SECRET = re.compile(
     r"|(?<![\w-])SECURITY:"  # a checker's severity (pscan's ``src/log.c:8 SECURITY: printf call ...``)
     r"|(?i:\bhigh entropy\b)"  # a secret scanner's reason (tartufo, truffleHog, detect-secrets)
     r"|(?<![\w/-])security/[a-z][\w-]+"  # a linter's security plugin's rule (eslint-plugin-security's)
+    r"|(?i:\binsecure\b)"  # a security plugin's words (dlint's ``use of "eval" is insecure``)
 )
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
 #: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
@@ -234,7 +235,7 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"|could not resolve all (?:files|dependencies|artifacts)|no cached version of\b"
             # dpkg's and cpanm's ``Package libcart1 is not installed``, pkg-config's search path, npm-check-updates
             r"|\b(?:package|module|library|gem) \S{1,100} is not installed|not found in the pkg-config search path"
-            r"|\bdependencies (?:are )?not up[- ]to[- ]date\b"
+            r"|\bdependencies (?:are )?not up[- ]to[- ]date\b|\bprerequisites? (?:not found|missing)\b"
             # (a word's start first, and bounded: a line of one long hyphenated word stays linear to search)
             r"|(?<![\w.-])(?:lock ?file|[\w.-]{1,100}\.lock|[\w-]{1,100}-lock\.\w{1,10})\b.{0,40}"
             r"\b(?:out of date|not up to date|outdated|out of sync)\b"

@@ -761,11 +761,27 @@ FRESH15_CASES = [
     ("fresh15/builds/psql_migration_error", [("build_error", "migrations/002_orders.sql", 4)]),
 ]
 
+#: fresh16's cases that showed a rule: (case, its findings' kinds and places).
+FRESH16_CASES = [
+    # dlint's ``DUO104 use of "eval" is insecure`` through flake8: a security plugin's finding
+    (
+        "fresh16/checkers/dlint_flake8_two_files",
+        [("security", "shop/catalogue.py", 6), ("security", "shop/forms.py", 3)],
+    ),
+    # ``MakeMaker FATAL: prerequisites not found.``: a dependency, at the Makefile.PL the command runs
+    ("fresh16/deps/makemaker_missing_prereq", [("dependency", "Makefile.PL", None)]),
+]
+
 
 @pytest.mark.parametrize(
     ("case", "expected"),
-    [*FRESH9_CASES, *FRESH10_CASES, *FRESH11_CASES, *FRESH13_CASES, *FRESH14_CASES, *FRESH15_CASES],
+    [*FRESH9_CASES, *FRESH10_CASES, *FRESH11_CASES, *FRESH13_CASES, *FRESH14_CASES, *FRESH15_CASES, *FRESH16_CASES],
 )
 def test_a_held_out_log_gives_its_findings(case: str, expected: list[tuple[str, str | None, int | None]]) -> None:
     """Each round's cases that showed a rule: every finding at its kind and place."""
     assert logged(case) == expected
+
+
+def test_a_verdict_opening_a_diagnostic_names_no_program() -> None:
+    # gocheck's ``FAIL: cart_test.go:15: CartSuite.TestTotal``: the tool is the step's, not ``FAIL``
+    assert {f.tool for f in job("go test ./...", "FAIL: cart_test.go:15: CartSuite.TestTotal")} == {"go"}

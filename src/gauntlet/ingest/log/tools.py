@@ -357,21 +357,57 @@ _TEST_PROGRAM = re.compile(
 )
 
 
+#: Task runners, whose own kind (make's build) says less than the target they run: ``make lint``, ``tox -e mypy``,
+#: ``nox -s tests``, ``cargo make audit``, ``npm run check:types``, ``deno task lint``.
+_RUNNERS = frozenset({"make", "gmake", "tox", "nox"})
+_TARGETS = re.compile(
+    _COMMAND_START
+    + r"(?:g?make|just|task|tox|nox|invoke|inv|poe|mage|rake|(?:cargo|npm|pnpm|yarn|bun|deno|composer|hatch|pdm|uv)"
+    r" (?:make|run|task))((?: +[^\s;&|]{1,100}){1,8})"
+)
+#: A target's words (split at ``-``, ``_``, ``:``, ``,``) by the kind of what it runs, most telling first.
+_TARGET_WORDS: tuple[tuple[Kind, frozenset[str]], ...] = (
+    ("type_error", frozenset({"typecheck", "types", "typing", "mypy", "pyright", "tsc", "typescript"})),
+    ("security", frozenset({"audit", "security", "vuln", "vulns", "secrets", "sast", "bandit"})),
+    ("lint", frozenset({"lint", "linter", "linters", "linting", "style", "fmt", "format", "formatting", "flake8"})),
+    ("test_failure", frozenset({"test", "tests", "spec", "specs", "e2e", "unit", "integration", "pytest"})),
+    ("dependency", frozenset({"deps", "dependencies"})),
+)  # fmt: skip
+
+
+def _target_kind(step: str) -> Kind | None:
+    """The kind the first target a task runner runs is named for (``make -C src lint``: lint), or None."""
+    for found in _TARGETS.finditer(step):
+        for word in found.group(1).split():
+            if word.startswith("-") or "=" in word or "/" in word:
+                continue
+            parts = set(re.split(r"[-_:,.]", word))
+            for kind, words in _TARGET_WORDS:
+                if parts & words:
+                    return kind
+    return None
+
+
 def step_kind(step: str) -> Kind | None:
     """The kind of failure the step's command reports, from :data:`TOOLS`; None for a command it does not list.
 
     :param step: the step's command, lower case (``""`` when the log does not say).
     :returns: the kind of the longest listed command the step names (the later of equals: in ``make && make
-        test`` the tests ran last); a command with ``lint`` in its name, or one named ``...check`` or
-        ``check-...``, is a linter's.
+        test`` the tests ran last), unless that is a task runner whose target is named for a kind (``make
+        typecheck``); a command with ``lint`` in its name, or one named ``...check`` or ``check-...``, is a
+        linter's.
     """
-    best: tuple[int, int, Kind] | None = None
+    best: tuple[int, int, str] | None = None
     for match in _STEP.finditer(step):
-        found = (len(match.group(1)), match.start(), _COMMANDS[match.group(1)])
+        found = (len(match.group(1)), match.start(), match.group(1))
         if best is None or found[:2] > best[:2]:
             best = found
+    if best is not None and best[2] not in _RUNNERS:
+        return _COMMANDS[best[2]]
+    if target := _target_kind(step):
+        return target
     if best is not None:
-        return best[2]
+        return _COMMANDS[best[2]]
     if _ANY_LINT.search(step):
         return "lint"
     return "test_failure" if _TEST_PROGRAM.search(step) else None

@@ -27,6 +27,16 @@ from gauntlet.ingest.log.tools import RULE_CODE, TOOLS, checker_kind, failed_tes
         ("check-jsonschema --schemafile s.json app.json", "lint"),  # ... or check-... (pre-commit's check-yaml)
         ("./build/check_add", "test_failure"),  # Check's test binaries say check_
         ("make check", "test_failure"),
+        # a task runner's target says more than the runner: make builds, but ``make lint`` lints
+        ("make lint", "lint"),
+        ("make -C src typecheck", "type_error"),
+        ("tox -e mypy", "type_error"),
+        ("nox -s lint", "lint"),
+        ("tox -e py312", "test_failure"),  # a target that names no kind: the runner's own
+        ("make audit", "security"),
+        ("make CFLAGS=-Werror deps", "dependency"),
+        ("npm run check:types", "type_error"),
+        ("make -j4 all", "build_error"),
         ("cargo check", "build_error"),
         ("coverage report --fail-under=90", "test_failure"),
         ("echo done", None),

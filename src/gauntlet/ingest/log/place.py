@@ -151,6 +151,9 @@ _WRITES = re.compile(
     r"(?i)^\s*(?:updating|writing|wrote|gen|generating|generated|creating|created|saving|saved)\b"
     r"|\b(?:written|saved) to\b"
 )
+#: A line that says the file it names passed (``tests/a.py::test_b PASSED``, ``✓ src/a.test.ts (3 tests)``,
+#: ``ok  example.com/pkg  0.2s``): it names no failure's file.
+_PASSED = re.compile(r"\bPASS(?:ED)?\b|\bpassed\b|(?:^|\s)[✓✔√](?:\s|$)|^ok\s|\bok$")
 #: Files a log names alone that are the build's own output, not the project's sources.
 _NOT_ALONE = re.compile(r"(?i)\.(?:log|txt|o|obj|a|so|dll|exe|class|jar|whl|tgz|zip|tar|gz|lock)$")
 #: Where installed code lives: a frame there is not the project's.
@@ -637,7 +640,7 @@ def file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "
     """A file the block names without a line: in the checkout, else under the workspace, with a folder or as the
     step's command names it (a base name: the path the command gives it), and never a library's."""
     for text in lines:
-        if _MISSING.search(text) or _WRITES.search(text):
+        if _MISSING.search(text) or _WRITES.search(text) or _PASSED.search(text):
             continue  # ``./install.sh: No such file or directory``: the file named is the one that is not there
         for match in _FILE.finditer(text):
             path = match.group("path")

@@ -337,12 +337,12 @@ _STEP = re.compile(
 _MANAGERS = {name: manifest for manifest, names in MANIFESTS for name in names}
 _MANAGER = re.compile(_COMMAND_START + "(" + "|".join(map(re.escape, _MANAGERS)) + ")" + _COMMAND_END)
 #: A command that says it lints or checks: ``npm run lint``, ``lintr::lint_dir``, ``rstcheck``, ``podchecker``,
-#: ``checkbashisms``, ``check-jsonschema`` (pre-commit's ``check-yaml``, ``check-json``), ``ansible-playbook
+#: ``checkbashisms`` (not ``actions/checkout``), ``check-jsonschema`` (pre-commit's ``check-yaml``, ``check-json``), ``ansible-playbook
 #: --syntax-check``, or a formatter in check mode (``mdformat --check``, ``docformatter --check``, ``teyit
 #: --fail-on-change``); a test binary says ``check_`` (Check's ``check_add``); a file named so is no checker
 #: (``runghc test/CartCheck.hs`` runs a property test).
 _ANY_LINT = re.compile(
-    r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check(?:er)?\b(?!\.\w)|(?<![\w-])check[a-z]{2,30}\b(?!\.\w)"
+    r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check(?:er)?\b(?!\.\w)|(?<![\w-])check(?!out|point|sum)[a-z]{2,30}\b(?!\.\w)"
     r"|(?:^|(?<=[\s/]))check-\w|(?<!\S)--(?:syntax-)?(?:check|fail-on-change)(?=$|[\s=])"
     # a program named for validating (openapi-spec-validator, validate-pyproject), not a subcommand (``terraform
     # validate`` compiles the configuration)

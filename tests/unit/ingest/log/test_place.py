@@ -132,6 +132,10 @@ def test_a_file_named_alone_is_never_a_log_a_library_or_one_that_is_missing() ->
     assert _placed(["Error: see build/CMakeFiles/CMakeOutput.log"]).path is None
     assert _placed(["Error: failed in /usr/lib/python3/dist-packages/x.py"]).path is None
     assert _placed(["bash: ./ci/install.sh: No such file or directory"]).path is None
+    # a file that passed is no failure's file: a step that failed quietly after it stays unplaced
+    assert _placed(["tests/test_cart.py::test_total PASSED   [ 9%]", "Process completed"]).path is None
+    assert _placed(["✓ src/cart.test.ts (3 tests) 12ms"]).path is None
+    assert _placed(["✓ src/cart.test.ts (3 tests) 12ms", "Error: src/label.ts is invalid"]).path == "src/label.ts"
 
 
 def test_a_base_name_alone_is_the_path_the_steps_command_gives_it() -> None:

@@ -49,6 +49,7 @@ def test_a_steps_kind_is_what_its_tool_reports(step: str, kind: str | None) -> N
 
 def test_words_inside_other_words_and_flags_name_no_tool() -> None:
     assert step_kind("gh workflow run deploy") is None, "workflow is no flow"
+    assert step_kind("actions/checkout@v4") is None, "checkout checks nothing"
     assert step_kind("black --check .") == "lint"
     assert step_kind("cppcheck --error-exitcode=1 src") == "lint"
 

@@ -306,7 +306,7 @@ class Analyser:
             # A crash report no parser read explains the step better than a block the locator found after it.
             crashed = self._crash is not None and chosen is not None and chosen.tool is None
             if chosen is not None and not repeated and not (crashed and chosen.kind in ("unknown", "crash")):
-                generic = located is not None and chosen.tool is None
+                generic = located is not None and (chosen.tool is None or driven)
                 # Two tests or more that the runner named as failed, each placed in its details: one finding
                 # each, rather than the block that told one of them (or the summary that counted them).
                 tests = (

@@ -245,7 +245,7 @@ _DIFF_SUFFIX = re.compile(r"(?P<extension>\.\w{1,10})(?::[a-z]+|\.orig)$")  # ``
 _COUNTED = re.compile(r"(?i)\b\d{1,6} (?:warnings?|errors?|problems?|issues?|violations?)\b")
 #: A formatter's or upgrader's report that it changed, or would change, a file (pyupgrade's ``Rewriting a.py``,
 #: black's ``would reformat``, autoflake's and isort's ``Fixing``).
-_REWRITTEN = re.compile(r"(?i)^\s*(?:rewriting|reformatting|reformatted|fixing|would (?:reformat|rewrite|fix))\s\S")
+_REWRITTEN = re.compile(r"(?i)^\s*(?:rewriting|reformatting|reformatted|fixing|would (?:re)?(?:format|write|fix)|needs? (?:re)?formatting)\s\S")
 _WARNING = re.compile(r"(?i)\bwarning\b")
 #: An error in words, or an exception's name (``AttributeError:``, ``IOException``), any language's.
 _ERROR = re.compile(r"(?i)\berror\b|\b[A-Z]\w*(?:Error|Exception)\b")
@@ -475,6 +475,14 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], co
         if (path, line) not in seen:
             seen.add((path, line))
             rows.append(Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column))
+    if chosen.kind == "lint":
+        # A formatter in check mode names each file it would rewrite on a line of its own, without a line.
+        for number, text in lines:
+            file = file_alone([text], None, command) if _REWRITTEN.match(text) else None
+            if file is not None and not (chosen.path is not None and same_file(file[0], chosen.path)):
+                if (file[0], None) not in seen:
+                    seen.add((file[0], None))
+                    rows.append(Draft(None, "lint", text.strip(), number, number, path=file[0]))
     return rows
 
 

@@ -770,6 +770,10 @@ FRESH16_CASES = [
     ),
     # ``MakeMaker FATAL: prerequisites not found.``: a dependency, at the Makefile.PL the command runs
     ("fresh16/deps/makemaker_missing_prereq", [("dependency", "Makefile.PL", None)]),
+    # ufmt's ``Would format /w/shop/cart.py``: lint, one finding per file a formatter would rewrite
+    ("fresh16/checkers/ufmt_check_two_files", [("lint", "shop/cart.py", None), ("lint", "shop/config.py", None)]),
+    # wemake-python-styleguide through ``make lint``: the target, not make, says what ran
+    ("fresh16/checkers/wemake_make_lint", [("lint", "shop/cart.py", 9), ("lint", "shop/receipt.py", 9)]),
 ]
 
 

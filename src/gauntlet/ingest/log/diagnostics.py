@@ -21,7 +21,16 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser
 from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
-from gauntlet.ingest.log.tools import DATA_FILE, INTERPRETERS, RULE_CODE, RULE_NAME, SECRET, TEST_VERDICT, step_kind
+from gauntlet.ingest.log.tools import (
+    DATA_FILE,
+    INTERPRETERS,
+    RULE_CODE,
+    RULE_NAME,
+    SECRET,
+    TEST_VERDICT,
+    markers,
+    step_kind,
+)
 from gauntlet.models import Kind
 
 __all__ = ["Diagnostics", "step_tool"]
@@ -33,7 +42,7 @@ _PLACE = re.compile(
     r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?"
     r"(?P<path>(?:[A-Za-z]:(?=\\))?[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9}|[1-9])):"  # D:\a\x\x\ too
     r"(?:[A-Za-z_]\w{0,100}:)?(?P<row>\d+)(?:\.(?P<dotted>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?)?:"
-    r"(?:(?P<column>\d+)(?::| (?=\[?[A-Z]{1,6}\d{2,5}\b)))?(?P<rest>.*)$"
+    r"(?:(?P<column>\d+)(?::| (?=\[?[A-Z]{1,6}\d{2,5}\b)| -(?= \w)))?(?P<rest>.*)$"
 )
 _SEVERITY = re.compile(
     r"^\s*(?:(?P<level>fatal error|error|Error|ERROR|fatal|E|F)|"
@@ -93,6 +102,8 @@ def _kind(tool: str | None, message: str, step: str, path: str = "") -> Kind:
         return by_step
     if by_step == "test_failure" and not _SYNTAX.search(message):
         return by_step
+    if markers([message]) == "type_error":
+        return "type_error"  # a type checker's words behind a wrapper (``npm run check`` ran ``astro check``)
     if (tool and _CHECKER.search(tool)) or RULE_CODE.match(message) or (by_step is None and DATA_FILE.search(path)):
         return "lint"  # a checker by its name, by the rule code its message opens with, or of a data file
     if RULE_NAME.search(message):

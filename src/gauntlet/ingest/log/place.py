@@ -139,7 +139,11 @@ _PATH_THEN_LINE = re.compile(
 #: A line without a digit names no line number (a cheap look before the place patterns).
 _DIGIT = re.compile(r"\d")
 _STRICT = re.compile(r"(?i)warnings? (?:treated|are treated|turned into) as errors")
-_STRICT_STEP = re.compile(r"(?:^|\s)(?:-W|-Werror|--fail-on-warning|--strict|--max-warnings[= ]0)(?=\s|$)")
+_STRICT_STEP = re.compile(
+    r"(?:^|\s)(?:-W|-Werror|--fail-on-warnings?|--strict|--max-warnings[= ]0|--failure-level[= ](?i:warn(?:ing)?)"
+    r"|--warnings-as-errors|[-/]warnaserror[+:]?|-Xfatal-warnings|--fatal-warnings|-D warnings|--deny[= ]warnings)"
+    r"(?=\s|$)"
+)
 _NOTE = re.compile(r"(?i)[:\s]note:")
 _MINOR = re.compile(r"(?i)[:\s](?:warning|note|info|hint)(?:\[\w+\])?:")
 _MISSING = re.compile(
@@ -196,7 +200,8 @@ _DIAGNOSTIC = re.compile(
     r"|\.\w+\(\d+(?:,\d+)?\) (?:Error|Fatal|error|fatal)\b"  # Free Pascal: ``cart.pas(9,11) Error: ...``
     r"|:\d{1,7}:\d{1,5} - (?:error|warning)"  # pyright
     r"|\.\w+:\d{1,7}(?::\d{1,5})? (?:error|warning)\b"  # markdownlint: ``README.md:1 error MD022/...``
-    r"|\.[A-Za-z]\w{0,9}: line \d{1,7}, col"  # csslint: ``a.css: line 3, col 3, Error - ...``
+    # csslint: ``a.css: line 3, col 3, Error - ...``; asciidoctor: ``WARNING: a.adoc: line 7: section title ...``
+    r"|\.[A-Za-z]\w{0,9}: line \d{1,7}, col|(?i:error|warning|fatal): \S{1,200}\.[A-Za-z]\w{0,9}: line \d{1,7}:\s"
     r"|\bin \S{1,200}\.[A-Za-z]\w{0,9} line \d{1,7}:"  # chktex: ``Warning 2 in a.tex line 3: ...``
     r"|\.[A-Za-z]\w{0,9} \d{1,7}:\d{1,5}(?:\s|$)"  # dart-sass: ``styles/a.scss 4:10  root stylesheet``
 )
@@ -245,7 +250,10 @@ _DIFF_SUFFIX = re.compile(r"(?P<extension>\.\w{1,10})(?::[a-z]+|\.orig)$")  # ``
 _COUNTED = re.compile(r"(?i)\b\d{1,6} (?:warnings?|errors?|problems?|issues?|violations?)\b")
 #: A formatter's or upgrader's report that it changed, or would change, a file (pyupgrade's ``Rewriting a.py``,
 #: black's ``would reformat``, autoflake's and isort's ``Fixing``).
-_REWRITTEN = re.compile(r"(?i)^\s*(?:rewriting|reformatting|reformatted|fixing|would (?:re)?(?:format|write|fix)|needs? (?:re)?formatting)\s\S")
+_REWRITTEN = re.compile(
+    r"(?i)^\s*(?:rewriting|reformatting|reformatted|fixing|would (?:re)?(?:format|write|fix)|needs? (?:re)?formatting)"
+    r"\s\S"
+)
 _WARNING = re.compile(r"(?i)\bwarning\b")
 #: An error in words, or an exception's name (``AttributeError:``, ``IOException``), any language's.
 _ERROR = re.compile(r"(?i)\berror\b|\b[A-Z]\w*(?:Error|Exception)\b")
@@ -431,7 +439,7 @@ def _runs_script(step: str) -> bool:
 
 def _strict(lines: Sequence[str], command: str) -> bool:
     """The block or the step's command (as written) says warnings are errors (``-Werror``, ``sphinx-build -W``,
-    ``--max-warnings 0``)."""
+    ``--max-warnings 0``, ``asciidoctor --failure-level WARN``, ``--warnings-as-errors``, ``-D warnings``)."""
     return any(_STRICT.search(text) for text in lines) or bool(_STRICT_STEP.search(command))
 
 
@@ -479,10 +487,10 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], co
         # A formatter in check mode names each file it would rewrite on a line of its own, without a line.
         for number, text in lines:
             file = file_alone([text], None, command) if _REWRITTEN.match(text) else None
-            if file is not None and not (chosen.path is not None and same_file(file[0], chosen.path)):
-                if (file[0], None) not in seen:
-                    seen.add((file[0], None))
-                    rows.append(Draft(None, "lint", text.strip(), number, number, path=file[0]))
+            if file is None or (chosen.path is not None and same_file(file[0], chosen.path)) or (file[0], None) in seen:
+                continue
+            seen.add((file[0], None))
+            rows.append(Draft(None, "lint", text.strip(), number, number, path=file[0]))
     return rows
 
 

@@ -270,8 +270,10 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
         "test_failure",
         re.compile(
             r"--- FAIL|\bFAIL(?:ED)?\b|\bnot ok \d|(?i:\bassert(?:ion(?:error)?)?\b)"
-            # not a parser's expected token (esbuild's ``Expected ")" but found ";"``)
-            r"|(?i:\bexpected\b(?! [\"'`]\W{1,3}[\"'`]).{0,80}\b(?:but|got|received|actual)\b)|^\s*\d+\) "
+            # not a parser's expected token (esbuild's ``Expected ")" but found ";"``), nor a diagnostic's words
+            # (asciidoctor's ``WARNING: a.adoc: line 7: section title out of sequence: expected level 2, got 3``)
+            r"|^(?!.*(?<![\w-])(?:ERROR|WARNING|FATAL|error|warning|fatal)[:\]])"
+            r".*?(?i:\bexpected\b(?! [\"'`]\W{1,3}[\"'`]).{0,80}\b(?:but|got|received|actual)\b)|^\s*\d+\) "
             r"|\b\d+ (?:failing|failures?)\b"
             r"|Tests run: \d+, Failures: [1-9]|\[ {2}FAILED {2}\]|\bFailures:$"
             r"|(?i:\btests? failed\b)"  # Julia's ``Test Failed at test/runtests.jl:5``, ``1 test failed``
@@ -337,10 +339,10 @@ _STEP = re.compile(
 _MANAGERS = {name: manifest for manifest, names in MANIFESTS for name in names}
 _MANAGER = re.compile(_COMMAND_START + "(" + "|".join(map(re.escape, _MANAGERS)) + ")" + _COMMAND_END)
 #: A command that says it lints or checks: ``npm run lint``, ``lintr::lint_dir``, ``rstcheck``, ``podchecker``,
-#: ``checkbashisms`` (not ``actions/checkout``), ``check-jsonschema`` (pre-commit's ``check-yaml``, ``check-json``), ``ansible-playbook
-#: --syntax-check``, or a formatter in check mode (``mdformat --check``, ``docformatter --check``, ``teyit
-#: --fail-on-change``); a test binary says ``check_`` (Check's ``check_add``); a file named so is no checker
-#: (``runghc test/CartCheck.hs`` runs a property test).
+#: ``checkbashisms`` (not ``actions/checkout``), ``check-jsonschema`` (pre-commit's ``check-yaml``,
+#: ``check-json``), ``ansible-playbook --syntax-check``, or a formatter in check mode (``mdformat --check``,
+#: ``docformatter --check``, ``teyit --fail-on-change``); a test binary says ``check_`` (Check's ``check_add``); a
+#: file named so is no checker (``runghc test/CartCheck.hs`` runs a property test).
 _ANY_LINT = re.compile(
     r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check(?:er)?\b(?!\.\w)|(?<![\w-])check(?!out|point|sum)[a-z]{2,30}\b(?!\.\w)"
     r"|(?:^|(?<=[\s/]))check-\w|(?<!\S)--(?:syntax-)?(?:check|fail-on-change)(?=$|[\s=])"

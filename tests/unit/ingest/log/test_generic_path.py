@@ -701,6 +701,14 @@ def test_a_verdict_without_details_gives_no_finding_of_its_own() -> None:
 
 #: fresh14's cases that showed a rule: (case, its findings' kinds and places).
 FRESH14_CASES = [
+    # asciidoctor --failure-level WARN: its ERROR and its WARNING (``a.adoc: line 7:``) are build errors, and a
+    # diagnostic's ``expected level 2, got level 3`` is no test's comparison
+    (
+        "fresh14/builds/asciidoctor_two_warnings",
+        [("build_error", "docs/manual.adoc", 5), ("build_error", "docs/install.adoc", 7)],
+    ),
+    # ``npm run check`` ran astro check: ``Type 'string' is not assignable to type 'number'`` is a type error
+    ("fresh14/checkers/astro_check_type_error", [("type_error", "src/pages/index.astro", 4)]),
     # riteway's ``at: assert (file:///w/node_modules/riteway/source/riteway.js:27:10)`` is a library's frame:
     # the test's own is in its stack, ``at file:///w/test/cart.test.js:12:3`` (an ES module's file URL)
     ("fresh14/runners/riteway_tap", [("test_failure", "test/cart.test.js", 12)]),

@@ -75,6 +75,9 @@ def test_only_a_checkers_step_has_a_checker_kind() -> None:
         (["not ok 3 adds"], "test_failure"),
         (['Exception in thread "main" java.lang.IllegalStateException: no'], "crash"),
         (["Build finished."], None),
+        (["expected 500 but got 300"], "test_failure"),
+        # a diagnostic's words compare too, but no test ran
+        (["asciidoctor: WARNING: a.adoc: line 7: section title out of sequence: expected level 2, got level 3"], None),
     ],
 )
 def test_the_outputs_words_name_a_kind(lines: list[str], kind: str | None) -> None:

@@ -210,6 +210,9 @@ _COMPILER_ERROR = re.compile(
     r"(?:\.\w+:\d+(?::\d+)?:|\.\w+\(\d+(?:,\s?\d+)?\):?) (?:fatal )?[Ee]rror\b"
     # a build tool's own error naming the source it rejected: rollup's ``[!] RollupError: src/main.js (1:9): ...``
     r"|\b[A-Z]\w*Error: (?:[\w.-]+/)*[\w.-]+\.[A-Za-z]\w{0,9}[ :(]"
+    # or naming it in its message: pbjs's ``Error: illegal id 'two' (proto/cart.proto, line 7)``, rolldown's
+    # ``[UNRESOLVED_IMPORT] Error: Could not resolve './format' in src/index.ts``
+    r"|\bError: .{1,200}?[\s(](?:[\w.-]+/)+[\w.-]+\.[A-Za-z]\w{0,9}(?=[\s,):]|$)"
 )
 #: A line named in words after the file, or with no file at all: ``syntax error in line 3``, ``Parse error on
 #: line 4, column 1``, ``line 6 column 1 - Warning``, ``at line 4, column 9`` (dot, jsonlint, tidy, jq, sqlite3),

@@ -744,6 +744,9 @@ FRESH14_CASES = [
 
 #: fresh15's cases that showed a rule: (case, its findings' kinds and places).
 FRESH15_CASES = [
+    # rolldown's ``Error: Could not resolve './format' in src/index.ts`` thrown from node_modules in ``npm run
+    # build``: the bundler's error about a source, not a crash
+    ("fresh15/builds/tsdown_unresolved_import", [("build_error", "src/index.ts", 2)]),
     # tap-spec's ``✖ two prices`` over each failure's details: a finding per failed test
     (
         "fresh15/runners/tap_spec_two_files",

@@ -122,8 +122,10 @@ class NodeError(BlockParser):
                 kind = "build_error"  # a compiler written in JavaScript that could not read its input (jison, sucrase)
             self._draft = Draft("node", kind, text, number, number, rule=code)
             if (named := project_place([message], None)) is not None:
-                # The source it could not read: ``Error transforming src/cart.ts: Unexpected token (6:57)``.
+                # The source it could not read: ``Error transforming src/cart.ts: Unexpected token (6:57)``, ``Error:
+                # illegal id 'two' (proto/cart.proto, line 7)``: the tool rejected its input, it did not crash.
                 self._draft.path, self._draft.line, self._draft.column = named
+                self._draft.kind = "build_error" if kind == "crash" else kind
             start = number
             for earlier, previous in sink.tail(6, number):
                 if previous.strip() == "^" or previous.startswith(("node:internal", "file://", "/")):

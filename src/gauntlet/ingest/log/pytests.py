@@ -17,7 +17,9 @@ __all__ = ["Pytest", "Unittest"]
 
 _SECTION = re.compile(r"^={3,} (FAILURES|ERRORS) ={3,}$")
 _ANY_SECTION = re.compile(r"^={3,} (.*?) ={3,}$")
-_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
+#: A failed test's header: ``___ test_total ___``, or pytest-sugar's ``――― test_total ―――`` (which opens no
+#: FAILURES section: its header alone starts one).
+_BLOCK = re.compile(r"^(?:_{3,} (.+?) _{3,}|―{3,} (\w.*?) ―{3,})$")
 _LOCATION = re.compile(r"^(\S+?\.py):(\d+):(?: (\S.*))?$")
 # Not unittest's closing ``FAILED (failures=1)``: a pytest summary line names a test (``path::name``).
 _SUMMARY = re.compile(r"^(FAILED|ERROR) (?!\()(\S+?)(?: - (.*))?$")
@@ -64,7 +66,8 @@ class Pytest:
                 self._flush(sink)
                 self._section = False
                 return True
-        if self._section:
+        if self._section or (text.startswith("―――") and _BLOCK.match(text)):
+            self._section = True
             self._in_section(number, text, sink)
             return True
         if text.startswith(("FAILED ", "ERROR ")) and (match := _SUMMARY.match(text)):
@@ -82,9 +85,9 @@ class Pytest:
         self._section = False
 
     def _in_section(self, number: int, text: str, sink: Sink) -> None:
-        if text.startswith("___") and (match := _BLOCK.match(text)):
+        if text.startswith(("___", "―――")) and (match := _BLOCK.match(text)):
             self._flush(sink)
-            self._block = _Block(start=number, name=match.group(1), end=number)
+            self._block = _Block(start=number, name=match.group(1) or match.group(2), end=number)
             return
         block = self._block
         if block is None:

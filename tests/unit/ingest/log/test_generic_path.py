@@ -701,6 +701,12 @@ def test_a_verdict_without_details_gives_no_finding_of_its_own() -> None:
 
 #: fresh14's cases that showed a rule: (case, its findings' kinds and places).
 FRESH14_CASES = [
+    # pytest-sugar's ``――― test_cents ―――`` opens a failure's block without a FAILURES section: one finding a test,
+    # at its assertion, not a second one from the short summary
+    (
+        "fresh14/runners/pytest_sugar_two_failures",
+        [("test_failure", "tests/test_label.py", 9), ("test_failure", "tests/test_total.py", 10)],
+    ),
     # asciidoctor --failure-level WARN: its ERROR and its WARNING (``a.adoc: line 7:``) are build errors, and a
     # diagnostic's ``expected level 2, got level 3`` is no test's comparison
     (

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from gauntlet.ingest.log.draft import Draft, Line, Sink
+from gauntlet.ingest.log.place import same_file
 from gauntlet.ingest.log.text import repo_path
 
 __all__ = ["Pytest", "Unittest"]
@@ -20,7 +21,9 @@ _ANY_SECTION = re.compile(r"^={3,} (.*?) ={3,}$")
 #: A failed test's header: ``___ test_total ___``, or pytest-sugar's ``――― test_total ―――`` (which opens no
 #: FAILURES section: its header alone starts one).
 _BLOCK = re.compile(r"^(?:_{3,} (.+?) _{3,}|―{3,} (\w.*?) ―{3,})$")
-_LOCATION = re.compile(r"^(\S+?\.py):(\d+):(?: (\S.*))?$")
+#: A frame's place (``tests/a.py:9: AssertionError``, a doctest's or sybil's ``usage.md:7: SybilFailure``), or
+#: pytest-check's ``tests/a.py:9 in test_a() -> check...``.
+_LOCATION = re.compile(r"^(\S+?\.[A-Za-z]\w{0,8}):(\d+)(?::(?: (\S.*))?| in \w+\(\) -> .*)$")
 # Not unittest's closing ``FAILED (failures=1)``: a pytest summary line names a test (``path::name``).
 _SUMMARY = re.compile(r"^(FAILED|ERROR) (?!\()(\S+?)(?: - (.*))?$")
 _EXCEPTION = re.compile(r"^([\w.]*(?:Error|Exception|Exit|Failure|Interrupt|Failed)\b:?.*)$")
@@ -48,6 +51,9 @@ class Pytest:
     def __init__(self) -> None:
         self._section = False
         self._block: _Block | None = None
+        # The failed tests the step's blocks told (key → file), and those its short summary named since.
+        self._told: dict[str, str | None] = {}
+        self._summarized: set[str] = set()
 
     @property
     def active(self) -> bool:
@@ -83,6 +89,8 @@ class Pytest:
         """Flush a block cut off by the end of the log."""
         self._flush(sink)
         self._section = False
+        self._told.clear()
+        self._summarized.clear()
 
     def _in_section(self, number: int, text: str, sink: Sink) -> None:
         if text.startswith(("___", "―――")) and (match := _BLOCK.match(text)):
@@ -92,9 +100,9 @@ class Pytest:
         block = self._block
         if block is None:
             return
-        if text.startswith("E ") or text == "E":
+        if text.startswith("E ") or text == "E" or text.startswith("FAILURE: "):  # pytest-check's failed check
             if len(block.errors) < _MAX_E_LINES:
-                block.errors.append(text[1:].strip())
+                block.errors.append(text.removeprefix("FAILURE:").removeprefix("E").strip())
             block.last_e = number
             block.end = number
         elif (match := _LOCATION.match(text)) and not text.startswith(" "):
@@ -138,6 +146,7 @@ class Pytest:
         key = _name_key(name)
         path = block.path
         test_id = f"{block.test_path}::{key}" if block.test_path else key
+        self._told[f"pytest:{key}"] = block.test_path or path
         sink.emit(
             Draft(
                 "pytest",
@@ -159,13 +168,24 @@ class Pytest:
         path = repo_path(path) or path
         test_id = f"{path}::{rest}" if rest else path
         if rest:
-            key, kind = f"pytest:{rest}", "test_failure"
+            key, kind = self._told_key(f"pytest:{rest}", path), "test_failure"
         else:
             key, kind = f"pytest:collect:{path}", "build_error"
         text = message or f"{outcome.lower()}: {test_id}"
         sink.emit(
             Draft("pytest", kind, text, number, number, path=path, test_id=test_id, key=key)  # type: ignore[arg-type]
         )
+
+    def _told_key(self, key: str, path: str) -> str:
+        """The key of the block that told the failure a summary line names: its own, else that of the one block
+        in its file the summary has not named yet (sybil's ``usage.md line=7 column=1`` block is summed up as
+        ``docs/usage.md::line:7,column:1``)."""
+        if key not in self._told:
+            untold = [told for told, file in self._told.items() if file and same_file(file, path)]
+            untold = [told for told in untold if told not in self._summarized]
+            key = untold[0] if len(untold) == 1 else key
+        self._summarized.add(key)
+        return key
 
 
 def _name_key(name: str) -> str:

@@ -750,6 +750,14 @@ FRESH14_CASES = [
 
 #: fresh15's cases that showed a rule: (case, its findings' kinds and places).
 FRESH15_CASES = [
+    # pytest-check's ``FAILURE: check 2 == 250`` over ``tests/a.py:9 in test_parse() -> check.equal(...)``: each
+    # failed check at its line, not the second block at the first's place
+    (
+        "fresh15/runners/pytest_check_two_failures",
+        [("test_failure", "tests/test_parse.py", 9), ("test_failure", "tests/test_receipt.py", 9)],
+    ),
+    # pbjs's ``Error: illegal id 'two' (proto/cart.proto, line 7)`` thrown from node_modules: it rejected its input
+    ("fresh15/builds/pbjs_field_number", [("build_error", "proto/cart.proto", 7)]),
     # rolldown's ``Error: Could not resolve './format' in src/index.ts`` thrown from node_modules in ``npm run
     # build``: the bundler's error about a source, not a crash
     ("fresh15/builds/tsdown_unresolved_import", [("build_error", "src/index.ts", 2)]),
@@ -801,6 +809,12 @@ FRESH16_CASES = [
 def test_a_held_out_log_gives_its_findings(case: str, expected: list[tuple[str, str | None, int | None]]) -> None:
     """Each round's cases that showed a rule: every finding at its kind and place."""
     assert logged(case) == expected
+
+
+def test_a_short_summary_line_names_the_failure_its_block_told() -> None:
+    # sybil's block ``usage.md line=7 column=1`` is summed up as ``FAILED docs/usage.md::line:7,column:1``: one
+    # finding, at the block's line
+    assert [(kind, line) for kind, _, line in logged("fresh15/runners/sybil_markdown_doctest")] == [("test_failure", 7)]
 
 
 def test_a_verdict_opening_a_diagnostic_names_no_program() -> None:

@@ -27,6 +27,8 @@ _LOCATION = re.compile(r"^(\S+?\.[A-Za-z]\w{0,8}):(\d+)(?::(?: (\S.*))?| in \w+\
 # Not unittest's closing ``FAILED (failures=1)``: a pytest summary line names a test (``path::name``).
 _SUMMARY = re.compile(r"^(FAILED|ERROR) (?!\()(\S+?)(?: - (.*))?$")
 _EXCEPTION = re.compile(r"^([\w.]*(?:Error|Exception|Exit|Failure|Interrupt|Failed)\b:?.*)$")
+#: pytest-timeout's ``Failed: Timeout (>2.0s) from pytest-timeout.``
+_TIMED_OUT = re.compile(r"^Failed: Timeout\b")
 _USAGE = re.compile(r"^(?:ERROR: (file or directory not found: .*|usage: .*|not found: .*)|pytest: error: (.*))$")
 _MAX_E_LINES = 12
 _LIBRARY = re.compile(r"site-packages|dist-packages|/lib/python\d|^/usr/|<frozen")
@@ -43,6 +45,7 @@ class _Block:
     raised: str | None = None
     last_e: int = 0
     test_path: str | None = None
+    test_line: int | None = None
 
 
 class Pytest:
@@ -109,7 +112,7 @@ class Pytest:
             what = match.group(3) or ""
             in_library = _LIBRARY.search(match.group(1)) is not None
             if block.test_path is None and not in_library:
-                block.test_path = match.group(1)
+                block.test_path, block.test_line = match.group(1), int(match.group(2))
             if not in_library:
                 # The innermost frame in the project's own code is where to look.
                 block.path, block.line = match.group(1), int(match.group(2))
@@ -144,7 +147,9 @@ class Pytest:
         if "/" in name or "\\" in name:
             name = repo_path(name) or name  # a test named by its file's absolute path (nbmake's notebooks)
         key = _name_key(name)
-        path = block.path
+        path, line = block.path, block.line
+        if _TIMED_OUT.match(message) and block.test_path is not None:
+            path, line = block.test_path, block.test_line  # the test that hung, not where it was waiting
         test_id = f"{block.test_path}::{key}" if block.test_path else key
         self._told[f"pytest:{key}"] = block.test_path or path
         sink.emit(
@@ -155,7 +160,7 @@ class Pytest:
                 block.start,
                 block.end,
                 path=path,
-                line=block.line,
+                line=line,
                 test_id=test_id,
                 key=f"pytest:{key}",
             )

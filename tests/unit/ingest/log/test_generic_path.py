@@ -795,6 +795,8 @@ FRESH16_CASES = [
     ),
     # ``MakeMaker FATAL: prerequisites not found.``: a dependency, at the Makefile.PL the command runs
     ("fresh16/deps/makemaker_missing_prereq", [("dependency", "Makefile.PL", None)]),
+    # pytest-timeout's ``Failed: Timeout`` inside the code the test waited on: the test that hung is the place
+    ("fresh16/runners/pytest_timeout_make", [("test_failure", "tests/test_poll.py", 15)]),
     # ufmt's ``Would format /w/shop/cart.py``: lint, one finding per file a formatter would rewrite
     ("fresh16/checkers/ufmt_check_two_files", [("lint", "shop/cart.py", None), ("lint", "shop/config.py", None)]),
     # wemake-python-styleguide through ``make lint``: the target, not make, says what ran

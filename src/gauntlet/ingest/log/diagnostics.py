@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from gauntlet.ingest.log.base import BlockParser
-from gauntlet.ingest.log.draft import Line, Repeats, Sink, diagnostic
+from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.ingest.log.tools import (
     DATA_FILE,
     INTERPRETERS,
@@ -131,6 +131,8 @@ _ARROW = re.compile(
 _MAX_LINTED = 4096
 #: Lines an arrow may stand below its header (a ``Building`` progress line may sit between).
 _ARROW_GAP = 3
+#: Lines a failed check's place may stand below its test's verdict (a blank line between).
+_VERDICT_GAP = 2
 
 
 class Diagnostics(BlockParser):
@@ -142,10 +144,25 @@ class Diagnostics(BlockParser):
         super().__init__()
         self._repeats = Repeats()
         self._linted: set[tuple[str | None, str, str]] = set()
+        #: A test's verdict at its place (gocheck's ``FAIL: a_test.go:20: Suite.TestX``), held for the place of
+        #: the failed check its details may open with (``a_test.go:22:`` alone on its line).
+        self._verdict: Draft | None = None
+
+    @property
+    def active(self) -> bool:
+        """True inside gfortran's block, or under a verdict."""
+        return self._draft is not None or self._verdict is not None
+
+    def close(self, sink: Sink) -> None:
+        """Report the verdict and the block being read."""
+        self._report_verdict(sink)
+        super().close(sink)
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
+        if self._verdict is not None and self._under_verdict(self._verdict, number, text, sink):
+            return True
         if ("-->" in text or "─" in text or ",-[" in text) and (arrow := _ARROW.match(text)):
             return self._arrow(number, arrow, sink)
         pending = self._draft
@@ -192,8 +209,31 @@ class Diagnostics(BlockParser):
         if len(self._linted) < _MAX_LINTED:
             self._linted.add((tool, path, match["row"]))
         draft = diagnostic(tool, kind, message.strip(), number, path, match["row"], column, warning=minor)
+        if match.group("tool") in _VERDICT_WORDS:
+            self._verdict = draft
+            return True
         sink.emit(self._repeats.keyed(draft))
         return True
+
+    def _under_verdict(self, verdict: Draft, number: int, text: str, sink: Sink) -> bool:
+        """Read a line under a held verdict: its failed check's place (in its file, alone on its line) places it;
+        a blank line just under it waits; any other line reports it. True when the line was the verdict's."""
+        if number - verdict.start <= _VERDICT_GAP:
+            if not text.strip():
+                return True
+            alone = _PLACE.match(text.strip()) if ":" in text else None
+            if alone is not None and not alone.group("rest").strip() and alone.group("path") == verdict.path:
+                verdict.line, verdict.end = int(alone.group("row")), number
+                verdict.column = int(alone.group("column")) if alone.group("column") else None
+                self._report_verdict(sink)
+                return True
+        self._report_verdict(sink)
+        return False
+
+    def _report_verdict(self, sink: Sink) -> None:
+        verdict, self._verdict = self._verdict, None
+        if verdict is not None:
+            sink.emit(self._repeats.keyed(verdict))
 
     def _arrow(self, number: int, arrow: re.Match[str], sink: Sink) -> bool:
         """Report the header just above an arrow line (the header need not have been a candidate line)."""

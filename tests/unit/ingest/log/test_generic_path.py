@@ -795,6 +795,12 @@ FRESH16_CASES = [
     ),
     # ``MakeMaker FATAL: prerequisites not found.``: a dependency, at the Makefile.PL the command runs
     ("fresh16/deps/makemaker_missing_prereq", [("dependency", "Makefile.PL", None)]),
+    # gocheck's ``FAIL: cart_test.go:20: CartSuite.TestLabel`` over ``cart_test.go:22:``: the failed check's line,
+    # not the test's; go's own ``--- FAIL: Test`` for the suite's umbrella test stays, with no place of its own
+    (
+        "fresh16/runners/gocheck_two_tests",
+        [("test_failure", "cart_test.go", 22), ("test_failure", "cart_test.go", 17), ("test_failure", None, None)],
+    ),
     # pytest-timeout's ``Failed: Timeout`` inside the code the test waited on: the test that hung is the place
     ("fresh16/runners/pytest_timeout_make", [("test_failure", "tests/test_poll.py", 15)]),
     # ufmt's ``Would format /w/shop/cart.py``: lint, one finding per file a formatter would rewrite

@@ -252,6 +252,10 @@ class Analyser:
             if parser.feed(line, self):
                 claimed = index
                 break
+            if index == 0 and text.startswith("##[error]"):
+                # A tool's own line that a reporter annotated (node's ``--test-reporter=@reporters/github``, a
+                # problem matcher): the CI runner noted the annotation, the tools' parsers read the line.
+                line = (number, text[9:])
         # Only the parsers offered this line can have opened a block; of the others, only those already
         # inside one can still be (a step's end may have closed them). Asking just these keeps a line cheap.
         live = [parser for parser in self._stateful_upto[claimed] if parser.active]

@@ -80,6 +80,8 @@ NODE_FRAME = re.compile(
 #: The line node prints above a SyntaxError (and an error thrown at load time): ``/w/broken.js:2``.
 NODE_LOCATION = re.compile(r"^((?:file://)?\S+?\.[cm]?[jt]sx?):(\d+)$")
 _NODE_ERROR = re.compile(r"^((?:[A-Z]\w*)?Error)(?: \[(\w+)\])?: (.*)$")
+#: Lines an assertion's message and diff may take before its first frame.
+_DIFF_LINES = 8
 #: A frame in an installed package (``/node_modules/nodeunit/lib/types.js``): not where the project's code threw.
 _INSTALLED = re.compile(r"/node_modules/")
 #: An error that says the input could not be read: a compile error, not a crash of the program.
@@ -111,6 +113,8 @@ class NodeError(BlockParser):
                         draft.path, draft.line, draft.column = match.group(1), int(match.group(2)), int(match.group(3))
                 if number - draft.start < 40:
                     return True
+            elif self._frames == 0 and draft.kind == "test_failure" and number - draft.start < _DIFF_LINES:
+                return True  # an assertion's diff between its message and its frames (``300 !== 500``)
             self._report(sink)
             return False
         if "Error" in text and (match := _NODE_ERROR.match(text)):

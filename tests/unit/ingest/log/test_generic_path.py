@@ -801,6 +801,12 @@ FRESH16_CASES = [
         "fresh16/runners/gocheck_two_tests",
         [("test_failure", "cart_test.go", 22), ("test_failure", "cart_test.go", 17), ("test_failure", None, None)],
     ),
+    # node --test with the @reporters/github reporter: each failure an annotation (``##[error]AssertionError
+    # [ERR_ASSERTION]: ...``) over the assertion's diff and its frames, read as node's own error
+    (
+        "fresh16/runners/node_test_github_reporter",
+        [("test_failure", "test/cart.test.js", 10), ("test_failure", "test/label.test.js", 6)],
+    ),
     # pytest-timeout's ``Failed: Timeout`` inside the code the test waited on: the test that hung is the place
     ("fresh16/runners/pytest_timeout_make", [("test_failure", "tests/test_poll.py", 15)]),
     # ufmt's ``Would format /w/shop/cart.py``: lint, one finding per file a formatter would rewrite

@@ -106,6 +106,11 @@ _LINE_IN_FILE = re.compile(
     r"\((?P<line>\d{1,7}):(?P<column>\d{1,5})\) in "
     r"(?P<path>(?:[A-Za-z]:)?[\w.\\/+-]{0,200}?[\w-]\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\-])"
 )
+#: A place in words, its line first: byacc's ``line 16 of "src/calc.y"``, ``error on line 5 in file config.xml``.
+_LINE_OF_FILE = re.compile(
+    r"\bline (?P<line>\d{1,7}) (?:of|in) (?:file )?[\"'`]?(?P<path>(?:[\w.+-]{1,100}/){0,20}[\w+-]{1,100}"
+    r"\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/-])"
+)
 #: A severity or a program glued to the place it opens (GLib's ``ERROR:tests/a.c:13:test_total: assertion
 #: failed``, thrift's ``[ERROR:/w/idl/cart.thrift:11]``, psql's ``psql:migrations/002.sql:4: ERROR:``): read as
 #: if a space followed it.
@@ -328,10 +333,12 @@ def place_block(
         # file its command names (``action-validator .github/workflows/ci.yml``); a test that names no place
         # ran in it (``sbcl --load tests/run.lisp``).
         draft.path = _command_file(command)
-    if draft.path is not None and _THROWN.match(draft.message):
-        # A frame of the tool's own throw says nothing: the line that named the place does (rollup's
-        # ``RollupError: src/main.js (1:9): "totl" is not exported`` above its stack).
-        named = (text for text in lines if (first_place(text) or ("", None))[:2] == (draft.path, draft.line))
+    if draft.path is not None and (draft.role == "fallback" or _THROWN.match(draft.message)):
+        # A frame of the tool's own throw says nothing, nor a driver's line (make's ``Error 1``): the line that
+        # named the place does (rollup's ``RollupError: src/main.js (1:9): "totl" is not exported`` above its
+        # stack, byacc's ``e - line 16 of "src/calc.y", unterminated action`` above make's).
+        at = (draft.path, draft.line)
+        named = (text for text in lines if any(place[:2] == at for place in _places(text)))
         draft.message = next(named, draft.message).strip()
 
 
@@ -781,6 +788,8 @@ def _places(text: str) -> Iterator[Place]:
         yield trailing.group("path"), int(trailing.group("line")), int(trailing.group("column"))
     if ") in " in text and (first := _LINE_IN_FILE.search(text)) is not None:
         yield first.group("path"), int(first.group("line")), int(first.group("column"))
+    if "line " in text and (worded := _LINE_OF_FILE.search(text)) is not None:
+        yield worded.group("path"), int(worded.group("line")), None
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
         scheme = text[max(0, match.start() - 7) : match.start()]

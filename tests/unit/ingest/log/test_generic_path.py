@@ -807,6 +807,10 @@ FRESH16_CASES = [
         "fresh16/runners/node_test_github_reporter",
         [("test_failure", "test/cart.test.js", 10), ("test_failure", "test/label.test.js", 6)],
     ),
+    # byacc's ``e - line 16 of "src/calc.y"`` above make's ``Error 1``: the grammar's line, told in byacc's words
+    ("fresh16/builds/byacc_grammar_syntax_error", [("build_error", "src/calc.y", 16)]),
+    # ``npm run check:deps`` (installed-check): the target names a dependency check, fixed in package.json
+    ("fresh16/deps/installed_check_version_mismatch", [("dependency", "package.json", None)]),
     # pytest-timeout's ``Failed: Timeout`` inside the code the test waited on: the test that hung is the place
     ("fresh16/runners/pytest_timeout_make", [("test_failure", "tests/test_poll.py", 15)]),
     # ufmt's ``Would format /w/shop/cart.py``: lint, one finding per file a formatter would rewrite

@@ -194,15 +194,21 @@ class Tap(BlockParser):
         self._error_next = False
         #: Inside the ``stack:`` field, until a frame in the test's own file placed the failing line.
         self._in_stack = False
+        #: The indentation of the step's last ``not ok``: one less indented is its parent's (brittle's and
+        #: node-tap's ``not ok 2 - total # time=3.6ms`` under its failed assertion), which says nothing more.
+        self._failed_indent: str | None = None
+        self._parent = False
 
     def feed(self, line: Line, sink: Sink) -> bool:
         """Read one line (see :class:`~gauntlet.ingest.log.draft.Parser`)."""
         number, text = line
         if "not ok" in text and (match := _NOT_OK.match(text)):
-            self.close(sink)
+            self._end_block(sink)
             if "# TODO" in text or "# SKIP" in text:
                 return True
             self._indent = match.group(1)
+            self._parent = self._failed_indent is not None and len(self._indent) < len(self._failed_indent)
+            self._failed_indent = self._indent
             name = match.group(2)
             self._draft = Draft("tap", "test_failure", "", number, number, test_id=name, key=f"tap:{name}")
             if "node" in sink.step or "--test" in sink.step:
@@ -219,7 +225,7 @@ class Tap(BlockParser):
                 draft.path, draft.line, draft.column = place
             return True
         if stripped == "..." or (text and not text.startswith(" ")) or number - draft.start > 80:
-            self.close(sink)
+            self._end_block(sink)
             return stripped == "..."
         if self._error_next and stripped:
             draft.message, self._error_next = stripped, False
@@ -251,12 +257,16 @@ class Tap(BlockParser):
         return True
 
     def close(self, sink: Sink) -> None:
-        """Report the block being read, unless it only says its subtests failed."""
+        """Report the block being read, unless it only says its subtests failed; a step's end ends its stream."""
+        self._end_block(sink)
+        self._failed_indent = None
+
+    def _end_block(self, sink: Sink) -> None:
         self._error_next = self._in_stack = False
         self._report(sink)
 
     def _finish(self, draft: Draft) -> bool:
-        if draft.kind == "unknown":
+        if draft.kind == "unknown" or (self._parent and draft.path is None):
             return False  # a parent that only says its subtests failed
         headline(draft, draft.test_id, "not ok")
         return True

@@ -81,6 +81,9 @@ SECRET = re.compile(
     r"|(?i:\bhigh entropy\b)"  # a secret scanner's reason (tartufo, truffleHog, detect-secrets)
     r"|(?<![\w/-])security/[a-z][\w-]+"  # a linter's security plugin's rule (eslint-plugin-security's)
     r"|(?i:\binsecure\b)"  # a security plugin's words (dlint's ``use of "eval" is insecure``)
+    # a weakness by its name (zizmor's ``code injection via template expansion``)
+    r"|(?i:\b(?:code|command|sql|template|script|shell|header|ldap|xpath|prompt) injection\b"
+    r"|\bcross-site (?:scripting|request forgery)\b|\bpath traversal\b)"
 )
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
 #: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.

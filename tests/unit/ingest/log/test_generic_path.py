@@ -239,6 +239,8 @@ def logged(case: str) -> list[tuple[str, str | None, int | None]]:
         # over ``Fatal:``; ``cart.pas(9,11)`` is the ``src/cart.pas`` the command compiles
         ("fresh4/systools/fpc_identifier_not_found", ("build_error", "src/cart.pas", 9)),
         ("fresh4/jstools/sucrase_syntax_error", ("build_error", "src/cart.ts", 6)),  # ``Error transforming``
+        # zizmor's ``code injection via template expansion``: a weakness by its name is a security finding
+        ("fresh4/pytools/zizmor_template_injection", ("security", ".github/workflows/triage.yml", 11)),
         # brittle's TAP: ``not ok 2 - total of the prices # time=3.6ms`` only says its assertion above failed
         ("fresh4/jstools/brittle_failure", ("test_failure", "test/cart.test.js", 8)),
         ("fresh7/jstools/jison_grammar_error", ("build_error", None, None)),  # ``Could not parse``

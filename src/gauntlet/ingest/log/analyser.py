@@ -29,6 +29,7 @@ from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import Located, Span, is_crash, locate, read_step_back
 from gauntlet.ingest.log.place import (
+    checked_file,
     failed_tests,
     file_alone,
     in_library,
@@ -66,6 +67,8 @@ _STEP_LINES = 60
 #: Kinds of a parser's finding that has a place in the project, if its block names one. Not a crash: a shell's
 #: report of one names the script line that launched it (``run.sh: line 2: Segmentation fault``), not its place.
 _PLACED_KINDS = frozenset({"test_failure", "build_error", "type_error", "lint"})
+#: Kinds a checker reports: it names the file it checks, if nothing else, on a line that says so.
+_CHECKER_KINDS = frozenset({"type_error", "lint"})
 #: Kinds whose block reports one problem per diagnostic row (see :meth:`Analyser._report_rows`).
 _ROW_KINDS = frozenset({"build_error", "lint", "type_error", "security"})
 
@@ -403,6 +406,10 @@ class Analyser:
             found = project_place(step[:_AFTER_LINES], self.checkout, self._command)
             if found is not None and (self._project_path(found[0]), found[1]) in self._failed_at:
                 found = None
+        elif found is None and draft.kind in _CHECKER_KINDS:
+            # A checker names the file it checks before its verdict (``Validating config/shop.yaml``).
+            step = [t for n, t in reversed(self.ring) if self._step_first < n < draft.start]
+            found = checked_file(step[:_AFTER_LINES], self.checkout, self._command)
         if found is not None:
             draft.path, draft.line, draft.column = found
 

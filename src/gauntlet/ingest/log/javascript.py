@@ -37,6 +37,9 @@ class Tsc(LineParser):
 
 
 _ESLINT_FILE = re.compile(r"^(/\S+|[A-Za-z]:\\\S+|\S+\.[A-Za-z][\w-]{0,9})$")
+_TITLED_FILE = re.compile(r"^(?:File|file|FILE):\s+(\S+\.[A-Za-z][\w-]{0,9})$")
+#: A line of a report's own settings between a file's header and its rows (``Config file: /w/.linthtmlrc.json``).
+_SETTING = re.compile(r"^[A-Z][\w ]{0,30}: \S")
 # The stylish table eslint made common: stylelint marks errors ``✖``, yamllint wraps the rule in parentheses.
 _ESLINT_ROW = re.compile(r"^\s+(\d+):(\d+)\s+(?:error|✖)\s+(.*?)(?:\s{2,}\(?([@\w/-]+)\)?)?$")
 _STYLISH_TOOLS = ("stylelint", "yamllint", "markdownlint", "htmlhint", "textlint")
@@ -64,9 +67,14 @@ class Eslint(LineParser):
 
     @staticmethod
     def _look_back(number: int, sink: Sink) -> str | None:
+        """The file header above a row: the path alone (eslint's), or ``File: path`` over a tool's settings
+        (linthtml's ``File: pages/cart.html`` then ``Config file: /w/.linthtmlrc.json``)."""
         for _, text in reversed(sink.tail(60, number)):
             if text and not text[0].isspace():
-                return text if _ESLINT_FILE.match(text) else None
+                if (titled := _TITLED_FILE.match(text)) is not None:
+                    return titled.group(1)
+                if _SETTING.match(text) is None:
+                    return text if _ESLINT_FILE.match(text) else None
         return None
 
 

@@ -45,6 +45,7 @@ Place = tuple[str, int | None, int | None]
 __all__ = [
     "LINTERS",
     "block_kind",
+    "checked_file",
     "failed_tests",
     "file_alone",
     "first_place",
@@ -160,6 +161,8 @@ _WRITES = re.compile(
     r"(?i)^\s*(?:updating|writing|wrote|gen|generating|generated|creating|created|saving|saved)\b"
     r"|\b(?:written|saved) to\b"
 )
+#: A line that says which file a checker is at: ``Validating config/shop.yaml``, ``Checking src/a.c``.
+_CHECKING = re.compile(r"(?i)\s*(?:validating|checking|linting|analy[sz]ing|scanning|parsing|verifying)\s")
 #: A line that says the file it names passed (``tests/a.py::test_b PASSED``, ``✓ src/a.test.ts (3 tests)``,
 #: ``ok  example.com/pkg  0.2s``): it names no failure's file.
 _PASSED = re.compile(r"\bPASS(?:ED)?\b|\bpassed\b|(?:^|\s)[✓✔√](?:\s|$)|^ok\s|\bok$")
@@ -680,6 +683,12 @@ def file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "
             elif repo_relative(repo_path(path)) is not None and ("/" in path or "\\" in path or named):
                 return path, None, None
     return None
+
+
+def checked_file(lines: Sequence[str], checkout: Checkout | None, command: str = "") -> Place | None:
+    """The file a checker says it is checking (``Validating config/shop.yaml``), on the first of ``lines`` that
+    says so, without a line."""
+    return file_alone([text for text in lines if _CHECKING.match(text)][:1], checkout, command)
 
 
 def named_by_command(path: str, command: str) -> str:

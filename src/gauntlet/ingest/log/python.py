@@ -6,7 +6,9 @@ import re
 
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
+from gauntlet.ingest.log.text import repo_path
 from gauntlet.ingest.log.tools import SECRET, step_kind
+from gauntlet.ingest.paths import repo_relative
 from gauntlet.models import Kind
 
 __all__ = ["Pip", "PythonLint", "Traceback", "TypeCheck"]
@@ -22,6 +24,11 @@ _RESOLVER = re.compile(
     r"^(?:DistributionNotFound|ResolutionImpossible|ResolutionError|SolverProblemError|VersionConflict)$"
 )
 _INFRA = re.compile(r"Connection(?:Refused|Reset|Aborted)?Error|gaierror|MaxRetryError|ReadTimeout|ConnectTimeout")
+#: A checker's verdict raised from its own code (pykwalify's ``SchemaError``, jsonschema's ``ValidationError``).
+_REJECTED = re.compile(r"^(?:Schema|Validation|Lint)Error$")
+#: An installed tool's entry script (``/venv/bin/pykwalify``): its frame is the tool's, not the project's.
+_SCRIPT = re.compile(r"(?:^|/)bin/[\w.-]+$")
+_VENV = re.compile(r"(?:^|/)(?:\.?venv|\.tox|\.nox)/")
 
 
 def exception_kind(name: str) -> Kind:
@@ -87,6 +94,12 @@ class Traceback:
         name = match.group(1)
         path, lineno = _repo_frame(self._frames)
         kind = exception_kind(name)
+        if (
+            kind == "crash"
+            and _REJECTED.match(name.rsplit(".", 1)[-1])
+            and all(_tools_frame(f) for f, _ in self._frames)
+        ):
+            kind = "lint"  # a validator that rejected its input: no frame of the project's, its verdict an exception
         if kind == "crash" and (step_kind(sink.step) == "test_failure" or name.endswith("AssertionError")):
             # an exception a test runner printed (``python -m unittest``) failed a test, and so did a failed
             # assertion whatever ran it (cocotb's tests under ``make``)
@@ -122,10 +135,20 @@ class Traceback:
             sink.emit(pending)
 
 
+def _tools_frame(path: str) -> bool:
+    """A frame of the standard library, an installed package, or an installed tool's entry script (a ``bin/``
+    script outside the checkout or in a virtual environment)."""
+    if _LIBRARY.search(path):
+        return True
+    return _SCRIPT.search(path) is not None and (
+        repo_relative(repo_path(path)) is None or _VENV.search(path) is not None
+    )
+
+
 def _repo_frame(frames: list[tuple[str, int]]) -> tuple[str | None, int | None]:
-    """The innermost frame in the project's own code (not the standard library or site-packages)."""
+    """The innermost frame in the project's own code (not the standard library, site-packages or a tool's script)."""
     for path, line in reversed(frames):
-        if not _LIBRARY.search(path):
+        if not _tools_frame(path):
             return path, line
     return (frames[-1][0], frames[-1][1]) if frames else (None, None)
 

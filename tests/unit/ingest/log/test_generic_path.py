@@ -823,10 +823,30 @@ FRESH16_CASES = [
     ("fresh16/checkers/wemake_make_lint", [("lint", "shop/cart.py", 9), ("lint", "shop/receipt.py", 9)]),
 ]
 
+FRESH17_CASES = [
+    # linthtml's stylish rows under ``File: pages/cart.html`` and its ``Config file: ...`` line
+    (
+        "fresh17/checkers/linthtml_two_pages",
+        [("lint", "pages/cart.html", 8), ("lint", "pages/checkout.html", 8), ("lint", "pages/checkout.html", 9)],
+    ),
+    # pykwalify's ``SchemaError`` raised from its own code under ``Validating config/shop.yaml``: a validator's
+    # verdict on the file it names, not a crash
+    ("fresh17/checkers/pykwalify_ci_check", [("lint", "config/shop.yaml", None)]),
+]
+
 
 @pytest.mark.parametrize(
     ("case", "expected"),
-    [*FRESH9_CASES, *FRESH10_CASES, *FRESH11_CASES, *FRESH13_CASES, *FRESH14_CASES, *FRESH15_CASES, *FRESH16_CASES],
+    [
+        *FRESH9_CASES,
+        *FRESH10_CASES,
+        *FRESH11_CASES,
+        *FRESH13_CASES,
+        *FRESH14_CASES,
+        *FRESH15_CASES,
+        *FRESH16_CASES,
+        *FRESH17_CASES,
+    ],
 )
 def test_a_held_out_log_gives_its_findings(case: str, expected: list[tuple[str, str | None, int | None]]) -> None:
     """Each round's cases that showed a rule: every finding at its kind and place."""

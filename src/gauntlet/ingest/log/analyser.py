@@ -29,6 +29,7 @@ from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import Located, Span, is_crash, locate, read_step_back
 from gauntlet.ingest.log.place import (
+    audited_manifest,
     checked_file,
     failed_tests,
     file_alone,
@@ -468,6 +469,10 @@ class Analyser:
             draft.path = named_by_command(draft.path, self._command)
         if draft.kind == "dependency":
             self._place_at_manifest(draft)
+        elif draft.kind == "security" and self._project_path(draft.path) is None:
+            # An audit's vulnerable package is fixed where it is required (``safety check -r requirements.txt``).
+            lines = [draft.message, *self._lines(draft.start, draft.end + 1), *(text for _, text in self._step_lines)]
+            draft.path = audited_manifest(lines, self._step, self.checkout) or draft.path
         path = self._project_path(draft.path)
         if path is None:
             draft.line = draft.column = None  # a line of a file outside the repository (a library's) says nothing

@@ -44,6 +44,7 @@ Place = tuple[str, int | None, int | None]
 
 __all__ = [
     "LINTERS",
+    "audited_manifest",
     "block_kind",
     "checked_file",
     "failed_tests",
@@ -161,11 +162,16 @@ _WRITES = re.compile(
     r"(?i)^\s*(?:updating|writing|wrote|gen|generating|generated|creating|created|saving|saved)\b"
     r"|\b(?:written|saved) to\b"
 )
+#: An audit's report of a vulnerable dependency (safety's ``-> Vulnerability found in flask``, an advisory's id).
+_VULNERABLE = re.compile(r"(?i)\bvulnerab(?:le|ilit(?:y|ies))\b|\bsecurity advisor(?:y|ies)\b|\bGHSA-|\bCVE-\d")
 #: A line that says which file a checker is at: ``Validating config/shop.yaml``, ``Checking src/a.c``.
 _CHECKING = re.compile(r"(?i)\s*(?:validating|checking|linting|analy[sz]ing|scanning|parsing|verifying)\s")
 #: A line that says the file it names passed (``tests/a.py::test_b PASSED``, ``✓ src/a.test.ts (3 tests)``,
-#: ``ok  example.com/pkg  0.2s``): it names no failure's file.
-_PASSED = re.compile(r"\bPASS(?:ED)?\b|\bpassed\b|(?:^|\s)[✓✔√](?:\s|$)|^ok\s|\bok$")
+#: ``ok  example.com/pkg  0.2s``, ``a.py: No issues detected!``): it names no failure's file.
+_PASSED = re.compile(
+    r"\bPASS(?:ED)?\b|\bpassed\b|(?:^|\s)[✓✔√](?:\s|$)|^ok\s|\bok$"
+    r"|(?i:\bno (?:issues|problems|errors|violations)\b)"  # autoflake's ``shop/__init__.py: No issues detected!``
+)
 #: Files a log names alone that are the build's own output, not the project's sources.
 _NOT_ALONE = re.compile(r"(?i)\.(?:log|txt|o|obj|a|so|dll|exe|class|jar|whl|tgz|zip|tar|gz|lock)$")
 #: Where installed code lives: a frame there is not the project's.
@@ -336,13 +342,22 @@ def place_block(
         # file its command names (``action-validator .github/workflows/ci.yml``); a test that names no place
         # ran in it (``sbcl --load tests/run.lisp``).
         draft.path = _command_file(command)
-    if draft.path is not None and (draft.role == "fallback" or _THROWN.match(draft.message)):
-        # A frame of the tool's own throw says nothing, nor a driver's line (make's ``Error 1``): the line that
-        # named the place does (rollup's ``RollupError: src/main.js (1:9): "totl" is not exported`` above its
-        # stack, byacc's ``e - line 16 of "src/calc.y", unterminated action`` above make's).
-        at = (draft.path, draft.line)
-        named = (text for text in lines if any(place[:2] == at for place in _places(text)))
+    if draft.path is not None and (
+        draft.role == "fallback" or _THROWN.match(draft.message) or _PASSED.search(draft.message)
+    ):
+        # A frame of the tool's own throw says nothing, nor a driver's line (make's ``Error 1``), nor a line that
+        # says a file passed: the line that named the place does (rollup's ``RollupError: src/main.js (1:9):
+        # "totl" is not exported`` above its stack, byacc's ``e - line 16 of "src/calc.y", unterminated action``
+        # above make's, autoflake's ``shop/cart.py: Unused imports/variables detected``).
+        named = (text for text in lines if _names(text, draft.path, draft.line) and not _PASSED.search(text))
         draft.message = next(named, draft.message).strip()
+
+
+def _names(text: str, path: str, line: int | None) -> bool:
+    """``text`` names the place ``path`` (at ``line``, or anywhere in the file when None)."""
+    if line is None:
+        return any(same_file(found.group("path"), path) for found in _FILE.finditer(text))
+    return any(place[:2] == (path, line) for place in _places(text))
 
 
 def block_kind(
@@ -427,6 +442,12 @@ def manifest(lines: Sequence[str], step: str, checkout: Checkout | None = None) 
         if checkout is None or checkout.exists(relative):
             return relative
     return None
+
+
+def audited_manifest(lines: Sequence[str], step: str, checkout: Checkout | None = None) -> str | None:
+    """The manifest that requires the vulnerable package an audit's ``lines`` report (see :func:`manifest`), or
+    None where they report no vulnerable package."""
+    return manifest(lines, step, checkout) if any(_VULNERABLE.search(text) for text in lines) else None
 
 
 def _manifests_named(text: str) -> Iterator[str]:

@@ -240,8 +240,10 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"|\b(?:package|module|library|gem) \S{1,100} is not installed|not found in the pkg-config search path"
             r"|\bdependencies (?:are )?not up[- ]to[- ]date\b|\bprerequisites? (?:not found|missing)\b"
             # (a word's start first, and bounded: a line of one long hyphenated word stays linear to search)
-            r"|(?<![\w.-])(?:lock ?file|[\w.-]{1,100}\.lock|[\w-]{1,100}-lock\.\w{1,10})\b.{0,40}"
-            r"\b(?:out of date|not up to date|outdated|out of sync)\b"
+            r"|(?<![\w.-])(?:lock ?file|[\w.-]{1,100}\.lock|[\w-]{1,100}-lock\.\w{1,10})\b.{0,120}"
+            r"\b(?:out of date|not up to date|outdated|out of sync|does not (?:match|correspond)|mismatch)"
+            # a workspace's requirements that disagree (sherif), a module the manifest does not list
+            r"|\bmultiple versions (?:of|defined)\b|\b(?:dependencies|packages|modules) not listed in\b"
         ),
     ),
     (
@@ -353,6 +355,8 @@ _ANY_LINT = re.compile(
     # validate`` compiles the configuration)
     r"|(?<![\w-])(?:[\w]{1,30}-){1,4}validat(?:e|or)(?![\w-])|(?<![\w-])validat(?:e|or)(?:-\w{1,30}){1,4}(?![\w-])"
 )
+#: A program named for compiling (``glib-compile-schemas``, ``compile-assets``); ``pip-compile`` is in the table.
+_COMPILER_NAME = re.compile(r"(?<![\w/-])(?:\w{1,30}-){0,3}compile(?:-\w{1,30}){0,3}(?![\w-])")
 #: A test program run by itself, or a program run on a test file: a word of the step whose name says test
 #: (``./build/calc_test``, ``check_add``, ``run-tests.sh``, ``testslide``, ``zope-testrunner``, ``tinytest::``,
 #: ``runghc tests/CartTest.hs``, ``node test/cart.test.mjs``). ``latest`` and its kin are no tests.
@@ -377,6 +381,7 @@ _TARGET_WORDS: tuple[tuple[Kind, frozenset[str]], ...] = (
     ("lint", frozenset({"lint", "linter", "linters", "linting", "style", "fmt", "format", "formatting", "flake8"})),
     ("test_failure", frozenset({"test", "tests", "spec", "specs", "e2e", "unit", "integration", "pytest"})),
     ("dependency", frozenset({"deps", "dependencies"})),
+    ("build_error", frozenset({"build", "compile", "dist", "wheel", "sdist", "package", "gen", "generate"})),
 )  # fmt: skip
 
 
@@ -415,6 +420,8 @@ def step_kind(step: str) -> Kind | None:
         return _COMMANDS[best[2]]
     if _ANY_LINT.search(step):
         return "lint"
+    if _COMPILER_NAME.search(step):
+        return "build_error"
     return "test_failure" if _TEST_PROGRAM.search(step) else None
 
 

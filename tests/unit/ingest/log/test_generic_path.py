@@ -832,6 +832,17 @@ FRESH17_CASES = [
     # pykwalify's ``SchemaError`` raised from its own code under ``Validating config/shop.yaml``: a validator's
     # verdict on the file it names, not a crash
     ("fresh17/checkers/pykwalify_ci_check", [("lint", "config/shop.yaml", None)]),
+    # ``nox -s build`` ran flit: the session's name says build, not nox's tests
+    ("fresh17/builds/flit_nox_build", [("build_error", "shop/__init__.py", None)]),
+    # a program named for compiling (``glib-compile-schemas``) builds, even from a data file
+    ("fresh17/builds/glib_compile_schemas_strict", [("build_error", "data/org.example.Cart.gschema.xml", 10)]),
+    # autoflake's ``shop/__init__.py: No issues detected!`` names a file that passed, not the one it flagged
+    ("fresh17/checkers/autoflake_tox_lint", [("lint", "shop/cart.py", None)]),
+    # safety's vulnerable packages through ``make audit``: fixed in the requirements file it audited
+    ("fresh17/checkers/safety_make_audit", [("security", "requirements.txt", None)]),
+    # a lock whose hash does not match its Pipfile, and a module package.json does not list: dependency failures
+    ("fresh17/deps/micropipenv_lock_out_of_date", [("dependency", "Pipfile", None)]),
+    ("fresh17/deps/dependency_check_unlisted_module", [("dependency", "package.json", None)]),
 ]
 
 

@@ -24,6 +24,7 @@ from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.ingest.log.tools import (
     DATA_FILE,
     INTERPRETERS,
+    NOTED,
     RULE_CODE,
     RULE_NAME,
     SECRET,
@@ -42,7 +43,7 @@ _PLACE = re.compile(
     r"^(?:(?:/[\w.+-]+)*/?(?P<tool>[A-Za-z][\w.+-]*): )?"
     r"(?P<path>(?:[A-Za-z]:(?=\\))?[^\s:()\[\]'\"]+\.(?P<ext>[A-Za-z][\w+-]{0,9}|[1-9])):"  # D:\a\x\x\ too
     r"(?:[A-Za-z_]\w{0,100}:)?(?P<row>\d+)(?:\.(?P<dotted>\d{1,5})(?:-\d{1,7}(?:\.\d{1,5})?)?)?:"
-    r"(?:(?P<column>\d+)(?::| (?=\[?[A-Z]{1,6}\d{2,5}\b)| -(?= \w)))?(?P<rest>.*)$"
+    r"(?:(?P<column>\d+)(?:-\d{1,5})?(?::| (?=\[?[A-Z]{1,6}\d{2,5}\b)| -(?= \w)))?(?P<rest>.*)$"
 )
 _SEVERITY = re.compile(
     r"^\s*(?:(?P<level>fatal error|error|Error|ERROR|fatal|E|F)|"
@@ -189,7 +190,12 @@ class Diagnostics(BlockParser):
             return False
         severity = _SEVERITY.match(rest)
         message = rest[severity.end() :] if severity else rest.strip()
-        if _NOT_A_FAILURE.match(message) or _ASSERT.match(message) or _SEE_ABOVE.search(message):
+        if (
+            _NOT_A_FAILURE.match(message)
+            or _ASSERT.match(message)
+            or _SEE_ABOVE.search(message)
+            or NOTED.search(message)
+        ):
             return False
         tool = match.group("tool")
         if tool in _VERDICT_WORDS:

@@ -28,6 +28,7 @@ from gauntlet.ingest.log.tools import (
     INTERPRETERS,
     LINTERS,
     LOCKS,
+    NOTED,
     RULE_CODE,
     RULE_NAME,
     SECRET,
@@ -234,6 +235,8 @@ _COMPILER_ERROR = re.compile(
 _LINE_PHRASE = re.compile(
     r"(?i)(?<![\w-])line(?: number)?:? {1,12}(?P<line>\d{1,7})(?:,? col(?:umn)? (?P<column>\d{1,5}))?\b"
     r"|^l\.(?P<tline>\d{1,7}) "  # TeX's mark under its ``! Undefined control sequence.``: ``l.7 \textbfx``
+    # scdoc's ``Error at 17:1: Tabs are required``: a line and column after the severity, with no file
+    r"|^(?:error|warning|fatal) at (?P<eline>\d{1,7}):(?P<ecolumn>\d{1,5})\b"
 )
 #: A file a step's command names (``jq . config/app.json``, ``sqlite3 app.db < db/init.sql``).
 _COMMAND_FILE = re.compile(
@@ -510,7 +513,7 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], co
     rows: list[Draft] = []
     checker = chosen.kind in ("lint", "security")
     for number, text, (path, line, column) in lint_rows(lines, [text for _, text in above], any_place=checker):
-        if _NOTE.search(text) or (chosen.kind != "lint" and not strict and _MINOR.search(text)):
+        if _NOTE.search(text) or NOTED.search(text) or (chosen.kind != "lint" and not strict and _MINOR.search(text)):
             continue  # a note explains a row above it; a compiler's warning fails nothing
         if any(_same_place(place, chosen) for place in _places(text)):
             continue  # the chosen finding's own line: the other places it names are context (``included from``)
@@ -753,8 +756,9 @@ def _worded_line(lines: Sequence[str], alone: Place | None, command: str) -> Pla
     path = alone[0] if alone is not None else _command_file(command)
     if path is None:
         return None
-    column = phrase.group("column")
-    return path, int(phrase.group("line") or phrase.group("tline")), int(column) if column else None
+    column = phrase.group("column") or phrase.group("ecolumn")
+    line = phrase.group("line") or phrase.group("tline") or phrase.group("eline")
+    return path, int(line), int(column) if column else None
 
 
 def _command_file(command: str) -> str | None:

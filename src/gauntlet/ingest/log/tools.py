@@ -28,6 +28,7 @@ __all__ = [
     "LOCKS",
     "MANIFESTS",
     "MARKERS",
+    "NOTED",
     "RULE_CODE",
     "RULE_NAME",
     "SECRET",
@@ -85,6 +86,9 @@ SECRET = re.compile(
     r"|(?i:\b(?:code|command|sql|template|script|shell|header|ldap|xpath|prompt) injection\b"
     r"|\bcross-site (?:scripting|request forgery)\b|\bpath traversal\b)"
 )
+#: A row that only points at another (capnp's ``error: Ordinal @1 originally used here.`` under its duplicate's
+#: row, a redefinition's ``previously defined here``): a note, whatever severity it was printed with.
+NOTED = re.compile(r"(?i)\b(?:originally|previously|first) (?:used|defined|declared) here\b")
 #: A checker's rule code opening a diagnostic's message (``E003 Indent``, ``MD001: Heading``, ``[C0103] Invalid``,
 #: ``DOC101: Docstring``): linters name the rule they apply; compilers say ``error:`` instead.
 RULE_CODE = re.compile(r"^\s*\[?[A-Z]{1,5}\d{2,5}\]?:?\s")
@@ -453,7 +457,8 @@ def verdict_name(text: str) -> str | None:
     """The test a runner's verdict line says failed (:data:`VERDICTS`), or None."""
     for pattern in VERDICTS:
         if found := pattern.match(text):
-            return found.group("name").strip()
+            name = found.group("name").strip()
+            return None if name.endswith(":") else name  # a heading (node's ``✖ failing tests:``), no test
     return None
 
 

@@ -843,6 +843,15 @@ FRESH17_CASES = [
     # a lock whose hash does not match its Pipfile, and a module package.json does not list: dependency failures
     ("fresh17/deps/micropipenv_lock_out_of_date", [("dependency", "Pipfile", None)]),
     ("fresh17/deps/dependency_check_unlisted_module", [("dependency", "package.json", None)]),
+    # scdoc's ``Error at 17:1`` under make's echo of ``scdoc < doc/cart.1.scd``: that file's line
+    ("fresh17/builds/scdoc_make_man", [("build_error", "doc/cart.1.scd", 17)]),
+    # capnp's ``error: Ordinal @1 originally used here.`` points at its duplicate's row: a note, not a finding
+    (
+        "fresh17/builds/capnp_make_gen_two_files",
+        [("build_error", "schema/cart.capnp", 11), ("build_error", "schema/order.capnp", 8)],
+    ),
+    # node's spec reporter repeats its failures under ``✖ failing tests:``, a heading and no test
+    ("fresh17/runners/borp_node_test", [("test_failure", "test/cart.test.js", 11)]),
 ]
 
 

@@ -124,6 +124,8 @@ _HEADER = re.compile(
     r"^(?:(?P<level>error|warning)(?:\[(?P<code>[\w/-]+)\])?|(?P<rule>[A-Z]{1,4}\d{3,4})\b)(?::)? ?(?P<message>.*)$"
     # miette's (oxc, swc, biome): ``  x Expected ',', got ';'``, ``  ! eslint(no-debugger): ...`` (a warning)
     r"|^\s{0,4}(?:(?P<cross>[x×✖])|(?P<bang>[!⚠]))\s+(?P<said>\S.*)$"
+    # rolldown's and rollup's ``[MISSING_EXPORT] "total" is not exported by "src/cart.js".``
+    r"|^\[(?P<bracket>[A-Z][A-Z0-9_]{2,40})\]\s+(?:Error:\s*)?(?P<coded>\S.*)$"
 )
 _ARROW = re.compile(
     r"^\s*(?:-->|--->|╭─\[|,-\[|┌─)\s*(?P<path>[^\s:()\[\]'\"]+\.[A-Za-z][\w+-]{0,9}):(?P<row>\d+):(?P<column>\d+)"
@@ -253,6 +255,8 @@ class Diagnostics(BlockParser):
         level, rule, message = head.group("level"), head.group("code") or head.group("rule"), head.group("message")
         if head.group("said"):
             level, message = "error" if head.group("cross") else "warning", head.group("said")
+        elif head.group("coded"):
+            level, rule, message = "error", head.group("bracket"), head.group("coded")
         kind = _kind(step_tool(sink.step), message, sink.step)
         if (level == "warning" or level is None) and kind != "lint":
             return True  # a compiler's warning; a bare rule code counts only where a checker ran

@@ -178,7 +178,7 @@ class Mocha(SectionParser):
 
 # -- TAP (node --test, tape, prove) --------------------------------------------------------------
 
-_NOT_OK = re.compile(r"^(\s*)not ok \d+ (?:- )?(.*?)(?: # (?:TODO|SKIP).*)?$")
+_NOT_OK = re.compile(r"^(\s*)(?:[❌✖✗×] ?)?not ok \d+ (?:- )?(.*?)(?: # (?:TODO|SKIP).*)?$")
 #: The YAML block's fields read: node's ``location``, tape's and zora's ``at`` (``at: "file:///w/t.mjs:5:3"``).
 _TAP_FIELD = re.compile(r"^\s+(location|at|failureType|error|name|message|stack): (.*)$")
 #: A frame of node's ``stack:`` field: ``TestContext.<anonymous> (/w/test/round.test.js:5:10)``.
@@ -210,7 +210,11 @@ class Tap(BlockParser):
             self._parent = self._failed_indent is not None and len(self._indent) < len(self._failed_indent)
             self._failed_indent = self._indent
             name = match.group(2)
-            self._draft = Draft("tap", "test_failure", "", number, number, test_id=name, key=f"tap:{name}")
+            # An assertion is named by what it checks (``should equal``): the test is the comment above it
+            # (tape's ``# cart: sums the prices``), and two tests' equal assertions are two failures.
+            test = next((text[2:] for _, text in reversed(sink.tail(3, number)) if text.startswith("# ")), None)
+            key = f"tap:{test} > {name}" if test else f"tap:{name}"
+            self._draft = Draft("tap", "test_failure", "", number, number, test_id=name, key=key)
             if "node" in sink.step or "--test" in sink.step:
                 self._draft.tool = "node"
             return True

@@ -57,6 +57,7 @@ class Pytest:
         # The failed tests the step's blocks told (key → file), and those its short summary named since.
         self._told: dict[str, str | None] = {}
         self._summarized: set[str] = set()
+        self._held: dict[str, Draft] = {}
 
     @property
     def active(self) -> bool:
@@ -89,9 +90,12 @@ class Pytest:
         return False
 
     def close(self, sink: Sink) -> None:
-        """Flush a block cut off by the end of the log."""
+        """Flush a block cut off by the end of the log, and the fixtures' errors no test's failure told."""
         self._flush(sink)
         self._section = False
+        for held in self._held.values():
+            sink.emit(held)
+        self._held.clear()
         self._told.clear()
         self._summarized.clear()
 
@@ -142,6 +146,7 @@ class Pytest:
                 )
             )
             return
+        fixture = name.startswith(("ERROR at setup of ", "ERROR at teardown of "))
         for prefix in ("ERROR at setup of ", "ERROR at teardown of "):
             name = name.removeprefix(prefix)
         if "/" in name or "\\" in name:
@@ -152,19 +157,16 @@ class Pytest:
             path, line = block.test_path, block.test_line  # the test that hung, not where it was waiting
         test_id = f"{block.test_path}::{key}" if block.test_path else key
         self._told[f"pytest:{key}"] = block.test_path or path
-        sink.emit(
-            Draft(
-                "pytest",
-                "test_failure",
-                f"{key}: {message}",
-                block.start,
-                block.end,
-                path=path,
-                line=line,
-                test_id=test_id,
-                key=f"pytest:{key}",
-            )
-        )
+        message = f"{key}: {message}"
+        draft = Draft("pytest", "test_failure", message, block.start, block.end, path=path, line=line, test_id=test_id)
+        draft.key = f"pytest:{key}"
+        if fixture and path is None:
+            # A fixture's error with nothing to place it (inline-snapshot's teardown check) waits for the test's
+            # own failure, which tells it at the assertion; only a test that did not fail is told by it.
+            self._held[draft.key or ""] = draft
+            return
+        self._held.pop(draft.key or "", None)
+        sink.emit(draft)
 
     def _summary(self, number: int, match: re.Match[str], sink: Sink) -> None:
         outcome, test_id, message = match.groups()

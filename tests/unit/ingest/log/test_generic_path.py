@@ -852,6 +852,18 @@ FRESH17_CASES = [
     ),
     # node's spec reporter repeats its failures under ``✖ failing tests:``, a heading and no test
     ("fresh17/runners/borp_node_test", [("test_failure", "test/cart.test.js", 11)]),
+    # rolldown's ``[MISSING_EXPORT] ...`` over its ``╭─[ src/main.js:2:10 ]`` arrow: one build error each
+    (
+        "fresh17/builds/rolldown_two_missing_exports",
+        [("build_error", "src/main.js", 2), ("build_error", "src/receipt.js", 1)],
+    ),
+    # supertape's ``❌ not ok 2 should equal`` twice, under two tests' ``# cart: sums the prices``: two failures
+    (
+        "fresh17/runners/supertape_two_files",
+        [("test_failure", "test/cart.js", 10), ("test_failure", "test/slug.js", 5)],
+    ),
+    # inline-snapshot's teardown error has no place: the test's own failure tells it, at its assertion
+    ("fresh17/runners/inline_snapshot_mismatch", [("test_failure", "tests/test_receipt.py", 11)]),
 ]
 
 

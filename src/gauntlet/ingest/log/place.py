@@ -114,6 +114,8 @@ _LINE_OF_FILE = re.compile(
     r"\bline (?P<line>\d{1,7}) (?:of|in) (?:file )?[\"'`]?(?P<path>(?:[\w.+-]{1,100}/){0,20}[\w+-]{1,100}"
     r"\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/-])"
 )
+#: A quoted path and its line: bmake's ``"/w/Makefile" line 4: Malformed conditional`` (any file, a Makefile too).
+_QUOTED_LINE = re.compile(r"\"(?P<path>[^\"\s]{1,300})\" line (?P<line>\d{1,7})\b")
 #: A severity or a program glued to the place it opens (GLib's ``ERROR:tests/a.c:13:test_total: assertion
 #: failed``, thrift's ``[ERROR:/w/idl/cart.thrift:11]``, psql's ``psql:migrations/002.sql:4: ERROR:``): read as
 #: if a space followed it.
@@ -824,6 +826,8 @@ def _places(text: str) -> Iterator[Place]:
         yield first.group("path"), int(first.group("line")), int(first.group("column"))
     if "line " in text and (worded := _LINE_OF_FILE.search(text)) is not None:
         yield worded.group("path"), int(worded.group("line")), None
+    if '" line ' in text and (quoted := _QUOTED_LINE.search(text)) is not None:
+        yield quoted.group("path"), int(quoted.group("line")), None
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
         scheme = text[max(0, match.start() - 7) : match.start()]

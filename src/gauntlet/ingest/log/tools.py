@@ -162,7 +162,8 @@ TOOLS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
         "choco install", "opam install", "pod install", "carthage bootstrap", "sbt update", "bundle lock",
     )),
     ("build_error", (
-        "make", "gmake", "cmake", "ninja", "meson compile", "bazel build", "gcc", "g++", "clang", "clang++", "cc",
+        "make", "gmake", "bmake", "pmake", "bsdmake", "nmake", "mingw32-make", "jom",
+        "cmake", "ninja", "meson compile", "bazel build", "gcc", "g++", "clang", "clang++", "cc",
         "c++", "gfortran", "nvcc", "cargo build", "cargo check", "rustc", "go build", "go install", "javac",
         "mvn compile", "mvn package", "mvn install", "gradle build", "gradlew build", "gradle assemble",
         "gradlew assemble", "sbt compile", "dotnet build", "msbuild", "npm run build", "yarn build", "pnpm build",
@@ -372,11 +373,11 @@ _TEST_PROGRAM = re.compile(
 
 #: Task runners, whose own kind (make's build) says less than the target they run: ``make lint``, ``tox -e mypy``,
 #: ``nox -s tests``, ``cargo make audit``, ``npm run check:types``, ``deno task lint``.
-_RUNNERS = frozenset({"make", "gmake", "tox", "nox"})
+_RUNNERS = frozenset({"make", "gmake", "bmake", "pmake", "bsdmake", "nmake", "tox", "nox"})
 _TARGETS = re.compile(
     _COMMAND_START
-    + r"(?:g?make|just|task|tox|nox|invoke|inv|poe|mage|rake|(?:cargo|npm|pnpm|yarn|bun|deno|composer|hatch|pdm|uv)"
-    r" (?:make|run|task))((?: +[^\s;&|]{1,100}){1,8})"
+    + r"(?:(?:g|b|p|bsd|n)?make|just|task|tox|nox|invoke|inv|poe|mage|rake"
+    r"|(?:cargo|npm|pnpm|yarn|bun|deno|composer|hatch|pdm|uv) (?:make|run|task))((?: +[^\s;&|]{1,100}){1,8})"
 )
 #: A target's words (split at ``-``, ``_``, ``:``, ``,``) by the kind of what it runs, most telling first.
 _TARGET_WORDS: tuple[tuple[Kind, frozenset[str]], ...] = (

@@ -862,6 +862,8 @@ FRESH17_CASES = [
         "fresh17/runners/supertape_two_files",
         [("test_failure", "test/cart.js", 10), ("test_failure", "test/slug.js", 5)],
     ),
+    # bmake's ``"/w/Makefile" line 4: Malformed conditional``: a quoted path and its line, a make's build error
+    ("fresh17/builds/bmake_malformed_conditional", [("build_error", "Makefile", 4)]),
     # inline-snapshot's teardown error has no place: the test's own failure tells it, at its assertion
     ("fresh17/runners/inline_snapshot_mismatch", [("test_failure", "tests/test_receipt.py", 11)]),
 ]

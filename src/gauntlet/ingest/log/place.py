@@ -111,8 +111,8 @@ _LINE_IN_FILE = re.compile(
 )
 #: A place in words, its line first: byacc's ``line 16 of "src/calc.y"``, ``error on line 5 in file config.xml``.
 _LINE_OF_FILE = re.compile(
-    r"\bline (?P<line>\d{1,7}) (?:of|in) (?:file )?[\"'`]?(?P<path>(?:[\w.+-]{1,100}/){0,20}[\w+-]{1,100}"
-    r"\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/-])"
+    r"\b(?i:line) (?P<line>\d{1,7}) (?i:of|in) (?:file )?[\"'`]?"
+    r"(?P<path>(?:[A-Za-z]:[\\/]|/)?(?:[\w.+-]{1,100}[\\/]){0,20}[\w+-]{1,100}\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\-])"
 )
 #: A quoted path and its line: bmake's ``"/w/Makefile" line 4: Malformed conditional`` (any file, a Makefile too).
 _QUOTED_LINE = re.compile(r"\"(?P<path>[^\"\s]{1,300})\" line (?P<line>\d{1,7})\b")
@@ -167,6 +167,8 @@ _WRITES = re.compile(
 )
 #: An audit's report of a vulnerable dependency (safety's ``-> Vulnerability found in flask``, an advisory's id).
 _VULNERABLE = re.compile(r"(?i)\bvulnerab(?:le|ilit(?:y|ies))\b|\bsecurity advisor(?:y|ies)\b|\bGHSA-|\bCVE-\d")
+_NUMBERS = re.compile(r"\d+")
+_WORDED = re.compile(r"[A-Za-z]{3}")
 #: A line that says which file a checker is at: ``Validating config/shop.yaml``, ``Checking src/a.c``.
 _CHECKING = re.compile(r"(?i)\s*(?:validating|checking|linting|analy[sz]ing|scanning|parsing|verifying)\s")
 #: A line that says the file it names passed (``tests/a.py::test_b PASSED``, ``✓ src/a.test.ts (3 tests)``,
@@ -530,7 +532,34 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], co
                 continue
             seen.add((file[0], None))
             rows.append(Draft(None, "lint", text.strip(), number, number, path=file[0]))
+    return rows or _alike_rows(chosen, lines)
+
+
+def _alike_rows(chosen: Draft, lines: Sequence[Line]) -> list[Draft]:
+    """The other rows shaped as the one that placed ``chosen``: a tool prints each of its failures alike (mjml's
+    ``Line 6 of /w/a.mjml (mj-image) — ...`` and ``Line 5 of /w/b.mjml (mj-text) — ...``). A row's shape is what
+    stands before its path, numbers aside, and has a word; each row is at another place."""
+    if chosen.path is None or chosen.line is None:
+        return []
+    shaped = [(number, text, found) for number, text in lines if (found := _shaped_place(text)) is not None]
+    anchor = next((s for _, _, (s, p) in shaped if p[1] == chosen.line and same_file(p[0], chosen.path)), None)
+    if anchor is None or not _WORDED.search(anchor):
+        return []  # a place alone on its line is as often a reference, a frame or a quoted line as a failure
+    rows: list[Draft] = []
+    seen: set[tuple[str | None, int | None]] = {(repo_path(chosen.path), chosen.line)}
+    for number, text, (shape, (path, line, column)) in shaped:
+        if shape == anchor and (repo_path(path), line) not in seen:
+            seen.add((repo_path(path), line))
+            rows.append(Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column))
     return rows
+
+
+def _shaped_place(text: str) -> tuple[str, Place] | None:
+    """The first place with a line ``text`` names, and the shape of what stands before its path."""
+    place = next((found for found in _places(text) if found[1] is not None), None)
+    if place is None or (at := text.find(place[0])) < 0:
+        return None
+    return _NUMBERS.sub("#", text[:at]).strip(), place
 
 
 def failed_tests(step: Sequence[Line], checkout: Checkout | None = None) -> list[Draft]:
@@ -824,7 +853,7 @@ def _places(text: str) -> Iterator[Place]:
         yield trailing.group("path"), int(trailing.group("line")), int(trailing.group("column"))
     if ") in " in text and (first := _LINE_IN_FILE.search(text)) is not None:
         yield first.group("path"), int(first.group("line")), int(first.group("column"))
-    if "line " in text and (worded := _LINE_OF_FILE.search(text)) is not None:
+    if "ine " in text and (worded := _LINE_OF_FILE.search(text)) is not None:
         yield worded.group("path"), int(worded.group("line")), None
     if '" line ' in text and (quoted := _QUOTED_LINE.search(text)) is not None:
         yield quoted.group("path"), int(quoted.group("line")), None

@@ -375,8 +375,7 @@ _TEST_PROGRAM = re.compile(
 #: ``nox -s tests``, ``cargo make audit``, ``npm run check:types``, ``deno task lint``.
 _RUNNERS = frozenset({"make", "gmake", "bmake", "pmake", "bsdmake", "nmake", "tox", "nox"})
 _TARGETS = re.compile(
-    _COMMAND_START
-    + r"(?:(?:g|b|p|bsd|n)?make|just|task|tox|nox|invoke|inv|poe|mage|rake"
+    _COMMAND_START + r"(?:(?:g|b|p|bsd|n)?make|just|task|tox|nox|invoke|inv|poe|mage|rake"
     r"|(?:cargo|npm|pnpm|yarn|bun|deno|composer|hatch|pdm|uv) (?:make|run|task))((?: +[^\s;&|]{1,100}){1,8})"
 )
 #: A target's words (split at ``-``, ``_``, ``:``, ``,``) by the kind of what it runs, most telling first.

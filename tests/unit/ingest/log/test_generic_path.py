@@ -815,6 +815,12 @@ FRESH16_CASES = [
     ("fresh16/builds/byacc_grammar_syntax_error", [("build_error", "src/calc.y", 16)]),
     # ``npm run check:deps`` (installed-check): the target names a dependency check, fixed in package.json
     ("fresh16/deps/installed_check_version_mismatch", [("dependency", "package.json", None)]),
+    # mjml's ``Line 6 of /w/emails/emails/shipped.mjml (mj-image) — ...`` for each template: rows alike, one finding
+    # each, at the path mjml prints (it doubles the folder: the label, the file that exists, is emails/shipped.mjml)
+    (
+        "fresh16/builds/mjml_two_templates",
+        [("build_error", "emails/emails/shipped.mjml", 6), ("build_error", "emails/emails/welcome.mjml", 5)],
+    ),
     # pytest-timeout's ``Failed: Timeout`` inside the code the test waited on: the test that hung is the place
     ("fresh16/runners/pytest_timeout_make", [("test_failure", "tests/test_poll.py", 15)]),
     # ufmt's ``Would format /w/shop/cart.py``: lint, one finding per file a formatter would rewrite

@@ -469,8 +469,9 @@ class Analyser:
             draft.path = named_by_command(draft.path, self._command)
         if draft.kind == "dependency":
             self._place_at_manifest(draft)
-        elif draft.kind == "security" and self._project_path(draft.path) is None:
-            # An audit's vulnerable package is fixed where it is required (``safety check -r requirements.txt``).
+        elif draft.kind in ("security", "lint") and self._project_path(draft.path) is None:
+            # An audit's vulnerable package, or one under a refused licence, is fixed where it is required
+            # (``safety check -r requirements.txt``, ``license-checker --failOn MIT``: package.json).
             lines = [draft.message, *self._lines(draft.start, draft.end + 1), *(text for _, text in self._step_lines)]
             draft.path = audited_manifest(lines, self._step, self.checkout) or draft.path
         path = self._project_path(draft.path)

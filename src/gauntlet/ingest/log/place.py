@@ -165,8 +165,11 @@ _WRITES = re.compile(
     r"(?i)^\s*(?:updating|writing|wrote|gen|generating|generated|creating|created|saving|saved)\b"
     r"|\b(?:written|saved) to\b"
 )
-#: An audit's report of a vulnerable dependency (safety's ``-> Vulnerability found in flask``, an advisory's id).
-_VULNERABLE = re.compile(r"(?i)\bvulnerab(?:le|ilit(?:y|ies))\b|\bsecurity advisor(?:y|ies)\b|\bGHSA-|\bCVE-\d")
+#: An audit's report of a dependency: a vulnerable one (safety's ``-> Vulnerability found in flask``, an
+#: advisory's id) or one under a licence the project refuses (license-checker's ``--failOn``).
+_AUDITED = re.compile(
+    r"(?i)\bvulnerab(?:le|ilit(?:y|ies))\b|\bsecurity advisor(?:y|ies)\b|\bGHSA-|\bCVE-\d|\blicen[cs]es?\b"
+)
 _NUMBERS = re.compile(r"\d+")
 _WORDED = re.compile(r"[A-Za-z]{3}")
 #: A line that says which file a checker is at: ``Validating config/shop.yaml``, ``Checking src/a.c``.
@@ -452,9 +455,9 @@ def manifest(lines: Sequence[str], step: str, checkout: Checkout | None = None) 
 
 
 def audited_manifest(lines: Sequence[str], step: str, checkout: Checkout | None = None) -> str | None:
-    """The manifest that requires the vulnerable package an audit's ``lines`` report (see :func:`manifest`), or
-    None where they report no vulnerable package."""
-    return manifest(lines, step, checkout) if any(_VULNERABLE.search(text) for text in lines) else None
+    """The manifest that requires the package an audit's ``lines`` report, vulnerable or under a licence the
+    project refuses (see :func:`manifest`), or None where they report no such package."""
+    return manifest(lines, step, checkout) if any(_AUDITED.search(text) for text in lines) else None
 
 
 def _manifests_named(text: str) -> Iterator[str]:

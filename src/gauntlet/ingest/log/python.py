@@ -7,7 +7,7 @@ import re
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.ingest.log.text import repo_path
-from gauntlet.ingest.log.tools import SECRET, step_kind
+from gauntlet.ingest.log.tools import SECRET, markers, step_kind
 from gauntlet.ingest.paths import repo_relative
 from gauntlet.models import Kind
 
@@ -215,7 +215,11 @@ class PythonLint(LineParser):
             if match := _FLAKE8.match(text):
                 path, row, column, code, message = match.groups()
                 # a security plugin's finding (dlint's ``DUO104 use of "eval" is insecure``) is a security one
+                # and a dependency checker's (deptry's ``DEP003 'yaml' imported but it is a transitive dependency``)
+                # a dependency one
                 kind: Kind = "security" if SECRET.search(message) else "lint"
+                if kind == "lint" and markers([message]) == "dependency":
+                    kind = "dependency"
                 found = diagnostic(self._tool(path, sink, number), kind, message, number, path, row, column, rule=code)
                 sink.emit(self._repeats.keyed(found))
                 return True

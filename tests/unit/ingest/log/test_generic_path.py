@@ -239,6 +239,8 @@ def logged(case: str) -> list[tuple[str, str | None, int | None]]:
         # over ``Fatal:``; ``cart.pas(9,11)`` is the ``src/cart.pas`` the command compiles
         ("fresh4/systools/fpc_identifier_not_found", ("build_error", "src/cart.pas", 9)),
         ("fresh4/jstools/sucrase_syntax_error", ("build_error", "src/cart.ts", 6)),  # ``Error transforming``
+        # deptry's ``DEP003 'yaml' imported but it is a transitive dependency`` in ruff's shape: a dependency finding
+        ("fresh3/pytools/deptry_missing", ("dependency", "shop/cli.py", 2)),
         # zizmor's ``code injection via template expansion``: a weakness by its name is a security finding
         ("fresh4/pytools/zizmor_template_injection", ("security", ".github/workflows/triage.yml", 11)),
         # brittle's TAP: ``not ok 2 - total of the prices # time=3.6ms`` only says its assertion above failed

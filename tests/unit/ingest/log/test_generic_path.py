@@ -895,6 +895,12 @@ def test_a_held_out_log_gives_its_findings(case: str, expected: list[tuple[str, 
     assert logged(case) == expected
 
 
+def test_a_line_a_problem_matcher_annotated_is_read_by_its_tools_parser() -> None:
+    # a problem matcher (setup-node's tsc matcher) turns the tool's line into an ``##[error]`` annotation
+    found = job("npx tsc --noEmit", "##[error]src/a.ts(3,5): error TS2322: Type 'string' is not assignable.")
+    assert [(f.tool, f.kind, f.path, f.line) for f in found] == [("tsc", "type_error", "src/a.ts", 3)]
+
+
 def test_a_short_summary_line_names_the_failure_its_block_told() -> None:
     # sybil's block ``usage.md line=7 column=1`` is summed up as ``FAILED docs/usage.md::line:7,column:1``: one
     # finding, at the block's line

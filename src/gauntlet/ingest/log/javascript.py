@@ -92,6 +92,9 @@ _NODE_ERROR = re.compile(r"^((?:[A-Z]\w*)?Error)(?: \[(\w+)\])?: (.*)$")
 _DIFF_LINES = 8
 #: A frame in an installed package (``/node_modules/nodeunit/lib/types.js``): not where the project's code threw.
 _INSTALLED = re.compile(r"/node_modules/")
+#: An import or reference that does not resolve: a build's error, not a crash (browserify's ``Can't walk dependency
+#: graph: Cannot find module './money'``, openapi-typescript's ``Can't resolve $ref``).
+_UNRESOLVED = re.compile(r"\b(?:Cannot find (?:module|package)|Can't resolve|Could not resolve)\b")
 #: An error that says the input could not be read: a compile error, not a crash of the program.
 _UNPARSED = re.compile(
     r"(?i)\b(?:could not|cannot|unable to|failed to) (?:parse|compile|transform)|\bparse error\b"
@@ -121,13 +124,19 @@ class NodeError(BlockParser):
                         draft.path, draft.line, draft.column = match.group(1), int(match.group(2)), int(match.group(3))
                 if number - draft.start < 40:
                     return True
-            elif self._frames == 0 and draft.kind == "test_failure" and number - draft.start < _DIFF_LINES:
-                return True  # an assertion's diff between its message and its frames (``300 !== 500``)
+            elif (
+                self._frames == 0
+                and number - draft.start < _DIFF_LINES
+                and (draft.kind == "test_failure" or text.startswith("    "))
+            ):
+                # an assertion's diff between its message and its frames (``300 !== 500``), or what the error
+                # says further (browserify's ``    required by /w/src/main.js``)
+                return True
             self._report(sink)
             return False
         if "Error" in text and (match := _NODE_ERROR.match(text)):
             _, code, message = match.groups()
-            missing = message.startswith(("Cannot find module", "Cannot find package"))
+            missing = _UNRESOLVED.search(message) is not None
             self._frames = 0
             kind: Kind = "build_error" if missing else "test_failure" if match.group(1) == "AssertionError" else "crash"
             if _UNPARSED.search(message):
@@ -154,5 +163,5 @@ class NodeError(BlockParser):
         return self._frames > 0  # a lone error line, without frames, is not an uncaught error
 
     def close(self, sink: Sink) -> None:
-        """Drop an error cut off by the end of input or a failed step: its frames may be missing."""
-        self._draft = None
+        """Report an error whose frames ran to the end of its step (browserify's); drop one with none yet."""
+        self._report(sink)

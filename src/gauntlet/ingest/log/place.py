@@ -134,7 +134,8 @@ _FILE = re.compile(
 _JVM_LIBRARY_FRAME = re.compile(
     r"^\s*(?:at )?(?:[\w$.]+/)?(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|org\.junit|junit|org\.apache"
     r"|org\.gradle|org\.springframework|org\.testng|org\.opentest4j|org\.assertj|worker\.org\.gradle|groovy|org\.codehaus"
-    r"|org\.spockframework|io\.kotest)\."
+    r"|org\.spockframework|io\.kotest|org\.hamcrest|com\.google\.common|com\.google\.truth|org\.mockito|org\.easymock"
+    r"|io\.mockk|net\.bytebuddy)\."
 )
 #: A file opening a line, then its line in words further on: Python's json module under pre-commit's
 #: ``data/prices.json: Failed to json decode (Expecting ...: line 4 column 1 (char 31))``; or a report's keys
@@ -172,6 +173,8 @@ _AUDITED = re.compile(
 )
 _NUMBERS = re.compile(r"\d+")
 _WORDED = re.compile(r"[A-Za-z]{3}")
+#: A command echoed in the log: npm's ``> tool args`` under its script's name, the shell's ``+ tool args``.
+_ECHO = re.compile(r"^(?:> |\+ |\$ )(?=\S)")
 #: A line that says which file a checker is at: ``Validating config/shop.yaml``, ``Checking src/a.c``.
 _CHECKING = re.compile(r"(?i)\s*(?:validating|checking|linting|analy[sz]ing|scanning|parsing|verifying)\s")
 #: A line that says the file it names passed (``tests/a.py::test_b PASSED``, ``✓ src/a.test.ts (3 tests)``,
@@ -729,7 +732,9 @@ def file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "
     for text in lines:
         if _MISSING.search(text) or _WRITES.search(text) or _PASSED.search(text):
             continue  # ``./install.sh: No such file or directory``: the file named is the one that is not there
-        for match in _FILE.finditer(text):
+        # A command the log echoes (npm's ``> tool -o dist/a.html pages/a.html``): the file it reads, not its output.
+        read = (_command_file(text[echoed.end() :]) or "") if (echoed := _ECHO.match(text)) else text
+        for match in _FILE.finditer(read):
             path = match.group("path")
             if _LIBRARY.search(path) or _NOT_FILES.search(path) or _NOT_ALONE.search(path):
                 continue

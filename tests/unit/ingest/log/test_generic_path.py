@@ -876,6 +876,18 @@ FRESH17_CASES = [
     ("fresh17/runners/inline_snapshot_mismatch", [("test_failure", "tests/test_receipt.py", 11)]),
 ]
 
+FRESH19_CASES = [
+    # browserify's ``Error: Can't walk dependency graph: Cannot find module './money'``, its frames to the step's end
+    ("fresh19/builds/browserify_missing_module", [("build_error", "src/main.js", None)]),
+    # npm's echo ``> html-minifier-terser ... -o dist/cart.html pages/cart.html``: the file it reads, not its output
+    ("fresh19/builds/html_minifier_npm_build", [("build_error", "pages/cart.html", None)]),
+    # Hamcrest's ``at org.hamcrest.MatcherAssert.assertThat(MatcherAssert.java:20)`` is a library's frame
+    (
+        "fresh19/runners/hamcrest_make_test_two_classes",
+        [("test_failure", "CartTest.java", 23), ("test_failure", "MoneyTest.java", 11)],
+    ),
+]
+
 
 @pytest.mark.parametrize(
     ("case", "expected"),
@@ -888,6 +900,7 @@ FRESH17_CASES = [
         *FRESH15_CASES,
         *FRESH16_CASES,
         *FRESH17_CASES,
+        *FRESH19_CASES,
     ],
 )
 def test_a_held_out_log_gives_its_findings(case: str, expected: list[tuple[str, str | None, int | None]]) -> None:

@@ -84,6 +84,7 @@ _PLACE = re.compile(
     # ``path(12):`` (D, MSVC), and in brackets: Qt Test's ``Loc: [../tests/tst_cart.cpp(17)]``
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7})(?:, ?(?P<pcolumn>\d{1,5})\)|\)(?=:\s|\]))"
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
+    r"| \(line (?P<qline>\d{1,7})\)"  # pip's ``(from -r requirements.txt (line 2))``
     r"|@(?P<aline>\d{1,7}):(?P<acolumn>\d{1,5})(?=[:\s]|$)"  # fixit's ``shop/cart.py@4:11 Rule: ...``
     r"|:line (?P<nline>\d{1,7})\b"  # .NET's stack frames: ``at Cart.Sums() in /src/CartTests.cs:line 12``
     r"| \[(?P<kline>\d{1,7}):(?P<kcolumn>\d{1,5}) - \d{1,7}:\d{1,5}\]"  # a span: jscpd's ``cart.js [5:26 - 10:39]``
@@ -209,7 +210,7 @@ _HEADER = re.compile(
 #: apart from the message: ``4: DOC101: message`` (pydoclint), ``2:1<tab>message`` (curlylint), ``  7    Scenario
 #: name ...`` (gherkin-lint), ``  5 | text`` (a spell checker quoting the line), ``✗ #4: Line exceeds ...``.
 _ROW = re.compile(
-    r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})(?:-\d{1,7}:\d{1,5})?\s+(?:\[?(?:error|warning)\b|[✖✘×⚠])"
+    r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})(?:-\d{1,7}:\d{1,5})?\s+(?:\[?(?:error|warning)\b|[✖✘×⚠❌])"
     r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?"
     r"|(?:[✖✘×⚠✗]\s*)?#?(?P<cline>\d{1,7})(?::(?P<ccolumn>\d{1,5}))?(?:\t|: |\s{2,}|\s?[|┆]\s)(?=\S)"
     r"|Line: (?P<wline>\d{1,7})\s*$"  # prospector's grouped report: ``  Line: 2`` over its messages
@@ -870,7 +871,7 @@ def _places(text: str) -> Iterator[Place]:
         scheme = text[max(0, match.start() - 7) : match.start()]
         if _not_a_file(path) or ("://" in scheme[-3:] and scheme != "file://"):
             continue  # a URL's host, but a ``file://`` URL's path is a file
-        lines = match.group("line", "bline", "pline", "wline", "sline", "aline", "nline", "kline")
+        lines = match.group("line", "bline", "pline", "wline", "sline", "aline", "nline", "kline", "qline")
         number = next((n for n in lines if n), None)
         columns = match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn", "acolumn", "kcolumn")
         col = next((c for c in columns if c), None)

@@ -362,6 +362,10 @@ _ANY_LINT = re.compile(
     # validate`` compiles the configuration)
     r"|(?<![\w-])(?:[\w]{1,30}-){1,4}validat(?:e|or)(?![\w-])|(?<![\w-])validat(?:e|or)(?:-\w{1,30}){1,4}(?![\w-])"
 )
+#: A program's ``check`` subcommand checks its project (``cabal check``, ``poetry check``, ``cz check``); a task
+#: runner's ``run check`` may run anything (a type check, tests), and the table knows ``cargo check`` builds.
+_CHECK_SUBCOMMAND = re.compile(r"(?:^|(?<=[\s/;&|]))([a-z][\w.-]{1,30}) check(?=$|[\s;&|])")
+_RUN_WORDS = frozenset({"run", "task", "exec", "x", "just", "make", "gmake", "npm", "pnpm", "yarn", "bun", "deno"})
 #: A program named for compiling (``glib-compile-schemas``, ``compile-assets``); ``pip-compile`` is in the table.
 _COMPILER_NAME = re.compile(r"(?<![\w/-])(?:\w{1,30}-){0,3}compile(?:-\w{1,30}){0,3}(?![\w-])")
 #: A test program run by itself, or a program run on a test file: a word of the step whose name says test
@@ -424,7 +428,7 @@ def step_kind(step: str) -> Kind | None:
         return target
     if best is not None:
         return _COMMANDS[best[2]]
-    if _ANY_LINT.search(step):
+    if _ANY_LINT.search(step) or any(found.group(1) not in _RUN_WORDS for found in _CHECK_SUBCOMMAND.finditer(step)):
         return "lint"
     if _COMPILER_NAME.search(step):
         return "build_error"

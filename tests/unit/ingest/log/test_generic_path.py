@@ -881,6 +881,10 @@ FRESH19_CASES = [
     ("fresh19/builds/browserify_missing_module", [("build_error", "src/main.js", None)]),
     # npm's echo ``> html-minifier-terser ... -o dist/cart.html pages/cart.html``: the file it reads, not its output
     ("fresh19/builds/html_minifier_npm_build", [("build_error", "pages/cart.html", None)]),
+    # pip's ``(from -r requirements.txt (line 2))`` under pex: the requirement's line
+    ("fresh19/deps/pex_missing_release", [("dependency", "requirements.txt", 2)]),
+    # eclint's ``    04:01 ❌ invalid indent style`` rows under each file's header
+    ("fresh19/checkers/eclint_npm_two_files", [("lint", "config/shop.yml", 4), ("lint", "docs/usage.md", 4)]),
     # Hamcrest's ``at org.hamcrest.MatcherAssert.assertThat(MatcherAssert.java:20)`` is a library's frame
     (
         "fresh19/runners/hamcrest_make_test_two_classes",

@@ -37,6 +37,9 @@ from gauntlet.ingest.log.tools import RULE_CODE, TOOLS, checker_kind, failed_tes
         ("make CFLAGS=-Werror deps", "dependency"),
         ("npm run check:types", "type_error"),
         ("make -j4 all", "build_error"),
+        ("cabal check", "lint"),  # a program's check subcommand checks its project
+        ("npm run check", None),  # ... but a script named check may run anything
+        ("deno task check", None),
         ("cargo check", "build_error"),
         ("coverage report --fail-under=90", "test_failure"),
         ("echo done", None),

@@ -174,6 +174,8 @@ _AUDITED = re.compile(
 )
 _NUMBERS = re.compile(r"\d+")
 _WORDED = re.compile(r"[A-Za-z]{3}")
+#: A stack's frame, any language's: what it names is where a call passed, not a failure of its own.
+_FRAME_LINE = re.compile(r"^\s*(?:at |File \"|from |#\d+ |by 0x|\(\w+\) )")
 #: A command echoed in the log: npm's ``> tool args`` under its script's name, the shell's ``+ tool args``.
 _ECHO = re.compile(r"^(?:> |\+ |\$ )(?=\S)")
 #: A line that says which file a checker is at: ``Validating config/shop.yaml``, ``Checking src/a.c``.
@@ -249,6 +251,9 @@ _LINE_PHRASE = re.compile(
     # scdoc's ``Error at 17:1: Tabs are required``: a line and column after the severity, with no file
     r"|^(?:error|warning|fatal) at (?P<eline>\d{1,7}):(?P<ecolumn>\d{1,5})\b"
 )
+#: A task runner's verdict on its own recipe (just's ``error: recipe `validate` failed on line 2 with exit code
+#: 99``): the line is the justfile's, not that of the file the block names.
+_RECIPE = re.compile(r"\brecipe `[^`]{1,100}` failed on line \d")
 #: A file a step's command names (``jq . config/app.json``, ``sqlite3 app.db < db/init.sql``).
 _COMMAND_FILE = re.compile(
     r"^<?(?P<path>[\w.+-][\w./+-]{0,200}\.[A-Za-z][A-Za-z0-9]{0,9}|(?:[\w.+-]{1,100}/){0,8}" + _NAMED_FILES + r")$"
@@ -544,29 +549,54 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], co
 
 def _alike_rows(chosen: Draft, lines: Sequence[Line]) -> list[Draft]:
     """The other rows shaped as the one that placed ``chosen``: a tool prints each of its failures alike (mjml's
-    ``Line 6 of /w/a.mjml (mj-image) — ...`` and ``Line 5 of /w/b.mjml (mj-text) — ...``). A row's shape is what
-    stands before its path, numbers aside, and has a word; each row is at another place."""
-    if chosen.path is None or chosen.line is None:
+    ``Line 6 of /w/a.mjml (mj-image) — ...`` and ``Line 5 of /w/b.mjml (mj-text) — ...``, podchecker's ``***
+    ERROR: ... at line 20 in file a.pm``, v8r's ``✖ config/a.yaml is invalid``). A row's shape is the first word
+    and the last three before its path, numbers aside (and for a file without a line, what follows it too), and
+    has a word; a stack's frame is no row; each row is at another place."""
+    if chosen.path is None:
         return []
-    shaped = [(number, text, found) for number, text in lines if (found := _shaped_place(text)) is not None]
-    anchor = next((s for _, _, (s, p) in shaped if p[1] == chosen.line and same_file(p[0], chosen.path)), None)
+    lined = chosen.line is not None
+    shaped = [(n, text, found) for n, text in lines if (found := _shaped_place(text, lined=lined)) is not None]
+    at = (repo_path(chosen.path), chosen.line)
+    placing = [
+        (t.strip() != chosen.message, s)
+        for _, t, (s, p) in shaped
+        if p[1] == chosen.line and same_file(p[0], chosen.path)
+    ]
+    anchor = min(placing)[1] if placing else None  # the line the finding was told by, else the first at its place
     if anchor is None or not _WORDED.search(anchor):
-        return []  # a place alone on its line is as often a reference, a frame or a quoted line as a failure
+        return []  # a place alone on its line is as often a reference or a quoted line as a failure
     rows: list[Draft] = []
-    seen: set[tuple[str | None, int | None]] = {(repo_path(chosen.path), chosen.line)}
+    seen: set[tuple[str | None, int | None]] = {at}
     for number, text, (shape, (path, line, column)) in shaped:
-        if shape == anchor and (repo_path(path), line) not in seen:
+        if (
+            shape == anchor
+            and (repo_path(path), line) not in seen
+            and not (line is None and same_file(path, chosen.path))
+        ):
             seen.add((repo_path(path), line))
             rows.append(Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column))
     return rows
 
 
-def _shaped_place(text: str) -> tuple[str, Place] | None:
-    """The first place with a line ``text`` names, and the shape of what stands before its path."""
-    place = next((found for found in _places(text) if found[1] is not None), None)
-    if place is None or (at := text.find(place[0])) < 0:
+def _shaped_place(text: str, *, lined: bool) -> tuple[str, Place] | None:
+    """The first place ``text`` names (with a line, or a file alone), and the shape of the words around its path."""
+    if _FRAME_LINE.match(text):
         return None
-    return _NUMBERS.sub("#", text[:at]).strip(), place
+    if lined:
+        place = next((found for found in _places(text) if found[1] is not None), None)
+    else:
+        file = next(
+            (found.group("path") for found in _FILE.finditer(text) if not _LIBRARY.search(found.group("path"))), None
+        )
+        place = (file, None, None) if file is not None else None
+    if place is None or (start := text.find(place[0])) < 0:
+        return None
+    before = _NUMBERS.sub("#", text[:start]).split()
+    shape = " ".join([*before[:1], "…", *before[-3:]])
+    if not lined:
+        shape += " <> " + _NUMBERS.sub("#", text[start + len(place[0]) :]).strip()
+    return shape, place
 
 
 def failed_tests(step: Sequence[Line], checkout: Checkout | None = None) -> list[Draft]:
@@ -790,7 +820,8 @@ def _worded_line(lines: Sequence[str], alone: Place | None, command: str) -> Pla
     """A line the block names in words (``Parse error on line 4``) in the file it names alone (``File:
     config/app.json``), else in the one file the step's command names (``jq . config/app.json``; the file
     redirected into it when it names several: ``sqlite3 app.db < db/init.sql``)."""
-    phrase = next((found for found in map(_LINE_PHRASE.search, lines) if found is not None), None)
+    told = (text for text in lines if not _RECIPE.search(text))
+    phrase = next((found for found in map(_LINE_PHRASE.search, told) if found is not None), None)
     if phrase is None:
         return None
     path = alone[0] if alone is not None else _command_file(command)

@@ -885,6 +885,17 @@ FRESH19_CASES = [
     ("fresh19/deps/pex_missing_release", [("dependency", "requirements.txt", 2)]),
     # eclint's ``    04:01 ❌ invalid indent style`` rows under each file's header
     ("fresh19/checkers/eclint_npm_two_files", [("lint", "config/shop.yml", 4), ("lint", "docs/usage.md", 4)]),
+    # podchecker's ``*** ERROR: ... at line 20 in file lib/Shop/Cart.pm`` twice, in other words: rows alike
+    (
+        "fresh19/checkers/podchecker_ci_script",
+        [("build_error", "lib/Shop/Cart.pm", 20), ("build_error", "lib/Shop/Cart.pm", 22)],
+    ),
+    # v8r's ``✖ config/cart.yaml is invalid`` per file, under just, whose ``recipe `validate` failed on line 2`` is the
+    # justfile's line
+    (
+        "fresh19/checkers/v8r_just_validate_two_configs",
+        [("lint", "config/cart.yaml", None), ("lint", "config/checkout.yaml", None)],
+    ),
     # Hamcrest's ``at org.hamcrest.MatcherAssert.assertThat(MatcherAssert.java:20)`` is a library's frame
     (
         "fresh19/runners/hamcrest_make_test_two_classes",

@@ -116,7 +116,7 @@ class Pytest:
             what = match.group(3) or ""
             in_library = _LIBRARY.search(match.group(1)) is not None
             if block.test_path is None and not in_library:
-                block.test_path, block.test_line = match.group(1), int(match.group(2))
+                block.test_path, block.test_line = repo_path(match.group(1)) or match.group(1), int(match.group(2))
             if not in_library:
                 # The innermost frame in the project's own code is where to look.
                 block.path, block.line = match.group(1), int(match.group(2))

@@ -31,6 +31,7 @@ from gauntlet.ingest.log.locator import Located, Span, is_crash, locate, read_st
 from gauntlet.ingest.log.place import (
     audited_manifest,
     checked_file,
+    echoed_file,
     failed_tests,
     file_alone,
     in_library,
@@ -411,6 +412,11 @@ class Analyser:
             # A checker names the file it checks before its verdict (``Validating config/shop.yaml``).
             step = [t for n, t in reversed(self.ring) if self._step_first < n < draft.start]
             found = checked_file(step[:_AFTER_LINES], self.checkout, self._command)
+        if found is None and draft.kind in ("build_error", *_CHECKER_KINDS):
+            # Else the one file the command a script ran reads (npm's ``> openapi-typescript api/openapi.yaml -o
+            # src/api.d.ts`` under ``npm run generate``).
+            step = [t for n, t in reversed(self.ring) if self._step_first < n < draft.start]
+            found = echoed_file(step[:_AFTER_LINES])
         if found is not None:
             draft.path, draft.line, draft.column = found
 

@@ -48,6 +48,7 @@ __all__ = [
     "audited_manifest",
     "block_kind",
     "checked_file",
+    "echoed_file",
     "failed_tests",
     "file_alone",
     "first_place",
@@ -783,6 +784,13 @@ def checked_file(lines: Sequence[str], checkout: Checkout | None, command: str =
     """The file a checker says it is checking (``Validating config/shop.yaml``), on the first of ``lines`` that
     says so, without a line."""
     return file_alone([text for text in lines if _CHECKING.match(text)][:1], checkout, command)
+
+
+def echoed_file(lines: Sequence[str]) -> Place | None:
+    """The one file the first command echoed in ``lines`` reads (npm's ``> tool in.yaml -o out.ts``), without a line."""
+    echoed = next((text[found.end() :] for text in lines if (found := _ECHO.match(text))), None)
+    path = _command_file(echoed) if echoed is not None else None
+    return (path, None, None) if path is not None and repo_relative(repo_path(path)) is not None else None
 
 
 def named_by_command(path: str, command: str) -> str:

@@ -249,6 +249,7 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"\b(?:out of date|not up to date|outdated|out of sync|does not (?:match|correspond)|mismatch)"
             # a workspace's requirements that disagree (sherif), a module the manifest does not list
             r"|\bmultiple versions (?:of|defined)\b|\b(?:dependencies|packages|modules) not listed in\b"
+            r"|\bduplicated (?:entries|dependencies|packages)\b"  # a lock file's (yarn-deduplicate)
             # an import the manifest does not declare (deptry: ``imported but missing from the dependency definitions``)
             r"|\bimported but (?:missing from the dependency|it is a transitive dependency|not (?:declared|listed))"
         ),

@@ -896,6 +896,9 @@ FRESH19_CASES = [
         "fresh19/checkers/v8r_just_validate_two_configs",
         [("lint", "config/cart.yaml", None), ("lint", "config/checkout.yaml", None)],
     ),
+    # openapi-typescript's ``Can't resolve $ref`` thrown with no place, under npm's echo of the command it ran: the
+    # file that command reads
+    ("fresh19/builds/openapi_typescript_missing_ref", [("build_error", "api/openapi.yaml", None)]),
     # Hamcrest's ``at org.hamcrest.MatcherAssert.assertThat(MatcherAssert.java:20)`` is a library's frame
     (
         "fresh19/runners/hamcrest_make_test_two_classes",

@@ -117,6 +117,8 @@ class Analyser:
         self._seen: set[str] = set()
         #: Where the test failures reported so far failed (path, line).
         self._failed_at: set[tuple[str | None, int | None]] = set()
+        #: The tests placed by a step (its first line, the test's name): one told again unplaced is no other failure.
+        self._tests_placed: set[tuple[int, str]] = set()
         #: The step's findings placed at a line (and named no test), and the tool that told each.
         self._told_at: dict[tuple[str, int], str | None] = {}
         self._per_tool: dict[tuple[str | None, str], int] = {}
@@ -493,10 +495,16 @@ class Analyser:
             where = normalise_path(path)
             identity = make_fingerprint(draft.tool, draft.kind, where, draft.rule, normalise_message(message))
         at = (path, draft.line) if path and draft.line and not test_id else None
-        # another tool at a line this step already has: one problem told twice (esbuild's and tsc's)
+        # another tool at a line this step already has: one problem told twice (esbuild's and tsc's); a test
+        # another tool already placed in this step, told again without a place (prove's and TAP's reading of one
+        # ``not ok``)
         twice = at is not None and at in self._told_at and self._told_at[at] != draft.tool
+        test = (self._step_first, test_id.rpartition("::")[2]) if test_id and draft.kind == "test_failure" else None
+        twice = twice or (test is not None and path is None and test in self._tests_placed)
         if identity in self._seen or twice:
             return
+        if test is not None and path is not None:
+            self._tests_placed.add(test)
         self._seen.add(identity)
         if at is not None:
             self._told_at[at] = draft.tool

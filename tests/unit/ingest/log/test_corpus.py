@@ -148,7 +148,7 @@ HELD_OUT = [
     # measured untuned at 0.523 / 0.581 (after its labels' kind was corrected), then its rules were written
     ("fresh17", 35, 4, 0.86, 0.86, 0),
     # measured untuned at 0.627 / 0.745, then its rules were written
-    ("fresh19", 38, 4, 0.82, 0.90, 0),
+    ("fresh19", 38, 4, 0.82, 0.91, 0),
 ]
 
 

@@ -899,6 +899,9 @@ FRESH19_CASES = [
     # openapi-typescript's ``Can't resolve $ref`` thrown with no place, under npm's echo of the command it ran: the
     # file that command reads
     ("fresh19/builds/openapi_typescript_missing_ref", [("build_error", "api/openapi.yaml", None)]),
+    # prove -v: Test::More's ``Failed test 'items sorted by name' at t/receipt.t line 9.`` and the TAP ``not ok`` of
+    # that test are one failure, at its line
+    ("fresh19/runners/test_differences_prove_verbose", [("test_failure", "t/receipt.t", 9)]),
     # Hamcrest's ``at org.hamcrest.MatcherAssert.assertThat(MatcherAssert.java:20)`` is a library's frame
     (
         "fresh19/runners/hamcrest_make_test_two_classes",

@@ -765,7 +765,7 @@ def file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "
         if _MISSING.search(text) or _WRITES.search(text) or _PASSED.search(text):
             continue  # ``./install.sh: No such file or directory``: the file named is the one that is not there
         # A command the log echoes (npm's ``> tool -o dist/a.html pages/a.html``): the file it reads, not its output.
-        read = (_command_file(text[echoed.end() :]) or "") if (echoed := _ECHO.match(text)) else text
+        read = (_echoed_read(text) or "") if _ECHO.match(text) else text
         for match in _FILE.finditer(read):
             path = match.group("path")
             if _LIBRARY.search(path) or _NOT_FILES.search(path) or _NOT_ALONE.search(path):
@@ -788,9 +788,14 @@ def checked_file(lines: Sequence[str], checkout: Checkout | None, command: str =
 
 def echoed_file(lines: Sequence[str]) -> Place | None:
     """The one file the first command echoed in ``lines`` reads (npm's ``> tool in.yaml -o out.ts``), without a line."""
-    echoed = next((text[found.end() :] for text in lines if (found := _ECHO.match(text))), None)
-    path = _command_file(echoed) if echoed is not None else None
+    path = next((_echoed_read(text) for text in lines if _ECHO.match(text)), None)
     return (path, None, None) if path is not None and repo_relative(repo_path(path)) is not None else None
+
+
+def _echoed_read(text: str) -> str | None:
+    """The one file the command echoed on ``text`` reads (see :func:`_command_file`), or None."""
+    echoed = _ECHO.match(text)
+    return _command_file(text[echoed.end() :]) if echoed is not None else None
 
 
 def named_by_command(path: str, command: str) -> str:

@@ -21,6 +21,9 @@ _TIMESTAMP = re.compile(
 # CSI (colours, cursor moves), OSC (hyperlinks, titles), charset designations (``ESC ( B``), other escapes.
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[()*+][0-~]|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# A spec reporter on a terminal redraws the line above (cursor up, its text, cursor down) and goes back to the start
+# of its own (faucet's ``not ok 2 ...`` then ``ESC[2A ESC[1G ⨯ test ESC[2B ESC[1G    ---``).
+_REDRAW = re.compile(r"\x1b\[\d{0,4}A.{0,400}?\x1b\[\d{0,4}B(?:\x1b\[1?G)?")
 # A number this long is no line or column, and ``int()`` refuses 4,300 digits and more: parsers see its head.
 _HUGE_NUMBER = re.compile(r"([0-9]{100})[0-9]+")
 # BuildKit plain progress: ``#8 1.234 <output>``.
@@ -35,6 +38,8 @@ def clean_line(raw: bytes) -> str:
     elif text[:1].isdigit() or text[:1] in ("[", "\ufeff"):
         text = _TIMESTAMP.sub("", text, count=1)
     if "\x1b" in text:
+        if "\x1b[" in text and _REDRAW.search(text):
+            text = _REDRAW.sub("\r", text)  # then the line is overwritten from its start, as after a \r
         text = _ANSI.sub("", text)
     if "\r" in text:
         # A progress bar redraws with \r: what the terminal finally showed is the last non-blank part.

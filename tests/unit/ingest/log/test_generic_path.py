@@ -823,6 +823,11 @@ FRESH16_CASES = [
         "fresh16/builds/mjml_two_templates",
         [("build_error", "emails/emails/shipped.mjml", 6), ("build_error", "emails/emails/welcome.mjml", 5)],
     ),
+    # tape piped into faucet on a terminal: each ``not ok`` with the YAML block faucet's redraw sat on
+    (
+        "fresh16/runners/faucet_two_files",
+        [("test_failure", "test/cart.test.js", 10), ("test_failure", "test/slug.test.js", 5)],
+    ),
     # pytest-timeout's ``Failed: Timeout`` inside the code the test waited on: the test that hung is the place
     ("fresh16/runners/pytest_timeout_make", [("test_failure", "tests/test_poll.py", 15)]),
     # ufmt's ``Would format /w/shop/cart.py``: lint, one finding per file a formatter would rewrite

@@ -40,3 +40,11 @@ def test_clean_line(raw: bytes, text: str) -> None:
 )
 def test_repo_path(path: str | None, relative: str | None) -> None:
     assert repo_path(path) == relative
+
+
+def test_a_line_redrawn_above_by_a_spec_reporter_leaves_what_the_terminal_shows() -> None:
+    # faucet on a terminal: cursor up, the test's verdict redrawn, cursor down, back to the start of the line
+    redrawn = b"\x1b[2A\x1b[1G\x1b[1m\x1b[31m\xe2\xa8\xaf total sums the prices\x1b[0m\x1b[2B\x1b[1G    ---"
+    assert clean_line(redrawn) == "    ---"
+    overwritten = b"  ok 1 equal\x1b[K\x1b[1A\x1b[1G\xe2\x9c\x93 empty cart\x1b[1B\x1b[1G# total\x1b[K"
+    assert clean_line(overwritten) == "# total"

@@ -215,7 +215,7 @@ _HEADER = re.compile(
 _ROW = re.compile(
     r"^\s*(?:(?P<line>\d{1,7}):(?P<column>\d{1,5})(?:-\d{1,7}:\d{1,5})?\s+(?:\[?(?:error|warning)\b|[✖✘×⚠❌])"
     r"|L:?\s*(?P<lline>\d{1,7})\s*\|(?:\s*P:?\s*(?P<lcolumn>\d{1,5})\s*\|)?"
-    r"|(?:[✖✘×⚠✗]\s*)?#?(?P<cline>\d{1,7})(?::(?P<ccolumn>\d{1,5}))?(?:\t|: |\s{2,}|\s?[|┆]\s)(?=\S)"
+    r"|(?:[✖✘×⚠✗]\s*)?#?(?P<cline>\d{1,7})(?::(?P<ccolumn>\d{1,5}))?(?:\t|:\s{1,8}|\s{2,}|\s?[|┆]\s)(?=\S)"
     r"|Line: (?P<wline>\d{1,7})\s*$"  # prospector's grouped report: ``  Line: 2`` over its messages
     r"|(?P<sline>\d{1,7}):(?P<scolumn>\d{1,5}) (?=[A-Z`]))"  # graphql-schema-linter's ``9:3 The field ...``
 )

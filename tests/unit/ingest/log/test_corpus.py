@@ -146,7 +146,7 @@ HELD_OUT = [
     # mjml prints its templates' paths with their folder twice, and is read at them (0.838 / 0.865 before)
     ("fresh16", 28, 3, 0.86, 0.84, 0),
     # measured untuned at 0.523 / 0.581 (after its labels' kind was corrected), then its rules were written
-    ("fresh17", 35, 4, 0.86, 0.86, 0),
+    ("fresh17", 35, 4, 0.88, 0.88, 0),
     # measured untuned at 0.627 / 0.745, then its rules were written
     ("fresh19", 38, 4, 0.82, 0.91, 0),
 ]

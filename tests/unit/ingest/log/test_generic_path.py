@@ -877,6 +877,8 @@ FRESH17_CASES = [
     ),
     # bmake's ``"/w/Makefile" line 4: Malformed conditional``: a quoted path and its line, a make's build error
     ("fresh17/builds/bmake_malformed_conditional", [("build_error", "Makefile", 4)]),
+    # lit-analyzer's report: ``./src/cart-empty.ts`` over its message and its ``9:  <buton ...`` row
+    ("fresh17/checkers/lit_analyzer_two_components", [("lint", "src/cart-empty.ts", 9)]),
     # inline-snapshot's teardown error has no place: the test's own failure tells it, at its assertion
     ("fresh17/runners/inline_snapshot_mismatch", [("test_failure", "tests/test_receipt.py", 11)]),
 ]

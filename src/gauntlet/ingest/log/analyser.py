@@ -45,7 +45,7 @@ from gauntlet.ingest.log.place import (
 )
 from gauntlet.ingest.log.prefilter import may_start
 from gauntlet.ingest.log.text import repo_path
-from gauntlet.ingest.log.tools import failed_test_name
+from gauntlet.ingest.log.tools import failed_test_name, verdict_name
 from gauntlet.ingest.paths import Checkout, repo_relative
 from gauntlet.ingest.values import position
 from gauntlet.models import Finding
@@ -354,6 +354,11 @@ class Analyser:
             # test method the runner named (``testTotalOfPrices`` when it started it).
             inside = self._lines(located.start, located.end + 1)
             chosen.test_id = failed_test_name(inside, self._above(located.start, 3))
+        if chosen.kind == "test_failure" and chosen.test_id is None:
+            # The one test the step's runner said failed, further up (crowbar's ``total adds up prices: FAIL``
+            # over the input it shrank to and its ``the test failed:``).
+            named = {verdict_name(text) for number, text in self._step_lines if number < located.start} - {None}
+            chosen.test_id = named.pop() if len(named) == 1 else None
         if chosen.path is None:
             # A runner prints the stack under the message, past a blank line (mocha, node): same step.
             stop = located.end + _AFTER_LINES + 1 if end is None else min(end, located.end + _AFTER_LINES + 1)

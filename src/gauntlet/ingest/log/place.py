@@ -87,12 +87,17 @@ _PLACE = re.compile(
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     r"| \(line (?P<qline>\d{1,7})\)"  # pip's ``(from -r requirements.txt (line 2))``
     r"|@(?P<aline>\d{1,7}):(?P<acolumn>\d{1,5})(?=[:\s]|$)"  # fixit's ``shop/cart.py@4:11 Rule: ...``
+    r"|\"@(?P<gline>\d{1,7})\.(?P<gcolumn>\d{1,5})\b"  # Gambit's ``*** ERROR IN "src/cart.scm"@4.1 -- ...``
+    r"|: (?P<hline>\d{1,7}): (?=\S)"  # happy's ``grammar/Parser.y: 18: unknown identifier 'Factor'``
     r"|:line (?P<nline>\d{1,7})\b"  # .NET's stack frames: ``at Cart.Sums() in /src/CartTests.cs:line 12``
     r"| \[(?P<kline>\d{1,7}):(?P<kcolumn>\d{1,5}) - \d{1,7}:\d{1,5}\]"  # a span: jscpd's ``cart.js [5:26 - 10:39]``
     # webpack's ``ERROR in ./src/a.js 1:18-35``, dart-sass's ``styles/a.scss 4:10  root stylesheet``, promtool's
     # ``rules/alerts.yml: 5:15: group "cart" ...``, rollup's ``src/main.js (1:9)``
     r"|:? \(?(?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?\)?(?=\s|:\s|:?$))"
 )
+#: :data:`_PLACE`'s groups of a line and of a column, one per shape.
+_PLACE_LINES = ("line", "bline", "pline", "wline", "sline", "aline", "nline", "kline", "qline", "gline", "hline")
+_PLACE_COLUMNS = ("column", "dcolumn", "bcolumn", "pcolumn", "scolumn", "acolumn", "kcolumn", "gcolumn")
 #: A file without an extension in a folder, in a diagnostic's ``path:line:col: message`` (visudo's
 #: ``sudoers.d/deploy:3:59: syntax error``, caddy's ``deploy/Caddyfile:3: unrecognized``) or ``path: line N:
 #: message`` (sshd's ``etc/sshd_config: line 2: Bad``).
@@ -117,7 +122,11 @@ _LINE_OF_FILE = re.compile(
     r"(?P<path>(?:[A-Za-z]:[\\/]|/)?(?:[\w.+-]{1,100}[\\/]){0,20}[\w+-]{1,100}\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\-])"
 )
 #: A quoted path and its line: bmake's ``"/w/Makefile" line 4: Malformed conditional`` (any file, a Makefile too).
-_QUOTED_LINE = re.compile(r"\"(?P<path>[^\"\s]{1,300})\" line (?P<line>\d{1,7})\b")
+#: In other quotes, and a word before the line: yard's ``in file `lib/cart.rb` near line 7``, Test::NoTabs' ``No tabs
+#: in 'lib/a.pm' on line 6``.
+_QUOTED_LINE = re.compile(
+    r"[\"'`](?P<path>[^\"'`\s]{0,300}[./\\][^\"'`\s]{1,300})[\"'`] (?:(?:near|on|at) )?line (?P<line>\d{1,7})\b"
+)
 #: A severity or a program glued to the place it opens (GLib's ``ERROR:tests/a.c:13:test_total: assertion
 #: failed``, thrift's ``[ERROR:/w/idl/cart.thrift:11]``, psql's ``psql:migrations/002.sql:4: ERROR:``): read as
 #: if a space followed it.
@@ -179,6 +188,11 @@ _WORDED = re.compile(r"[A-Za-z]{3}")
 _FRAME_LINE = re.compile(r"^\s*(?:at |File \"|from |#\d+ |by 0x|\(\w+\) )")
 #: A command echoed in the log: npm's ``> tool args`` under its script's name, the shell's ``+ tool args``.
 _ECHO = re.compile(r"^(?:> |\+ |\$ )(?=\S)")
+#: A command line a driver echoed before running it (make prints each recipe line: ``erlc -o ebin src/cart.erl``,
+#: ``shindo test/cart_tests.rb``): a program's name, then only options, paths and single words among them. Prose
+#: has words in a row (``warning unused variable x in src/a.c``), a diagnostic a colon after its place.
+_ARGUMENT = r"(?:-{1,2}[\w.=/,+-]{1,100}|'[^']{0,300}'|\"[^\"]{0,300}\"|[\w.+-]{0,100}[/.][\w./=,+-]{0,200})"
+_ECHOED_COMMAND = re.compile(rf"^(?:\./)?[a-z][\w.+-]{{0,40}}(?: {_ARGUMENT})+(?: [A-Za-z]{{1,30}}(?: {_ARGUMENT})+)*$")
 #: A line that says which file a checker is at: ``Validating config/shop.yaml``, ``Checking src/a.c``.
 _CHECKING = re.compile(r"(?i)\s*(?:validating|checking|linting|analy[sz]ing|scanning|parsing|verifying)\s")
 #: A line that says the file it names passed (``tests/a.py::test_b PASSED``, ``✓ src/a.test.ts (3 tests)``,
@@ -369,7 +383,11 @@ def place_block(
         # says a file passed: the line that named the place does (rollup's ``RollupError: src/main.js (1:9):
         # "totl" is not exported`` above its stack, byacc's ``e - line 16 of "src/calc.y", unterminated action``
         # above make's, autoflake's ``shop/cart.py: Unused imports/variables detected``).
-        named = (text for text in lines if _names(text, draft.path, draft.line) and not _PASSED.search(text))
+        named = (
+            text
+            for text in lines
+            if _names(text, draft.path, draft.line) and not _PASSED.search(text) and not _ECHOED_COMMAND.match(text)
+        )
         draft.message = next(named, draft.message).strip()
 
 
@@ -536,7 +554,10 @@ def report_rows(chosen: Draft, above: Sequence[Line], inside: Sequence[Line], co
             continue  # the chosen finding's own line: the other places it names are context (``included from``)
         if (path, line) not in seen:
             seen.add((path, line))
-            rows.append(Draft(None, chosen.kind, text.strip(), number, number, path=path, line=line, column=column))
+            # A compiler's row that says its types disagree is a type error among the build's errors.
+            typed = chosen.kind == "build_error" and markers([text]) == "type_error"
+            kind: Kind = "type_error" if typed else chosen.kind
+            rows.append(Draft(None, kind, text.strip(), number, number, path=path, line=line, column=column))
     if chosen.kind == "lint":
         # A formatter in check mode names each file it would rewrite on a line of its own, without a line.
         for number, text in lines:
@@ -762,7 +783,7 @@ def file_alone(lines: Sequence[str], checkout: Checkout | None, command: str = "
     """A file the block names without a line: in the checkout, else under the workspace, with a folder or as the
     step's command names it (a base name: the path the command gives it), and never a library's."""
     for text in lines:
-        if _MISSING.search(text) or _WRITES.search(text) or _PASSED.search(text):
+        if _MISSING.search(text) or _WRITES.search(text) or _PASSED.search(text) or _ECHOED_COMMAND.match(text):
             continue  # ``./install.sh: No such file or directory``: the file named is the one that is not there
         # A command the log echoes (npm's ``> tool -o dist/a.html pages/a.html``): the file it reads, not its output.
         read = (_echoed_read(text) or "") if _ECHO.match(text) else text
@@ -908,16 +929,16 @@ def _places(text: str) -> Iterator[Place]:
         yield first.group("path"), int(first.group("line")), int(first.group("column"))
     if "ine " in text and (worded := _LINE_OF_FILE.search(text)) is not None:
         yield worded.group("path"), int(worded.group("line")), None
-    if '" line ' in text and (quoted := _QUOTED_LINE.search(text)) is not None:
+    if "line " in text and (quoted := _QUOTED_LINE.search(text)) is not None:
         yield quoted.group("path"), int(quoted.group("line")), None
     for match in _PLACE.finditer(text):
         path = match.group("path").rstrip(".")
         scheme = text[max(0, match.start() - 7) : match.start()]
         if _not_a_file(path) or ("://" in scheme[-3:] and scheme != "file://"):
             continue  # a URL's host, but a ``file://`` URL's path is a file
-        lines = match.group("line", "bline", "pline", "wline", "sline", "aline", "nline", "kline", "qline")
+        lines = match.group(*_PLACE_LINES)
         number = next((n for n in lines if n), None)
-        columns = match.group("column", "dcolumn", "bcolumn", "pcolumn", "scolumn", "acolumn", "kcolumn")
+        columns = match.group(*_PLACE_COLUMNS)
         col = next((c for c in columns if c), None)
         line = int(number) if number else None
         if line == 0:

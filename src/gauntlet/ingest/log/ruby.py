@@ -95,7 +95,8 @@ class Rspec(SectionParser):
 
 _MT_HEAD = re.compile(r"^\s*\d+\) (Failure|Error):$")
 _MT_FRAME = re.compile(r"^\s+(\S+?\.rb):(\d+):in ")
-_MT_TEST = re.compile(r"^([\w:]+)#(\w+) \[(\S+?):(\d+)\]:?$|^([\w:]+)#(\w+):$")
+# A spec's test is named for its sentence (``Money#test_0001_pads the cents``): spaces and all.
+_MT_TEST = re.compile(r"^([\w:]+)#(\w[^\[\]]{0,300}?) \[(\S+?):(\d+)\]:?$|^([\w:]+)#(\w[^\[\]]{0,300}?):$")
 
 
 class Minitest(BlockParser):

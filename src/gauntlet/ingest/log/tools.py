@@ -259,6 +259,9 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
         re.compile(
             r"\bis not assignable to (?:parameter of )?type\b|\bincompatible types? in\b|\bhas incompatible type\b"
             r"|(?i:\bincompatible (?:return|argument|assignment) type\b)"
+            # a compiler's type checker in words (Poly/ML's ``Type error in function application.``, XX
+            # Scala's ``type mismatch``), not a runtime's ``TypeError``
+            r"|(?i:\btype error\b)"
         ),
     ),
     (
@@ -268,6 +271,8 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"(?i)\blicen[cs]es?\b.{0,60}\b(?:fail-?on|forbidden|not allowed|disallowed|unauthori[sz]ed|prohibited)\b"
             r"|(?i:\b(?:fail-?on|forbidden|disallowed|unauthori[sz]ed|prohibited)\b.{0,60}\blicen[cs]es?\b)"
             r"|(?i:\bcircular (?:dependenc(?:y|ies)|imports?)\b)"  # an architecture rule (madge, dpdm, depcruise)
+            # a copy-paste detector's clones (phpcpd's ``Found 1 clones with 13 duplicated lines in 2 files:``)
+            r"|(?i:\bduplicated (?:lines|code|tokens|blocks?)\b|\bfound \d+ (?:code )?clones?\b)"
         ),
     ),
     (
@@ -317,9 +322,11 @@ VERDICTS: tuple[re.Pattern[str], ...] = tuple(
         r"^==== (?P<name>\S+) FAILED$",  # tcltest
         r"^\s*\d+ - (?P<name>\S+) \((?:Failed|Timeout|SEGFAULT|Exception|Subprocess aborted)\)",  # ctest
         r"^\s*\d+\) (?P<name>\S.*?):?$",  # mocha, jasmine, RSpec, JUnit 4
-        r"^\s*(?:✗|✕|×|✘|✖) (?P<name>\S.*)$",  # spec reporters (tap-spec's ``✖ two prices``)
+        # spec reporters (tap-spec's ``✖ two prices``, ava's ``✘ [fail]: adds prices``)
+        r"^\s*(?:✗|✕|×|✘|✖) (?:\[fail\]: )?(?P<name>\S.*)$",
         r"^(?:Test|test) (?P<name>[\w.:/<>-]{1,200}) (?:failed|FAILED)\b",  # QCheck, property testers, prose
         r"^\s*\[FAIL(?:ED)?\]\s+(?P<name>\S.*?)\s*$",  # alcotest-style verdict columns
+        r"^\s*(?P<name>\S.{0,200}?): \[(?:Failed|FAILED|Fail|FAIL)\]$",  # Haskell's test-framework, HUnit-style
         r"^\(fail\) (?P<name>\S.*?)(?: \[[\d.]+m?s\])?$",  # bun
         # karma's ``Chrome Headless 156.0 (Linux) Cart sums the prices FAILED``, minitest-reporters' ``  test_cents
         # FAIL (0.00s)``
@@ -359,6 +366,8 @@ _MANAGER = re.compile(_COMMAND_START + "(" + "|".join(map(re.escape, _MANAGERS))
 _ANY_LINT = re.compile(
     r"\w*lint(?:e?r)?(?![a-z])|(?<![\w-])\w{2,30}check(?:er)?\b(?!\.\w)|(?<![\w-])check(?!out|point|sum)[a-z]{2,30}\b(?!\.\w)"
     r"|(?:^|(?<=[\s/]))check-\w|(?<!\S)--(?:syntax-)?(?:check|fail-on-change)(?=$|[\s=])"
+    # a daemon asked to test its configuration (``keepalived --config-test``, ``apachectl configtest``)
+    r"|(?<![\w-])-{0,2}config-?test(?![\w-])"
     # a program named for validating (openapi-spec-validator, validate-pyproject), not a subcommand (``terraform
     # validate`` compiles the configuration)
     r"|(?<![\w-])(?:[\w]{1,30}-){1,4}validat(?:e|or)(?![\w-])|(?<![\w-])validat(?:e|or)(?:-\w{1,30}){1,4}(?![\w-])"
@@ -465,7 +474,11 @@ def verdict_name(text: str) -> str | None:
     for pattern in VERDICTS:
         if found := pattern.match(text):
             name = found.group("name").strip()
-            return None if name.endswith(":") else name  # a heading (node's ``✖ failing tests:``), no test
+            if not name.endswith(":"):
+                return name
+            # A heading (node's ``✖ failing tests:``) is no test; a name before its verdict (crowbar's ``total adds
+            # up prices: FAIL``) is one.
+            return name[:-1].strip() if text[found.end("name") :].strip() else None
     return None
 
 

@@ -149,6 +149,8 @@ HELD_OUT = [
     ("fresh17", 35, 4, 0.88, 0.88, 0),
     # measured untuned at 0.627 / 0.745, then its rules were written
     ("fresh19", 38, 4, 0.82, 0.91, 0),
+    # measured untuned at 0.489 / 0.732, then its rules were written
+    ("fresh21", 37, 4, 0.70, 0.86, 0),
 ]
 
 
@@ -234,11 +236,9 @@ def test_two_failed_steps_of_one_job_read_as_each_alone(folder: str) -> None:
     at the line pyflakes flagged before it: 22 of 311 pairs)."""
     logs = [log for log in sorted((UNPARSED / folder).glob("*/*/input.log")) if "passing" not in log.parent.name]
     for first, second in itertools.pairwise(logs):
-        alone = [
-            (f.kind, f.path, f.line, f.test_id)
-            for log in (first, second)
-            for f in scan(log.read_bytes().splitlines(True))
-        ]
+        # A test is one defect by its name (its fingerprint): the second step's test of the first step's name is it.
+        told = {f.fingerprint: f for log in (second, first) for f in scan(log.read_bytes().splitlines(True))}
+        alone = [(f.kind, f.path, f.line, f.test_id) for f in told.values()]
         lines = second.read_bytes().splitlines(keepends=True)
         at = next(i for i, line in enumerate(lines) if b"##[group]Run " in line and b"actions/checkout" not in line)
         both = [(f.kind, f.path, f.line, f.test_id) for f in scan([*lines[:at], *_steps(first), *lines[at:]])]

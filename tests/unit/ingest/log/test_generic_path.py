@@ -917,6 +917,29 @@ FRESH19_CASES = [
 ]
 
 
+FRESH21_CASES = [
+    # Gambit's ``*** ERROR IN "src/cart.scm"@4.1 -- ...`` per file under ``make -k``
+    ("fresh21/builds/gambit_make_two_files", [("build_error", "src/cart.scm", 4), ("build_error", "src/money.scm", 5)]),
+    # happy's ``grammar/Parser.y: 18: unknown identifier 'Factor'``: a space after each colon
+    ("fresh21/builds/happy_make_grammar", [("build_error", "grammar/Parser.y", 18)]),
+    # Poly/ML's second row ``src/money.sml:4: error: Type error in function application.`` is a type error
+    ("fresh21/builds/polyml_make_two_files", [("build_error", "src/cart.sml", 3), ("type_error", "src/money.sml", 4)]),
+    # ``keepalived --config-test``: a daemon checking its configuration is a checker, not a test run
+    ("fresh21/checkers/keepalived_config_test", [("lint", "etc/keepalived.conf", 8)]),
+    # phpcpd's ``Found 1 clones with 13 duplicated lines``: each copy's row
+    ("fresh21/checkers/phpcpd_composer_cpd", [("lint", "src/Cart.php", 5), ("lint", "src/Order.php", 5)]),
+    # minitest/spec's tests are named for their sentences: ``Money#test_0001_pads the cents [test/money_test.rb:6]:``
+    (
+        "fresh21/runners/maxitest_rake_test_two_files",
+        [("test_failure", "test/money_test.rb", 6), ("test_failure", "test/cart_test.rb", 7)],
+    ),
+    # make's echo of the command that ran the tests (``erlc -o ebin src/cart.erl test/prop_cart.erl``) names no
+    # failure's file
+    ("fresh21/runners/proper_make_test", [("test_failure", None, None)]),
+    ("fresh21/runners/shindo_make_test", [("test_failure", None, None)]),
+]
+
+
 @pytest.mark.parametrize(
     ("case", "expected"),
     [
@@ -929,6 +952,7 @@ FRESH19_CASES = [
         *FRESH16_CASES,
         *FRESH17_CASES,
         *FRESH19_CASES,
+        *FRESH21_CASES,
     ],
 )
 def test_a_held_out_log_gives_its_findings(case: str, expected: list[tuple[str, str | None, int | None]]) -> None:
@@ -951,3 +975,35 @@ def test_a_short_summary_line_names_the_failure_its_block_told() -> None:
 def test_a_verdict_opening_a_diagnostic_names_no_program() -> None:
     # gocheck's ``FAIL: cart_test.go:15: CartSuite.TestTotal``: the tool is the step's, not ``FAIL``
     assert {f.tool for f in job("go test ./...", "FAIL: cart_test.go:15: CartSuite.TestTotal")} == {"go"}
+
+
+def test_a_driver_echo_is_not_what_failed() -> None:
+    # shindo's summary ``1 failed and 1 succeeded`` says what failed; make's echo ``shindo test/cart_tests.rb`` only
+    # what ran
+    with (HELD_OUT / "fresh21/runners/shindo_make_test/input.log").open("rb") as stream:
+        found = list(scan(stream))
+    assert [f.message for f in found] == ["1 failed and 1 succeeded in 0.000718332 seconds"]
+
+
+def test_the_one_test_a_runner_named_failed_further_up_is_the_blocks() -> None:
+    # crowbar's ``total adds up prices: FAIL`` over the input it shrank to and its ``the test failed:``
+    with (HELD_OUT / "fresh21/runners/crowbar_dune_test/input.log").open("rb") as stream:
+        found = list(scan(stream))
+    assert [f.test_id for f in found] == ["total adds up prices"]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ('*** ERROR IN "src/cart.scm"@4.1 -- Incomplete form, EOF reached', ("src/cart.scm", 4, 1)),
+        ("grammar/Parser.y: 18: unknown identifier 'Factor'", ("grammar/Parser.y", 18, None)),
+        ("[warn]: Unknown tag @retrun in file `lib/cart.rb` near line 7", ("lib/cart.rb", 7, None)),
+        ("    in file `lib/money.rb' near line 7", ("lib/money.rb", 7, None)),
+        ('"/w/Makefile" line 4: Malformed conditional', ("/w/Makefile", 4, None)),
+        # a quoted word is no file (vyper's ``function "add", line 8:24``)
+        ('function "add" line 8', None),
+        ("version: 2: x", None),
+    ],
+)
+def test_more_place_shapes(text: str, place: tuple[str, int, int | None] | None) -> None:
+    assert first_place(text) == place

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from gauntlet.classify.defaults import default_severity
 from gauntlet.ingest.fingerprint import make_fingerprint, normalise_message, normalise_path
 from gauntlet.ingest.limits import Limits
+from gauntlet.ingest.log.c import gave_up
 from gauntlet.ingest.log.ci import CiRunner
 from gauntlet.ingest.log.draft import Draft, Line, Parser, Repeats
 from gauntlet.ingest.log.locator import Located, Span, is_crash, locate, read_step_back
@@ -329,6 +330,8 @@ class Analyser:
                     self._report(draft)
                 if located is not None and generic and chosen.kind in _ROW_KINDS:
                     self._report_rows(chosen, located)
+                if located is not None and driven:
+                    self._report_other_targets(chosen, located)
         if self._crash is not None and not self._crash_reported and (terminal is None or terminal.fails):
             # A crash anywhere in a failed step explains it better than the summary that counted it, even
             # where a harness quoted the report in a form no parser reads (``= ==123==ERROR: AddressSanitizer``).
@@ -341,6 +344,29 @@ class Analyser:
         self._fallbacks.clear()
         self._crash, self._crash_reported = None, False
         self._step_lines = []
+
+    def _report_other_targets(self, chosen: Draft, located: Located) -> None:
+        """A driver that kept going (``make -k``) gave up on each target whose command failed, each under the
+        output that says why: every such block beside the chosen one is its own failure (two grammars, two
+        lexers that each failed to build).
+        """
+        drivers = [number for number, text in self._step_lines if gave_up(text)]
+        if len(drivers) < 2:
+            return
+        after = self._step_first
+        for driver in drivers:
+            part = [(number, text) for number, text in self._step_lines if after < number < driver]
+            after = driver
+            found = locate(part) if part else None
+            if found is None:
+                continue
+            draft = _located_draft(found, chosen)
+            draft.tool = chosen.tool
+            self._explain(draft, found, driver)
+            # The driver said the target failed: a block in its own words counts, else one at a project's line.
+            placed = self._project_path(draft.path) is not None and (found.score >= STRONG_SCORE or draft.line)
+            if placed and (draft.path, draft.line) != (chosen.path, chosen.line):  # the chosen's own is told
+                self._report(draft)
 
     def _explain(self, chosen: Draft, located: Located, end: int | None) -> None:
         """No parser knew the tool: the block still says where it failed, what failed and, in a test, which.

@@ -245,6 +245,12 @@ _CTEST_PROGRESS = re.compile(
 _CTEST_LIST = re.compile(r"^\s*\d+ - (\S+) \((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run|Exception)\)")
 
 
+def gave_up(text: str) -> bool:
+    """Whether ``text`` is make's or ninja's line for a target it gave up on (``make: *** [a.o] Error 1``)."""
+    match = _MAKE.match(text) if "***" in text else None
+    return (match is not None and match.group(1) is not None) or text.startswith("FAILED: ")
+
+
 class Make(LineParser):
     """make and ninja: drivers whose own lines matter only when no compiler line did."""
 

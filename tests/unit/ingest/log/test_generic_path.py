@@ -937,6 +937,12 @@ FRESH21_CASES = [
     # failure's file
     ("fresh21/runners/proper_make_test", [("test_failure", None, None)]),
     ("fresh21/runners/shindo_make_test", [("test_failure", None, None)]),
+    # ``make -k`` gave up on two targets, each under its own cause (``src/Sum.y: 23: $4 out of range`` has no
+    # failure word: make's line says it failed)
+    (
+        "fresh20/builds/happy_make_two_grammars",
+        [("build_error", "src/Price.y", 19), ("build_error", "src/Sum.y", 23)],
+    ),
 ]
 
 

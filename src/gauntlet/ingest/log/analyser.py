@@ -475,7 +475,10 @@ class Analyser:
         """A linter's, a scanner's or a compiler's block holds a problem per row: each row in the project its own
         finding, after the chosen one (see :func:`~.place.report_rows`)."""
         above = self._numbered(located.start - 20, located.start)
-        inside = self._numbered(located.start, located.end + 1)
+        # The block's copies further down the step are folded into it (jflex's ``Error in file "a.flex" (line 16):``
+        # per lexer): their rows are the report's too.
+        last = self._step_lines[-1][0] if self._step_lines else located.end
+        inside = self._numbered(located.start, max(located.end, last) + 1)
         for row in report_rows(chosen, above, inside, self._command):
             if self._project_path(row.path) is not None:
                 self._report(self._repeats.keyed(row))

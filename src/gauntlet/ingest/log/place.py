@@ -87,7 +87,8 @@ _PLACE = re.compile(
     r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     r"| \(line (?P<qline>\d{1,7})\)"  # pip's ``(from -r requirements.txt (line 2))``
     r"|@(?P<aline>\d{1,7}):(?P<acolumn>\d{1,5})(?=[:\s]|$)"  # fixit's ``shop/cart.py@4:11 Rule: ...``
-    r"|\"@(?P<gline>\d{1,7})\.(?P<gcolumn>\d{1,5})\b"  # Gambit's ``*** ERROR IN "src/cart.scm"@4.1 -- ...``
+    # Gambit's ``*** ERROR IN "src/cart.scm"@4.1 -- ...``, the Nu validator's ``"file:/w/a.html":11.1-11.19: error:``
+    r"|\"[@:](?P<gline>\d{1,7})\.(?P<gcolumn>\d{1,5})\b"
     r"|: (?P<hline>\d{1,7}): (?=\S)"  # happy's ``grammar/Parser.y: 18: unknown identifier 'Factor'``
     r"|:line (?P<nline>\d{1,7})\b"  # .NET's stack frames: ``at Cart.Sums() in /src/CartTests.cs:line 12``
     r"| \[(?P<kline>\d{1,7}):(?P<kcolumn>\d{1,5}) - \d{1,7}:\d{1,5}\]"  # a span: jscpd's ``cart.js [5:26 - 10:39]``
@@ -118,14 +119,14 @@ _LINE_IN_FILE = re.compile(
 )
 #: A place in words, its line first: byacc's ``line 16 of "src/calc.y"``, ``error on line 5 in file config.xml``.
 _LINE_OF_FILE = re.compile(
-    r"\b(?i:line) (?P<line>\d{1,7}) (?i:of|in) (?:file )?[\"'`]?"
+    r"\b(?i:line) (?P<line>\d{1,7}) (?i:of|in) (?:file:? )?[\"'`]?"
     r"(?P<path>(?:[A-Za-z]:[\\/]|/)?(?:[\w.+-]{1,100}[\\/]){0,20}[\w+-]{1,100}\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/\\-])"
 )
 #: A quoted path and its line: bmake's ``"/w/Makefile" line 4: Malformed conditional`` (any file, a Makefile too).
 #: In other quotes, and a word before the line: yard's ``in file `lib/cart.rb` near line 7``, Test::NoTabs' ``No tabs
-#: in 'lib/a.pm' on line 6``.
+#: in 'lib/a.pm' on line 6``, jflex's ``"a.flex" (line 16)``.
 _QUOTED_LINE = re.compile(
-    r"[\"'`](?P<path>[^\"'`\s]{0,300}[./\\][^\"'`\s]{1,300})[\"'`] (?:(?:near|on|at) )?line (?P<line>\d{1,7})\b"
+    r"[\"'`](?P<path>[^\"'`\s]{0,300}[./\\][^\"'`\s]{1,300})[\"'`] \(?(?:(?:near|on|at) )?line (?P<line>\d{1,7})\b"
 )
 #: A severity or a program glued to the place it opens (GLib's ``ERROR:tests/a.c:13:test_total: assertion
 #: failed``, thrift's ``[ERROR:/w/idl/cart.thrift:11]``, psql's ``psql:migrations/002.sql:4: ERROR:``): read as
@@ -921,8 +922,9 @@ def _places(text: str) -> Iterator[Place]:
         return  # ``at org.junit.Assert.fail(Assert.java:89)``: a frame of the JDK or a library, not the project's
     if ":" in text:
         text = _GLUED_SEVERITY.sub(_spaced, text)
-        if "file://" in text:
-            text = text.replace("file://", "")  # an ES module's frame: ``at file:///w/test/cart.test.js:12:3``
+        if "file:/" in text:
+            # an ES module's frame (``at file:///w/test/cart.test.js:12:3``), a Java URI (``"file:/w/a.html":11.1``)
+            text = text.replace("file://", "").replace("file:/", "/")
     if text.endswith(")") and ": " in text and (trailing := _TRAILING.search(text)) is not None:
         yield trailing.group("path"), int(trailing.group("line")), int(trailing.group("column"))
     if ") in " in text and (first := _LINE_IN_FILE.search(text)) is not None:

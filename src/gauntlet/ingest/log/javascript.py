@@ -7,7 +7,7 @@ import re
 from gauntlet.ingest.log.base import BlockParser, LineParser
 from gauntlet.ingest.log.draft import Draft, Line, Repeats, Sink, diagnostic
 from gauntlet.ingest.log.place import project_place
-from gauntlet.ingest.log.tools import SECRET
+from gauntlet.ingest.log.tools import SECRET, markers
 from gauntlet.models import Kind
 
 __all__ = ["NODE_FRAME", "NODE_LOCATION", "Eslint", "NodeError", "Tsc"]
@@ -130,7 +130,10 @@ class NodeError(BlockParser):
                 and (draft.kind == "test_failure" or text.startswith("    "))
             ):
                 # an assertion's diff between its message and its frames (``300 !== 500``), or what the error
-                # says further (browserify's ``    required by /w/src/main.js``)
+                # says further (browserify's ``    required by /w/src/main.js``, a loader's type checker under
+                # ncc's throw: ``      TS2322: Type 'number' is not assignable to type 'string'.``)
+                if draft.kind == "build_error" and markers([text]) == "type_error":
+                    draft.kind = "type_error"
                 return True
             self._report(sink)
             return False

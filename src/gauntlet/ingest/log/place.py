@@ -97,6 +97,8 @@ _PLACE = re.compile(
     # ``rules/alerts.yml: 5:15: group "cart" ...``, rollup's ``src/main.js (1:9)``
     r"|:? \(?(?P<sline>\d{1,7}):(?P<scolumn>\d{1,5})(?:-\d+)?\)?(?=\s|:\s|:?$))"
 )
+#: A file URL's scheme before its path (``file:///w/a.js``, ``file:/w/a.html``, ``file:D:\\a\\a.html``).
+_FILE_URI = re.compile(r"\bfile:(?://)?(?=/|[A-Za-z]:[\\/])")
 #: :data:`_PLACE`'s groups of a line and of a column, one per shape.
 _PLACE_LINES = ("line", "bline", "pline", "wline", "sline", "aline", "nline", "kline", "qline", "gline", "hline")
 _PLACE_COLUMNS = ("column", "dcolumn", "bcolumn", "pcolumn", "scolumn", "acolumn", "kcolumn", "gcolumn")
@@ -923,9 +925,9 @@ def _places(text: str) -> Iterator[Place]:
         return  # ``at org.junit.Assert.fail(Assert.java:89)``: a frame of the JDK or a library, not the project's
     if ":" in text:
         text = _GLUED_SEVERITY.sub(_spaced, text)
-        if "file:/" in text:
+        if "file:" in text:
             # an ES module's frame (``at file:///w/test/cart.test.js:12:3``), a Java URI (``"file:/w/a.html":11.1``)
-            text = text.replace("file://", "").replace("file:/", "/")
+            text = _FILE_URI.sub("", text)
     if text.endswith(")") and ": " in text and (trailing := _TRAILING.search(text)) is not None:
         yield trailing.group("path"), int(trailing.group("line")), int(trailing.group("column"))
     if ") in " in text and (first := _LINE_IN_FILE.search(text)) is not None:

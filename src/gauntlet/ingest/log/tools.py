@@ -254,6 +254,9 @@ MARKERS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             # a workspace's requirements that disagree (sherif), a module the manifest does not list
             r"|\bmultiple versions (?:of|defined)\b|\b(?:dependencies|packages|modules) not listed in\b"
             r"|\bduplicated (?:entries|dependencies|packages)\b"  # a lock file's (yarn-deduplicate)
+            # a lock not made again from its changed input (pip-compile-multi's ``ERROR! requirements/base.txt was not
+            # regenerated after changes in requirements/base.in.``)
+            r"|\b(?:was|were|is|are) not (?:regenerated|re-?locked|recompiled) after changes\b"
             # an import the manifest does not declare (deptry: ``imported but missing from the dependency definitions``)
             r"|\bimported but (?:missing from the dependency|it is a transitive dependency|not (?:declared|listed))"
         ),

@@ -149,6 +149,8 @@ HELD_OUT = [
     ("fresh17", 35, 4, 0.88, 0.88, 0),
     # measured untuned at 0.627 / 0.745, then its rules were written
     ("fresh19", 38, 4, 0.82, 0.91, 0),
+    # measured untuned at 0.540 / 0.763, 0.560 / 0.789 after fresh21's rules, then its own were written
+    ("fresh20", 36, 4, 0.74, 0.84, 0),
     # measured untuned at 0.489 / 0.732, then its rules were written
     ("fresh21", 37, 4, 0.70, 0.86, 0),
 ]

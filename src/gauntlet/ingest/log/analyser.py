@@ -381,9 +381,9 @@ class Analyser:
             inside = self._lines(located.start, located.end + 1)
             chosen.test_id = failed_test_name(inside, self._above(located.start, 3))
         if chosen.kind == "test_failure" and chosen.test_id is None:
-            # The one test the step's runner said failed, further up (crowbar's ``total adds up prices: FAIL``
-            # over the input it shrank to and its ``the test failed:``).
-            named = {verdict_name(text) for number, text in self._step_lines if number < located.start} - {None}
+            # The one test the step's runner said failed a little further up (crowbar's ``total adds up prices:
+            # FAIL`` over the input it shrank to and its ``the test failed:``).
+            named = {verdict_name(text) for text in self._above(located.start, _AFTER_LINES)} - {None}
             chosen.test_id = named.pop() if len(named) == 1 else None
         if chosen.path is None:
             # A runner prints the stack under the message, past a blank line (mocha, node): same step.
